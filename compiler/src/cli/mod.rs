@@ -1,0 +1,3 @@
+//! The `chronc` subcommands, one per module.
+
+pub mod check;

@@ -1,0 +1,1 @@
+//! The Chronon back end.

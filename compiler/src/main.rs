@@ -1,0 +1,30 @@
+//! `chronc`: the Chronon compiler and simulator command line.
+//!
+//! One subcommand per file under `cli/`; this file only dispatches.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod cli;
+
+/// Compile, check and simulate Chronon (`.chr`) designs.
+#[derive(Parser)]
+#[command(name = "chronc", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Parse, resolve and type-check design files and report every diagnostic.
+    Check(cli::check::CheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Check(args) => cli::check::main(args),
+    }
+}

@@ -1,0 +1,1 @@
+//! The .chr front end.
