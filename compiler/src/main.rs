@@ -20,11 +20,14 @@ struct Cli {
 enum Command {
     /// Parse, resolve and type-check design files and report every diagnostic.
     Check(cli::check::CheckArgs),
+    /// Rewrite design files in the canonical layout (`--check` only reports).
+    Fmt(cli::fmt::FmtArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => cli::check::main(args),
+        Command::Fmt(args) => cli::fmt::main(args),
     }
 }

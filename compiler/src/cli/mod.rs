@@ -1,3 +1,4 @@
 //! The `chronc` subcommands, one per module.
 
 pub mod check;
+pub mod fmt;

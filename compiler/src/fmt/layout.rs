@@ -1,0 +1,408 @@
+//! Lays out the bracket tree in the canonical style.
+//!
+//! The layout is a function of the tokens, of where comments stand (on their
+//! own line or after code) and of where blank lines separate items; every
+//! other line break and space of the input is discarded. Statements and items
+//! get a line each, blocks are indented by four spaces, and a bracketed list
+//! stays on one line unless it holds a comment or would pass
+//! [`MAX_WIDTH`] columns, in which case it gets one element per line.
+
+use super::token::{Token, TokenKind, tokenize};
+use super::tree::{Group, Node};
+
+/// Column limit that decides whether a bracketed list stays on one line.
+pub const MAX_WIDTH: usize = 100;
+
+/// One level of indentation.
+const INDENT: &str = "    ";
+
+/// Statement heads whose top-level `{}` group is a block of statements.
+const BLOCK_HEADS: &[&str] = &["unit", "system", "fn", "tick", "if", "else", "for", "match"];
+
+/// Operators written with a space on each side.
+const BINARY: &[&str] = &[
+    "+", "-", "*", "/", "%", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "&", "|", "^", "<<",
+    ">>", "=", "+=", "-=", "->", "=>",
+];
+
+/// Punctuation written without a space before it.
+const TIGHT_BEFORE: &[&str] = &[",", ";", ":", ")", "]", ".", "::", "..", "..="];
+
+/// Punctuation written without a space after it.
+const TIGHT_AFTER: &[&str] = &["(", "[", ".", "::", "..", "..="];
+
+/// Keywords that are called like functions: `Some(v)`, `trace(...)`.
+const CALL_KEYWORDS: &[&str] = &["Some", "trace", "assert"];
+
+/// How a token relates to its neighbours, for spacing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Plain,
+    Unary,
+    GenericOpen,
+    GenericClose,
+}
+
+/// The last token written, as spacing needs to see it.
+#[derive(Clone, Debug)]
+struct Prev {
+    kind: TokenKind,
+    text: String,
+    role: Role,
+}
+
+/// How the elements of an exploded group end.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Seq {
+    /// Statements and items: end at `;`, `,` or after a closing `}`.
+    Block,
+    /// List elements: end at `,`.
+    List,
+}
+
+/// The printer state; cloned to try a group on one line.
+#[derive(Clone, Default)]
+pub struct Layout {
+    out: String,
+    col: usize,
+    indent: usize,
+    /// The current statement was broken by a comment: its further lines get
+    /// one more level of indentation.
+    continuation: bool,
+    line_start: bool,
+    /// A line comment ends the current line.
+    break_pending: bool,
+    /// A block comment was just written on this line.
+    after_comment: bool,
+    prev: Option<Prev>,
+    prev2: Option<Prev>,
+    /// The first word of the current statement.
+    head: Option<String>,
+    generic_depth: usize,
+}
+
+impl Layout {
+    /// Lays out a whole file.
+    pub fn file(nodes: &[Node]) -> String {
+        let mut layout = Layout {
+            line_start: true,
+            ..Layout::default()
+        };
+        layout.seq(nodes, Seq::Block);
+        if !layout.out.is_empty() && !layout.line_start {
+            layout.newline();
+        }
+        layout.out
+    }
+
+    /// A sequence of statements or list elements, one per line.
+    fn seq(&mut self, nodes: &[Node], mode: Seq) {
+        let mut first = true;
+        let mut i = 0;
+        while i < nodes.len() {
+            let node = &nodes[i];
+            if let Some(t) = node.tok().filter(|t| t.is_comment()) {
+                if t.newlines_before == 0 && !self.line_start {
+                    self.trailing_comment(t);
+                } else {
+                    self.start_item(t.newlines_before, first);
+                    first = false;
+                    self.own_line_comment(t);
+                }
+                i += 1;
+                continue;
+            }
+            let end = item_end(nodes, i, mode);
+            self.start_item(node.first().newlines_before, first);
+            first = false;
+            if mode == Seq::Block {
+                self.head = node
+                    .tok()
+                    .filter(|t| matches!(t.kind, TokenKind::Keyword | TokenKind::Ident))
+                    .map(|t| t.text.clone());
+            }
+            self.item(&nodes[i..end], mode == Seq::Block);
+            i = end;
+        }
+    }
+
+    /// Puts the next item on a fresh line, after one blank line where the
+    /// input had any.
+    fn start_item(&mut self, newlines_before: usize, first: bool) {
+        self.continuation = false;
+        if !self.line_start || self.break_pending {
+            self.newline();
+        }
+        if !first && newlines_before >= 2 {
+            self.out.push('\n');
+        }
+    }
+
+    /// One statement or list element.
+    fn item(&mut self, nodes: &[Node], top: bool) {
+        for node in nodes {
+            match node {
+                Node::Tok(t) if t.is_comment() => {
+                    if t.newlines_before == 0 && !self.line_start {
+                        self.trailing_comment(t);
+                    } else {
+                        self.continuation = true;
+                        self.own_line_comment(t);
+                    }
+                    if t.kind == TokenKind::LineComment {
+                        self.continuation = true;
+                    }
+                }
+                Node::Tok(t) => self.token(t),
+                Node::Group(g) => self.group(g, top),
+            }
+        }
+    }
+
+    fn group(&mut self, g: &Group, top: bool) {
+        if g.is_brace() && self.is_block(g, top) {
+            self.exploded(g, Seq::Block);
+            return;
+        }
+        if !g.has_comment() {
+            let out = std::mem::take(&mut self.out);
+            let mut trial = self.clone();
+            self.out = out;
+            trial.inline(g);
+            if trial.col <= MAX_WIDTH && !trial.out.contains('\n') {
+                self.out.push_str(&trial.out);
+                trial.out = std::mem::take(&mut self.out);
+                *self = trial;
+                return;
+            }
+        }
+        self.exploded(g, Seq::List);
+    }
+
+    /// Whether a `{}` group holds statements rather than fields or elements.
+    fn is_block(&self, g: &Group, top: bool) -> bool {
+        let holds_statements = g.items.iter().any(|n| n.is_punct(";") || n.is_punct("=>"));
+        let after_block_word = self
+            .prev
+            .as_ref()
+            .is_some_and(|p| matches!(p.text.as_str(), "=>" | "else" | "tick"));
+        let block_statement = top
+            && self
+                .head
+                .as_deref()
+                .is_some_and(|h| BLOCK_HEADS.contains(&h));
+        holds_statements || after_block_word || block_statement
+    }
+
+    /// A group on the current line.
+    fn inline(&mut self, g: &Group) {
+        let depth = std::mem::take(&mut self.generic_depth);
+        self.token(&g.open);
+        for node in &g.items {
+            match node {
+                Node::Tok(t) => self.token(t),
+                Node::Group(inner) => self.group(inner, false),
+            }
+        }
+        self.token(&g.close);
+        self.generic_depth = depth;
+    }
+
+    /// A group with one statement or element per line.
+    fn exploded(&mut self, g: &Group, mode: Seq) {
+        let depth = std::mem::take(&mut self.generic_depth);
+        let head = self.head.clone();
+        self.token(&g.open);
+        if !g.items.is_empty() {
+            let continuation = self.continuation;
+            let step = 1 + usize::from(continuation);
+            self.indent += step;
+            self.seq(&g.items, mode);
+            self.indent -= step;
+            self.newline();
+            self.continuation = continuation;
+        }
+        self.token(&g.close);
+        self.head = head;
+        self.generic_depth = depth;
+    }
+
+    fn token(&mut self, tok: &Token) {
+        let role = self.role(tok);
+        if self.break_pending {
+            self.newline();
+        }
+        if self.line_start {
+            self.write_indent();
+        } else if self.after_comment || self.space_before(tok, role) || self.would_merge(tok) {
+            self.write(" ");
+        }
+        self.write(&tok.text);
+        self.after_comment = false;
+        match role {
+            Role::GenericOpen => self.generic_depth += 1,
+            Role::GenericClose => self.generic_depth -= 1,
+            Role::Plain | Role::Unary => {}
+        }
+        self.prev2 = self.prev.replace(Prev {
+            kind: tok.kind,
+            text: tok.text.clone(),
+            role,
+        });
+    }
+
+    fn role(&self, tok: &Token) -> Role {
+        if tok.kind != TokenKind::Punct {
+            return Role::Plain;
+        }
+        match tok.text.as_str() {
+            "!" | "~" => Role::Unary,
+            "-" if self.operand_expected() => Role::Unary,
+            "<" if self.opens_generics() => Role::GenericOpen,
+            ">" if self.generic_depth > 0 => Role::GenericClose,
+            _ => Role::Plain,
+        }
+    }
+
+    /// Whether the previous token leaves an operand to come, so that `-`
+    /// is a sign rather than a subtraction.
+    fn operand_expected(&self) -> bool {
+        match &self.prev {
+            None => true,
+            Some(p) => match p.kind {
+                TokenKind::Punct => {
+                    !matches!(p.text.as_str(), ")" | "]" | "}") && p.role != Role::GenericClose
+                }
+                TokenKind::Keyword => !matches!(p.text.as_str(), "true" | "false" | "None"),
+                _ => false,
+            },
+        }
+    }
+
+    /// Whether `<` opens the parameters of `unit Name<...>`, `system
+    /// Name<...>` or `inst x: Name<...>`, rather than comparing.
+    fn opens_generics(&self) -> bool {
+        let Some(prev) = &self.prev else { return false };
+        let Some(prev2) = &self.prev2 else {
+            return false;
+        };
+        prev.kind == TokenKind::Ident
+            && (matches!(prev2.text.as_str(), "unit" | "system")
+                || (prev2.text == ":" && self.head.as_deref() == Some("inst")))
+    }
+
+    fn space_before(&self, tok: &Token, role: Role) -> bool {
+        let Some(prev) = &self.prev else { return false };
+        let text = tok.text.as_str();
+        let punct = tok.kind == TokenKind::Punct;
+        if tok.is_comment() {
+            return true;
+        }
+        if (punct && TIGHT_BEFORE.contains(&text))
+            || matches!(role, Role::GenericOpen | Role::GenericClose)
+            || matches!(prev.role, Role::Unary | Role::GenericOpen)
+            || (prev.kind == TokenKind::Punct && TIGHT_AFTER.contains(&prev.text.as_str()))
+        {
+            return false;
+        }
+        // Exact ratios in clock declarations read as one number: `1000/3 MHz`.
+        if self.head.as_deref() == Some("clock") && (text == "/" || prev.text == "/") {
+            return false;
+        }
+        let callee = prev.kind == TokenKind::Ident
+            || (prev.kind == TokenKind::Punct && matches!(prev.text.as_str(), ")" | "]"));
+        match text {
+            "(" if punct => !(callee || CALL_KEYWORDS.contains(&prev.text.as_str())),
+            "[" if punct => !callee,
+            "}" if punct => prev.text != "{",
+            _ => true,
+        }
+    }
+
+    /// Whether `tok` written right after the previous token would read as
+    /// different tokens (`<` `=` as `<=`, `/` `/` as a comment).
+    fn would_merge(&self, tok: &Token) -> bool {
+        let Some(prev) = &self.prev else { return false };
+        let joined = format!("{}{}", prev.text, tok.text);
+        !tokenize(&joined).is_ok_and(|toks| {
+            toks.len() == 2 && toks[0].text == prev.text && toks[1].text == tok.text
+        })
+    }
+
+    fn trailing_comment(&mut self, tok: &Token) {
+        self.write(" ");
+        self.comment_text(tok);
+    }
+
+    fn own_line_comment(&mut self, tok: &Token) {
+        if !self.line_start || self.break_pending {
+            self.newline();
+        }
+        self.write_indent();
+        self.comment_text(tok);
+    }
+
+    fn comment_text(&mut self, tok: &Token) {
+        self.write(&tok.text);
+        if tok.kind == TokenKind::LineComment {
+            self.break_pending = true;
+        } else {
+            self.after_comment = true;
+        }
+    }
+
+    fn write_indent(&mut self) {
+        for _ in 0..self.indent + usize::from(self.continuation) {
+            self.write(INDENT);
+        }
+    }
+
+    fn write(&mut self, s: &str) {
+        self.out.push_str(s);
+        match s.rfind('\n') {
+            Some(n) => self.col = s.len() - n - 1,
+            None => self.col += s.chars().count(),
+        }
+        self.line_start = false;
+    }
+
+    fn newline(&mut self) {
+        self.out.push('\n');
+        self.col = 0;
+        self.line_start = true;
+        self.break_pending = false;
+        self.after_comment = false;
+    }
+}
+
+/// End (exclusive) of the statement or list element that starts at `start`.
+fn item_end(nodes: &[Node], start: usize, mode: Seq) -> usize {
+    // In a block, `,` separates match arms only: elsewhere it is inside the
+    // parameters of `unit Name<A = 1, B = 2>` or `inst x: Name<...>`.
+    let mut arm = mode == Seq::List;
+    let ends =
+        |n: &Node, arm: bool| (arm && n.is_punct(",")) || (mode == Seq::Block && n.is_punct(";"));
+    for (j, node) in nodes.iter().enumerate().skip(start) {
+        arm |= node.is_punct("=>");
+        if ends(node, arm) {
+            return j + 1;
+        }
+        let Node::Group(g) = node else { continue };
+        if mode == Seq::List || !g.is_brace() {
+            continue;
+        }
+        // After a `{}` group the statement goes on only where the next token
+        // cannot start a statement: `} else`, `};`, `}.field`, `} + 1`.
+        match nodes.get(j + 1) {
+            Some(next) if ends(next, arm) => return j + 2,
+            Some(Node::Group(next)) if !next.is_brace() => {}
+            Some(Node::Tok(next))
+                if next.is_keyword("else")
+                    || next.is_keyword("as")
+                    || (next.kind == TokenKind::Punct
+                        && BINARY.iter().chain(TIGHT_BEFORE).any(|p| *p == next.text)) => {}
+            _ => return j + 1,
+        }
+    }
+    nodes.len()
+}
