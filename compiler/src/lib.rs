@@ -1,1 +1,3 @@
 //! The Chronon back end.
+
+pub mod fmt;
