@@ -15,7 +15,8 @@ pub struct FmtArgs {
     /// rewriting them.
     #[arg(long)]
     check: bool,
-    /// The `.chr` files to format.
+    /// The `.chr` files to format; `-` reads standard input and writes the
+    /// result to standard output (for editors).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -25,8 +26,18 @@ pub struct FmtArgs {
 pub fn main(args: FmtArgs) -> ExitCode {
     let mut failed = false;
     for path in &args.files {
-        let name = path.display().to_string();
-        let src = match std::fs::read_to_string(path) {
+        let stdin = path.as_os_str() == "-";
+        let name = if stdin {
+            "<stdin>".to_string()
+        } else {
+            path.display().to_string()
+        };
+        let read = if stdin {
+            std::io::read_to_string(std::io::stdin())
+        } else {
+            std::fs::read_to_string(path)
+        };
+        let src = match read {
             Ok(src) => src,
             Err(err) => {
                 eprintln!("error: cannot read {name}: {err}");
@@ -43,6 +54,10 @@ pub fn main(args: FmtArgs) -> ExitCode {
                 continue;
             }
         };
+        if stdin && !args.check {
+            print!("{formatted}");
+            continue;
+        }
         if formatted == src {
             continue;
         }

@@ -1,0 +1,2 @@
+" Chronon hardware designs.
+autocmd BufRead,BufNewFile *.chr setfiletype chr
