@@ -291,7 +291,7 @@ module.exports = grammar({
         $.identifier,
         $.scoped_identifier,
         $.some_pattern,
-        $.none,
+        'None',
       ),
 
     some_pattern: ($) => seq('Some', '(', $._single_pattern, ')'),
@@ -303,7 +303,7 @@ module.exports = grammar({
         $.integer_literal,
         $.boolean_literal,
         $.string_literal,
-        $.none,
+        'None',
         $.identifier,
         $.scoped_identifier,
         $.unary_expression,
@@ -375,8 +375,6 @@ module.exports = grammar({
     integer_literal: (_) => token(seq(choice(/0x[0-9A-Fa-f_]+/, /0b[01_]+/, /\d[\d_]*/), optional(/[ui][0-9]+/))),
 
     boolean_literal: (_) => choice('true', 'false'),
-
-    none: (_) => 'None',
 
     string_literal: ($) => seq('"', repeat(choice($.string_content, $.escape_sequence)), token.immediate('"')),
 

@@ -98,22 +98,31 @@ impl Layout {
     /// A sequence of statements or list elements, one per line.
     fn seq(&mut self, nodes: &[Node], mode: Seq) {
         let mut first = true;
+        // A block comment that shares its line with the next item leads it.
+        let mut leading_comment = false;
         let mut i = 0;
         while i < nodes.len() {
             let node = &nodes[i];
             if let Some(t) = node.tok().filter(|t| t.is_comment()) {
-                if t.newlines_before == 0 && !self.line_start {
+                let leads = t.kind == TokenKind::BlockComment
+                    && nodes
+                        .get(i + 1)
+                        .is_some_and(|n| n.first().newlines_before == 0 && !n.is_comment());
+                if t.newlines_before == 0 && !self.line_start && !leads {
                     self.trailing_comment(t);
                 } else {
                     self.start_item(t.newlines_before, first);
                     first = false;
                     self.own_line_comment(t);
+                    leading_comment = leads;
                 }
                 i += 1;
                 continue;
             }
             let end = item_end(nodes, i, mode);
-            self.start_item(node.first().newlines_before, first);
+            if !std::mem::take(&mut leading_comment) {
+                self.start_item(node.first().newlines_before, first);
+            }
             first = false;
             if mode == Seq::Block {
                 self.head = node

@@ -104,6 +104,19 @@ const CASES: &[(&str, &str)] = &[
         "connect a.tx -> b.rx // why\n    latency 2;\n",
     ),
     ("const A = /* inline */ 1;", "const A = /* inline */ 1;\n"),
+    // A block comment before code on its line stays with that code.
+    (
+        "enum E { A, /* b */ B }",
+        "enum E {\n    A,\n    /* b */ B\n}\n",
+    ),
+    (
+        "const A = 1; /* b */ const B = 2;",
+        "const A = 1;\n/* b */ const B = 2;\n",
+    ),
+    (
+        "/* a */\nconst A = 1; /* trailing */\n",
+        "/* a */\nconst A = 1; /* trailing */\n",
+    ),
     // Block comments nest and keep their inner layout.
     (
         "/* a\n   /* b */\n c */\nconst A = 1;",

@@ -38,6 +38,11 @@ impl Node {
         self.tok().is_some_and(|t| t.is_punct(p))
     }
 
+    /// Whether the node is a comment.
+    pub fn is_comment(&self) -> bool {
+        self.tok().is_some_and(Token::is_comment)
+    }
+
     /// The node's first token (the opening bracket of a group).
     pub fn first(&self) -> &Token {
         match self {

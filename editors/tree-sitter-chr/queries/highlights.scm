@@ -10,7 +10,7 @@
 (time_value) @number
 (time_unit) @constant.builtin
 (boolean_literal) @boolean
-(none) @constant.builtin
+"None" @constant.builtin
 
 (primitive_type) @type.builtin
 (type_identifier) @type
