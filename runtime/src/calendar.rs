@@ -1,0 +1,386 @@
+//! The calendar: the ordered stream of instants (time + domains with an edge).
+//!
+//! Building a calendar does all the rational arithmetic once: every period and
+//! phase is scaled to an integer number of *ticks* of a common time base (one
+//! tick is `1 / ticks_per_ps` picoseconds, the LCM of all denominators). After
+//! that, stepping is integer-only and allocation-free:
+//!
+//! - **Pattern mode**: when the domains' hyperperiod holds few instants, the
+//!   instants of one hyperperiod are precomputed once every domain has started,
+//!   and replayed by adding the hyperperiod.
+//! - **Merge mode** (fallback, and before every domain has started): each domain
+//!   keeps its next edge in ticks and the earliest ones are merged.
+//!
+//! Both modes give exactly the same stream (tests compare them).
+
+use crate::time::{Clock, Picos, TimeError};
+use num_integer::Integer;
+use num_traits::ToPrimitive;
+
+/// The default bound on instants per hyperperiod for pattern mode.
+pub const DEFAULT_PATTERN_LIMIT: usize = 1 << 14;
+
+/// The common integer time base of a set of clocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeBase {
+    ticks_per_ps: u128,
+}
+
+impl TimeBase {
+    /// A time base of `ticks_per_ps` ticks per picosecond (at least 1).
+    pub fn from_ticks_per_ps(ticks_per_ps: u128) -> Self {
+        TimeBase {
+            ticks_per_ps: ticks_per_ps.max(1),
+        }
+    }
+
+    /// Ticks per picosecond (the LCM of every period and phase denominator).
+    pub fn ticks_per_ps(&self) -> u128 {
+        self.ticks_per_ps
+    }
+
+    /// The exact time, in picoseconds, of a tick count.
+    pub fn to_picos(&self, ticks: u128) -> Result<Picos, TimeError> {
+        let numer = i128::try_from(ticks).map_err(|_| TimeError::Overflow("tick to time"))?;
+        let denom =
+            i128::try_from(self.ticks_per_ps).map_err(|_| TimeError::Overflow("tick to time"))?;
+        Ok(Picos::new(numer, denom))
+    }
+
+    /// The last tick at or before `t`, or `None` if `t` is before time 0.
+    pub fn floor_ticks(&self, t: &Picos) -> Result<Option<u128>, TimeError> {
+        if *t < Picos::from_integer(0) {
+            return Ok(None);
+        }
+        let scale =
+            i128::try_from(self.ticks_per_ps).map_err(|_| TimeError::Overflow("time to tick"))?;
+        let scaled = t
+            .numer()
+            .checked_mul(scale)
+            .ok_or(TimeError::Overflow("time to tick"))?;
+        let scaled = Integer::div_floor(&scaled, t.denom());
+        Ok(Some(
+            u128::try_from(scaled).map_err(|_| TimeError::Overflow("time to tick"))?,
+        ))
+    }
+
+    /// An exact rational that is an integer number of ticks, as ticks.
+    fn exact_ticks(&self, t: &Picos, what: &'static str) -> Result<u128, TimeError> {
+        let scale = i128::try_from(self.ticks_per_ps).map_err(|_| TimeError::Overflow(what))?;
+        let per_denom = scale / t.denom();
+        let ticks = t
+            .numer()
+            .checked_mul(per_denom)
+            .ok_or(TimeError::Overflow(what))?;
+        u128::try_from(ticks).map_err(|_| TimeError::Overflow(what))
+    }
+}
+
+/// A clock in ticks of the common base.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TickClock {
+    /// Time of edge 0, in ticks.
+    pub phase: u128,
+    /// Period in ticks (> 0).
+    pub period: u128,
+}
+
+impl TickClock {
+    /// The tick of edge `n`, checked.
+    pub fn edge_ticks(&self, n: u64) -> Result<u128, TimeError> {
+        self.period
+            .checked_mul(u128::from(n))
+            .and_then(|o| o.checked_add(self.phase))
+            .ok_or(TimeError::Overflow("edge time in ticks"))
+    }
+}
+
+/// Options for building a calendar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CalendarConfig {
+    /// The largest number of instants per hyperperiod for which pattern mode is
+    /// used; 0 forces merge mode.
+    pub pattern_limit: usize,
+}
+
+impl Default for CalendarConfig {
+    fn default() -> Self {
+        CalendarConfig {
+            pattern_limit: DEFAULT_PATTERN_LIMIT,
+        }
+    }
+}
+
+/// The precomputed instants of one hyperperiod.
+#[derive(Debug, Clone)]
+struct Pattern {
+    /// Ticks after which the pattern repeats.
+    hyperperiod: u128,
+    /// Offset of each instant from the anchor (the first instant of a repetition).
+    offsets: Vec<u128>,
+    /// Per instant, the range of `domains` holding the domains with an edge.
+    spans: Vec<(u32, u32)>,
+    domains: Vec<u32>,
+    /// Time at or after which pattern mode may take over (every domain started).
+    start: u128,
+}
+
+/// The ordered stream of instants of a set of clocks.
+#[derive(Debug, Clone)]
+pub struct Calendar {
+    base: TimeBase,
+    clocks: Vec<TickClock>,
+    /// Per domain: time and index of its next edge (merge mode).
+    next_time: Vec<u128>,
+    next_cycle: Vec<u64>,
+    /// Per domain: cycle of its latest edge, valid for domains of the current instant.
+    cycle: Vec<u64>,
+    /// Domains with an edge at the current instant, in declaration order (merge mode).
+    current: Vec<u32>,
+    current_time: u128,
+    pattern: Option<Pattern>,
+    /// Pattern mode state: the anchor tick and the index of the next instant.
+    in_pattern: bool,
+    anchor: u128,
+    position: usize,
+    current_span: (u32, u32),
+    /// Whether the next step is known to overflow.
+    exhausted: Option<TimeError>,
+}
+
+/// The time base (LCM of denominators) of a set of clocks and their tick clocks.
+pub fn time_base(clocks: &[Clock]) -> Result<(TimeBase, Vec<TickClock>), TimeError> {
+    let mut lcm: i128 = 1;
+    for clock in clocks {
+        for value in [clock.period(), clock.phase()] {
+            let d = *value.denom();
+            let g = lcm.gcd(&d);
+            lcm = (lcm / g)
+                .checked_mul(d)
+                .ok_or(TimeError::Overflow("common time base"))?;
+        }
+    }
+    let base = TimeBase {
+        ticks_per_ps: lcm as u128,
+    };
+    let ticks = clocks
+        .iter()
+        .map(|c| {
+            Ok(TickClock {
+                phase: base.exact_ticks(c.phase(), "phase in ticks")?,
+                period: base.exact_ticks(c.period(), "period in ticks")?,
+            })
+        })
+        .collect::<Result<Vec<_>, TimeError>>()?;
+    Ok((base, ticks))
+}
+
+impl Calendar {
+    /// A calendar for `clocks` (in declaration order), starting before time 0.
+    pub fn new(clocks: &[Clock], config: CalendarConfig) -> Result<Calendar, TimeError> {
+        let (base, ticks) = time_base(clocks)?;
+        let n = ticks.len();
+        let mut calendar = Calendar {
+            base,
+            next_time: ticks.iter().map(|c| c.phase).collect(),
+            next_cycle: vec![0; n],
+            cycle: vec![0; n],
+            current: Vec::with_capacity(n),
+            current_time: 0,
+            pattern: None,
+            in_pattern: false,
+            anchor: 0,
+            position: 0,
+            current_span: (0, 0),
+            exhausted: None,
+            clocks: ticks,
+        };
+        calendar.pattern = calendar.build_pattern(config.pattern_limit);
+        Ok(calendar)
+    }
+
+    /// The common time base.
+    pub fn base(&self) -> TimeBase {
+        self.base
+    }
+
+    /// The domains' clocks in ticks.
+    pub fn tick_clocks(&self) -> &[TickClock] {
+        &self.clocks
+    }
+
+    /// Whether pattern mode is available for these clocks.
+    pub fn uses_pattern(&self) -> bool {
+        self.pattern.is_some()
+    }
+
+    /// Precomputes one hyperperiod of instants from the first instant at or after
+    /// the latest phase, if the hyperperiod is short enough.
+    fn build_pattern(&self, limit: usize) -> Option<Pattern> {
+        if self.clocks.is_empty() || limit == 0 {
+            return None;
+        }
+        let mut hyperperiod: u128 = 1;
+        for c in &self.clocks {
+            let g = hyperperiod.gcd(&c.period);
+            hyperperiod = (hyperperiod / g).checked_mul(c.period)?;
+        }
+        let mut count: usize = 0;
+        for c in &self.clocks {
+            count = count.checked_add((hyperperiod / c.period).to_usize()?)?;
+        }
+        if count > limit {
+            return None;
+        }
+        let start = self.clocks.iter().map(|c| c.phase).max()?;
+        // Walk one hyperperiod with a scratch merge calendar from `start`.
+        let mut scratch = self.clone();
+        scratch.pattern = None;
+        for (d, c) in self.clocks.iter().enumerate() {
+            let first = if start <= c.phase {
+                0
+            } else {
+                (start - c.phase).div_ceil(c.period)
+            };
+            scratch.next_time[d] = c.phase.checked_add(first.checked_mul(c.period)?)?;
+        }
+        let mut offsets = Vec::new();
+        let mut spans = Vec::new();
+        let mut domains = Vec::new();
+        let mut anchor = None;
+        loop {
+            let t = scratch.next_time.iter().copied().min()?;
+            let a = *anchor.get_or_insert(t);
+            if t - a >= hyperperiod {
+                break;
+            }
+            scratch.merge_step().ok()?;
+            offsets.push(t - a);
+            let from = u32::try_from(domains.len()).ok()?;
+            domains.extend_from_slice(&scratch.current);
+            spans.push((from, u32::try_from(domains.len()).ok()?));
+        }
+        Some(Pattern {
+            hyperperiod,
+            offsets,
+            spans,
+            domains,
+            start,
+        })
+    }
+
+    /// The time, in ticks, of the next instant (without consuming it).
+    pub fn peek_ticks(&self) -> Result<u128, TimeError> {
+        if let Some(e) = &self.exhausted {
+            return Err(e.clone());
+        }
+        if self.in_pattern {
+            let p = self.pattern.as_ref().expect("pattern mode has a pattern");
+            return self
+                .anchor
+                .checked_add(p.offsets[self.position])
+                .ok_or(TimeError::Overflow("calendar time"));
+        }
+        self.next_time
+            .iter()
+            .copied()
+            .min()
+            .ok_or(TimeError::Overflow("calendar without clocks"))
+    }
+
+    /// Moves to the next instant.
+    pub fn advance(&mut self) -> Result<(), TimeError> {
+        if let Some(e) = &self.exhausted {
+            return Err(e.clone());
+        }
+        if !self.in_pattern {
+            if let Some(p) = &self.pattern {
+                let t = self.peek_ticks()?;
+                if t >= p.start {
+                    // Every domain has started: the next instant is a repetition anchor.
+                    self.in_pattern = true;
+                    self.anchor = t;
+                    self.position = 0;
+                }
+            }
+        }
+        if self.in_pattern {
+            self.pattern_step()
+        } else {
+            self.merge_step()
+        }
+    }
+
+    fn pattern_step(&mut self) -> Result<(), TimeError> {
+        let p = self.pattern.as_ref().expect("pattern mode has a pattern");
+        let time = self.anchor + p.offsets[self.position];
+        let span = p.spans[self.position];
+        for &d in &p.domains[span.0 as usize..span.1 as usize] {
+            let d = d as usize;
+            let n = self.next_cycle[d];
+            self.cycle[d] = n;
+            self.next_cycle[d] = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
+        }
+        self.current_time = time;
+        self.current_span = span;
+        self.position += 1;
+        if self.position == p.offsets.len() {
+            self.position = 0;
+            match self.anchor.checked_add(p.hyperperiod) {
+                Some(a) => self.anchor = a,
+                None => self.exhausted = Some(TimeError::Overflow("calendar time")),
+            }
+        }
+        Ok(())
+    }
+
+    fn merge_step(&mut self) -> Result<(), TimeError> {
+        let mut t = u128::MAX;
+        for &nt in &self.next_time {
+            t = t.min(nt);
+        }
+        self.current.clear();
+        for d in 0..self.next_time.len() {
+            if self.next_time[d] == t {
+                // Capacity is the number of domains: this never reallocates.
+                self.current.push(d as u32);
+                let n = self.next_cycle[d];
+                self.cycle[d] = n;
+                let next = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
+                self.next_cycle[d] = next;
+                match self.next_time[d].checked_add(self.clocks[d].period) {
+                    Some(nt) => self.next_time[d] = nt,
+                    None => self.exhausted = Some(TimeError::Overflow("calendar time")),
+                }
+            }
+        }
+        self.current_time = t;
+        Ok(())
+    }
+
+    /// The time of the current instant, in ticks.
+    pub fn time_ticks(&self) -> u128 {
+        self.current_time
+    }
+
+    /// The domains with an edge at the current instant, in declaration order.
+    pub fn domains(&self) -> &[u32] {
+        if self.in_pattern {
+            let p = self.pattern.as_ref().expect("pattern mode has a pattern");
+            &p.domains[self.current_span.0 as usize..self.current_span.1 as usize]
+        } else {
+            &self.current
+        }
+    }
+
+    /// The local cycle of domain `d`'s latest edge (its edge at the current instant
+    /// if it has one).
+    pub fn cycle(&self, d: usize) -> u64 {
+        self.cycle[d]
+    }
+
+    /// How many edges of domain `d` have been processed (the next edge's index).
+    pub fn edges_done(&self, d: usize) -> u64 {
+        self.next_cycle[d]
+    }
+}

@@ -1,0 +1,81 @@
+//! Runtime faults: design errors detected while running (contract §6).
+
+use crate::trace::Timestamp;
+
+/// What went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FaultKind {
+    /// `send()` on a channel port that could not send.
+    SendRefused,
+    /// `send()` on a CDC FIFO writer that could not send.
+    FifoSendRefused,
+    /// A stage register pipe written or retained twice in one tick.
+    StageWrittenTwice {
+        /// The pipe.
+        pipe: u32,
+    },
+    /// An assertion failed.
+    Assertion,
+    /// A native tick function returned a non-zero status.
+    TickStatus {
+        /// The status it returned.
+        status: u32,
+    },
+}
+
+/// A runtime fault, with everything needed to find it in the design.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// The unit instance path.
+    pub unit: String,
+    /// The construct: port, FIFO, stage register or assertion message.
+    pub construct: String,
+    /// The unit's domain.
+    pub domain: String,
+    /// The domain's local cycle.
+    pub cycle: u64,
+    /// The exact time of the instant.
+    pub time: Timestamp,
+}
+
+impl Fault {
+    /// A stable code for the fault kind.
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            FaultKind::SendRefused => "runtime::send_refused",
+            FaultKind::FifoSendRefused => "runtime::fifo_send_refused",
+            FaultKind::StageWrittenTwice { .. } => "runtime::stage_written_twice",
+            FaultKind::Assertion => "runtime::assertion_failed",
+            FaultKind::TickStatus { .. } => "runtime::tick_status",
+        }
+    }
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match &self.kind {
+            FaultKind::SendRefused => format!("send refused on port `{}`", self.construct),
+            FaultKind::FifoSendRefused => format!("send refused on CDC FIFO `{}`", self.construct),
+            FaultKind::StageWrittenTwice { pipe } => {
+                format!(
+                    "stage register `{}` pipe {pipe} written or retained twice",
+                    self.construct
+                )
+            }
+            FaultKind::Assertion => format!("assertion failed: {}", self.construct),
+            FaultKind::TickStatus { status } => format!("tick returned status {status}"),
+        };
+        let (ps, rem) = self.time.split_ps();
+        write!(
+            f,
+            "[{}] {what} in unit `{}`, domain `{}`, cycle {}, time {ps} ps + {rem}/{} ps",
+            self.code(),
+            self.unit,
+            self.domain,
+            self.cycle,
+            self.time.ticks_per_ps
+        )
+    }
+}

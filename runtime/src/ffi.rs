@@ -1,0 +1,310 @@
+//! `extern "C"` entry points for native (JIT-compiled) ticks.
+//!
+//! Every function takes the opaque `ctx` pointer a [`NativeTickFn`](crate::NativeTickFn)
+//! received, checks its ids, never unwinds, and answers with a status code:
+//! [`CHRONON_FALSE`] / [`CHRONON_TRUE`] for questions and operations that can be
+//! refused, [`CHRONON_OK`] for the rest, and [`CHRONON_BAD_ID`] for an id that
+//! does not exist (a compiler bug; nothing is changed). Item pointers point to
+//! `width` words of the port, FIFO or stage register concerned.
+
+use crate::design::{AssertId, FifoId, InPort, OutPort, StageId};
+use crate::tick::TickCtx;
+use core::ffi::c_void;
+
+/// The answer "no" / "refused" (also "done" for operations without an answer).
+pub const CHRONON_FALSE: u32 = 0;
+/// The answer "yes" / "done".
+pub const CHRONON_TRUE: u32 = 1;
+/// Success of an operation without an answer.
+pub const CHRONON_OK: u32 = 0;
+/// An id that the design does not have.
+pub const CHRONON_BAD_ID: u32 = u32::MAX;
+
+/// Reborrows the context.
+///
+/// # Safety
+/// `ctx` must be the pointer passed to the running native tick.
+unsafe fn context<'a>(ctx: *mut c_void) -> &'a mut TickCtx<'a> {
+    // SAFETY: the caller passes the live `TickCtx` the native tick was given; it
+    // is not otherwise borrowed while the native code runs.
+    unsafe { &mut *ctx.cast::<TickCtx<'a>>() }
+}
+
+fn answer(b: bool) -> u32 {
+    if b { CHRONON_TRUE } else { CHRONON_FALSE }
+}
+
+/// Builds a `width`-word slice from an item pointer.
+///
+/// # Safety
+/// `item` must point to `width` readable words.
+unsafe fn words<'a>(item: *const u64, width: usize) -> &'a [u64] {
+    // SAFETY: guaranteed by the caller.
+    unsafe { core::slice::from_raw_parts(item, width) }
+}
+
+/// # Safety
+/// `out` must point to `width` writable words.
+unsafe fn words_mut<'a>(out: *mut u64, width: usize) -> &'a mut [u64] {
+    // SAFETY: guaranteed by the caller.
+    unsafe { core::slice::from_raw_parts_mut(out, width) }
+}
+
+/// Channel `can_send()`.
+///
+/// # Safety
+/// `ctx` is the native tick's context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_can_send(ctx: *mut c_void, port: u32) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    if port as usize >= ctx.core.channels.outputs.len() {
+        return CHRONON_BAD_ID;
+    }
+    answer(ctx.can_send(OutPort(port)))
+}
+
+/// Channel `try_send(item)` (`fault != 0`: `send(item)`, a refusal is a runtime fault).
+///
+/// # Safety
+/// `ctx` is the native tick's context; `item` points to the port's width in words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_send(
+    ctx: *mut c_void,
+    port: u32,
+    item: *const u64,
+    fault: u32,
+) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    let Some(p) = ctx.core.channels.outputs.get(port as usize) else {
+        return CHRONON_BAD_ID;
+    };
+    // SAFETY: forwarded contract.
+    let item = unsafe { words(item, p.width) };
+    answer(if fault != 0 {
+        ctx.send(OutPort(port), item)
+    } else {
+        ctx.try_send(OutPort(port), item)
+    })
+}
+
+/// Channel `recv()` into `out`.
+///
+/// # Safety
+/// `ctx` is the native tick's context; `out` points to the port's width in words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_recv(ctx: *mut c_void, port: u32, out: *mut u64) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    let Some(p) = ctx.core.channels.inputs.get(port as usize) else {
+        return CHRONON_BAD_ID;
+    };
+    // SAFETY: forwarded contract.
+    let out = unsafe { words_mut(out, p.width) };
+    answer(ctx.recv(InPort(port), out))
+}
+
+/// Channel `peek()` into `out`.
+///
+/// # Safety
+/// `ctx` is the native tick's context; `out` points to the port's width in words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_peek(ctx: *mut c_void, port: u32, out: *mut u64) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    let Some(p) = ctx.core.channels.inputs.get(port as usize) else {
+        return CHRONON_BAD_ID;
+    };
+    // SAFETY: forwarded contract.
+    let out = unsafe { words_mut(out, p.width) };
+    match ctx.peek(InPort(port)) {
+        Some(item) => {
+            out.copy_from_slice(item);
+            CHRONON_TRUE
+        }
+        None => CHRONON_FALSE,
+    }
+}
+
+/// The CDC FIFO operations [`chronon_fifo`] performs.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FifoOp {
+    /// Writer `can_send()`.
+    CanSend = 0,
+    /// Writer `try_send(item)`.
+    TrySend = 1,
+    /// Writer `send(item)` (refusal is a fault).
+    Send = 2,
+    /// Reader `request()`.
+    Request = 3,
+    /// Reader `valid()`.
+    Valid = 4,
+    /// Reader `take()` into the item buffer.
+    Take = 5,
+    /// FWFT reader `recv()` into the item buffer.
+    Recv = 6,
+    /// FWFT reader `peek()` into the item buffer.
+    Peek = 7,
+    /// Writer `full` flag.
+    Full = 8,
+    /// Reader `empty` flag.
+    Empty = 9,
+}
+
+/// One CDC FIFO operation (`op` is a [`FifoOp`]); `item` is read or written
+/// as the operation needs and may be null for the others.
+///
+/// # Safety
+/// `ctx` is the native tick's context; for operations with an item, `item`
+/// points to the FIFO's width in words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_fifo(ctx: *mut c_void, fifo: u32, op: u32, item: *mut u64) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    let Some(f) = ctx.core.fifos.get(fifo as usize) else {
+        return CHRONON_BAD_ID;
+    };
+    let width = f.width;
+    let id = FifoId(fifo);
+    // SAFETY (both closures): the caller guarantees `item` for operations with an item.
+    let item_in = || unsafe { words(item, width) };
+    let item_out = || unsafe { words_mut(item, width) };
+    match op {
+        0 => answer(ctx.fifo_can_send(id)),
+        1 => answer(ctx.fifo_try_send(id, item_in())),
+        2 => answer(ctx.fifo_send(id, item_in())),
+        3 => answer(ctx.fifo_request(id)),
+        4 => answer(ctx.fifo_valid(id)),
+        5 => answer(ctx.fifo_take(id, item_out())),
+        6 => answer(ctx.fifo_recv(id, item_out())),
+        7 => match ctx.fifo_peek(id) {
+            Some(head) => {
+                item_out().copy_from_slice(head);
+                CHRONON_TRUE
+            }
+            None => CHRONON_FALSE,
+        },
+        8 => answer(ctx.fifo_full(id)),
+        9 => answer(ctx.fifo_empty(id)),
+        _ => CHRONON_BAD_ID,
+    }
+}
+
+/// The stage register operations [`chronon_stage`] performs.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StageOp {
+    /// `valid(p)`.
+    Valid = 0,
+    /// `read(p)` into the item buffer (answers whether the pipe is valid).
+    Read = 1,
+    /// `write(p, item)`.
+    Write = 2,
+    /// `retain(p)`.
+    Retain = 3,
+}
+
+/// One stage register operation (`op` is a [`StageOp`]).
+///
+/// # Safety
+/// `ctx` is the native tick's context; for `Read` and `Write`, `item` points to
+/// the stage register's width in words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_stage(
+    ctx: *mut c_void,
+    stage: u32,
+    pipe: u32,
+    op: u32,
+    item: *mut u64,
+) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    let Some(s) = ctx.core.stages.get(stage as usize) else {
+        return CHRONON_BAD_ID;
+    };
+    let pipe = pipe as usize;
+    if pipe >= s.pipes() {
+        return CHRONON_BAD_ID;
+    }
+    let width = s.read(0).len();
+    let id = StageId(stage);
+    match op {
+        0 => answer(ctx.stage_valid(id, pipe)),
+        1 => {
+            // SAFETY: forwarded contract.
+            let out = unsafe { words_mut(item, width) };
+            out.copy_from_slice(ctx.stage_read(id, pipe));
+            answer(ctx.stage_valid(id, pipe))
+        }
+        // SAFETY: forwarded contract.
+        2 => answer(ctx.stage_write(id, pipe, unsafe { words(item, width) })),
+        3 => answer(ctx.stage_retain(id, pipe)),
+        _ => CHRONON_BAD_ID,
+    }
+}
+
+/// Adds `delta` to the unit's counter `index`.
+///
+/// # Safety
+/// `ctx` is the native tick's context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_count(ctx: *mut c_void, index: u32, delta: u64) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    if index as usize >= ctx.counter_len {
+        return CHRONON_BAD_ID;
+    }
+    ctx.count(index as usize, delta);
+    CHRONON_OK
+}
+
+/// Emits a trace record with `len` argument words at `args` (may be null if `len` is 0).
+///
+/// # Safety
+/// `ctx` is the native tick's context; `args` points to `len` words.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_trace(
+    ctx: *mut c_void,
+    event: u32,
+    args: *const u64,
+    len: u32,
+) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    let args = if len == 0 {
+        &[][..]
+    } else {
+        // SAFETY: forwarded contract.
+        unsafe { words(args, len as usize) }
+    };
+    ctx.trace(event, args);
+    CHRONON_OK
+}
+
+/// `finish`.
+///
+/// # Safety
+/// `ctx` is the native tick's context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_finish(ctx: *mut c_void) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe { context(ctx) }.finish();
+    CHRONON_OK
+}
+
+/// Reports the failed assertion `assertion`.
+///
+/// # Safety
+/// `ctx` is the native tick's context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_assert_failed(ctx: *mut c_void, assertion: u32) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    if assertion as usize >= ctx.core.assertions.len() {
+        return CHRONON_BAD_ID;
+    }
+    ctx.assertion_failed(AssertId(assertion));
+    CHRONON_OK
+}

@@ -1,0 +1,497 @@
+//! The simulation: state, the instant loop, running, stopping and draining.
+//!
+//! One instant: the calendar yields the domains with an edge (declaration
+//! order); each domain's units tick in the schedule's order; the instant's trace
+//! records go to the sink in canonical order; then commit: register words of
+//! every ticking domain are copied from next to current, its stage registers
+//! and the CDC FIFOs touching it commit. Nothing on this path allocates.
+
+use crate::calendar::{Calendar, TimeBase};
+use crate::channel::Channels;
+use crate::design::{BuildError, DesignBuilder, DomainId, UnitId};
+use crate::fault::{Fault, FaultKind};
+use crate::fifo::CdcFifo;
+use crate::schedule::{Cluster, plan};
+use crate::stage::StageReg;
+use crate::tick::{Tick, TickCtx};
+use crate::time::{Clock, Picos, TimeError};
+use crate::trace::{Timestamp, TraceBuffer, TraceSink};
+
+/// Per-unit layout and names.
+#[derive(Debug)]
+pub(crate) struct UnitMeta {
+    pub(crate) path: String,
+    pub(crate) domain: u32,
+    pub(crate) rank: u32,
+    pub(crate) reg_base: usize,
+    pub(crate) reg_len: usize,
+    pub(crate) counter_base: usize,
+    pub(crate) counter_names: Vec<String>,
+}
+
+/// The state ticks act on, apart from the tick functions themselves.
+#[derive(Debug)]
+pub(crate) struct Core {
+    pub(crate) cur: Vec<u64>,
+    pub(crate) next: Vec<u64>,
+    pub(crate) units: Vec<UnitMeta>,
+    pub(crate) domain_names: Vec<String>,
+    pub(crate) ticks_per_ps: u128,
+    pub(crate) counters: Vec<u64>,
+    pub(crate) channels: Channels,
+    pub(crate) fifos: Vec<CdcFifo>,
+    pub(crate) stages: Vec<StageReg>,
+    pub(crate) assertions: Vec<(u32, String)>,
+    pub(crate) trace: TraceBuffer,
+    pub(crate) tracing: bool,
+    pub(crate) faults: Vec<Fault>,
+    pub(crate) finish: bool,
+    /// Items sent and not yet received, over every connection and FIFO.
+    pub(crate) in_flight: u64,
+}
+
+impl Core {
+    pub(crate) fn record_fault(
+        &mut self,
+        kind: FaultKind,
+        unit: u32,
+        construct: String,
+        cycle: u64,
+        time: Timestamp,
+    ) {
+        let meta = &self.units[unit as usize];
+        self.faults.push(Fault {
+            kind,
+            unit: meta.path.clone(),
+            construct,
+            domain: self.domain_names[meta.domain as usize].clone(),
+            cycle,
+            time,
+        });
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stop {
+    /// A unit executed `finish`; the instant completed.
+    Finished,
+    /// The requested number of edges or the requested time was reached.
+    LimitReached,
+    /// A runtime fault; the faulting instant completed. The first fault of the
+    /// instant is here, all of them in [`Simulation::faults`].
+    Fault(Box<Fault>),
+    /// The next instant's time or edge index cannot be represented.
+    TimeOverflow(TimeError),
+}
+
+/// How far to run. Limits are absolute, so running to X and then to Y is the
+/// same as running to Y.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunLimit {
+    /// Until edges `0..count` of the domain have been processed: every instant up
+    /// to and including the time of edge `count - 1`, none after.
+    Edges {
+        /// The domain.
+        domain: DomainId,
+        /// The number of its edges.
+        count: u64,
+    },
+    /// Every instant at or before this time (picoseconds), none after.
+    Time(Picos),
+    /// Until `finish` or a fault.
+    Unbounded,
+}
+
+/// The result of [`Simulation::drain`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Drain {
+    /// Every channel and FIFO is empty, after this many extra instants.
+    Drained {
+        /// Instants run while draining.
+        instants: u64,
+    },
+    /// The instant limit was reached with items still in flight.
+    LimitReached {
+        /// Items still in flight.
+        in_flight: u64,
+    },
+    /// The run stopped for another reason while draining.
+    Stopped(Stop),
+}
+
+/// Per domain: what to evaluate and commit at its edges.
+#[derive(Debug, Default)]
+struct DomainPlan {
+    units: Vec<u32>,
+    regs: std::ops::Range<usize>,
+    stages: Vec<u32>,
+    fifos: Vec<u32>,
+}
+
+/// A built design, ready to run.
+pub struct Simulation {
+    calendar: Calendar,
+    clocks: Vec<Clock>,
+    core: Core,
+    ticks: Vec<Box<dyn Tick>>,
+    plans: Vec<DomainPlan>,
+    clusters: Vec<Cluster>,
+    sink: Option<Box<dyn TraceSink>>,
+    instants: u64,
+}
+
+impl Simulation {
+    pub(crate) fn from_design(design: DesignBuilder) -> Result<Simulation, BuildError> {
+        let clocks: Vec<Clock> = design.domains.iter().map(|d| d.clock.clone()).collect();
+        let calendar = Calendar::new(&clocks, design.calendar)?;
+        let zero_latency: Vec<(u32, u32)> = design
+            .connections
+            .iter()
+            .filter(|c| c.latency == 0)
+            .map(|c| {
+                (
+                    design.outputs[c.from as usize].unit,
+                    design.inputs[c.to as usize].unit,
+                )
+            })
+            .collect();
+        let unit_keys: Vec<(&str, u32)> = design
+            .units
+            .iter()
+            .map(|u| (u.path.as_str(), u.domain))
+            .collect();
+        let schedule = plan(&unit_keys, design.domains.len(), &zero_latency)?;
+
+        // Register words laid out by domain, then cluster, then evaluation order,
+        // so a domain commits with one copy.
+        let mut plans: Vec<DomainPlan> = design
+            .domains
+            .iter()
+            .map(|_| DomainPlan::default())
+            .collect();
+        let mut reg_base = vec![0usize; design.units.len()];
+        let mut cur = Vec::new();
+        for (d, plan) in plans.iter_mut().enumerate() {
+            let start = cur.len();
+            for cluster in schedule
+                .clusters
+                .iter()
+                .filter(|c| c.domain.0 as usize == d)
+            {
+                for unit in &cluster.units {
+                    reg_base[unit.0 as usize] = cur.len();
+                    cur.extend_from_slice(&design.units[unit.0 as usize].regs);
+                    plan.units.push(unit.0);
+                }
+            }
+            plan.regs = start..cur.len();
+        }
+
+        let mut counters_len = 0;
+        let mut units = Vec::with_capacity(design.units.len());
+        let mut ticks = Vec::with_capacity(design.units.len());
+        for (i, u) in design.units.into_iter().enumerate() {
+            units.push(UnitMeta {
+                path: u.path.clone(),
+                domain: u.domain,
+                rank: schedule.rank[i],
+                reg_base: reg_base[i],
+                reg_len: u.regs.len(),
+                counter_base: counters_len,
+                counter_names: u.counters,
+            });
+            counters_len += units[i].counter_names.len();
+            ticks.push(u.tick.ok_or(BuildError::MissingTick(u.path))?);
+        }
+
+        let mut channels = Channels::default();
+        for p in design.outputs {
+            channels.add_output(p.name, p.width, p.rate);
+        }
+        for p in design.inputs {
+            channels.add_input(p.width);
+        }
+        for c in &design.connections {
+            channels.connect(c.from, c.to, c.latency, c.capacity);
+        }
+
+        let mut stages = Vec::new();
+        for (i, s) in design.stages.into_iter().enumerate() {
+            plans[units[s.unit as usize].domain as usize]
+                .stages
+                .push(i as u32);
+            stages.push(StageReg::new(s.name, s.pipes, s.width));
+        }
+        let mut fifos = Vec::new();
+        for (i, f) in design.fifos.into_iter().enumerate() {
+            let (wd, rd) = (
+                units[f.writer.0 as usize].domain,
+                units[f.reader.0 as usize].domain,
+            );
+            plans[wd as usize].fifos.push(i as u32);
+            if rd != wd {
+                plans[rd as usize].fifos.push(i as u32);
+            }
+            fifos.push(CdcFifo::new(
+                f.name,
+                wd,
+                rd,
+                f.depth,
+                f.sync,
+                f.width,
+                f.read_port,
+            ));
+        }
+
+        let next = cur.clone();
+        let core = Core {
+            cur,
+            next,
+            units,
+            domain_names: design.domains.iter().map(|d| d.name.clone()).collect(),
+            ticks_per_ps: calendar.base().ticks_per_ps(),
+            counters: vec![0; counters_len],
+            channels,
+            fifos,
+            stages,
+            assertions: design.assertions,
+            trace: TraceBuffer::new(),
+            tracing: false,
+            faults: Vec::new(),
+            finish: false,
+            in_flight: 0,
+        };
+        Ok(Simulation {
+            calendar,
+            clocks,
+            core,
+            ticks,
+            plans,
+            clusters: schedule.clusters,
+            sink: None,
+            instants: 0,
+        })
+    }
+
+    /// Installs the trace sink (records are dropped while none is installed).
+    pub fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) {
+        self.sink = Some(sink);
+        self.core.tracing = true;
+    }
+
+    /// Removes and returns the trace sink.
+    pub fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
+        self.core.tracing = false;
+        self.sink.take()
+    }
+
+    /// The common time base of the design's clocks.
+    pub fn time_base(&self) -> TimeBase {
+        self.calendar.base()
+    }
+
+    /// Whether the calendar replays a precomputed hyperperiod.
+    pub fn uses_calendar_pattern(&self) -> bool {
+        self.calendar.uses_pattern()
+    }
+
+    /// The clusters, grouped by domain, each in evaluation order.
+    pub fn clusters(&self) -> &[Cluster] {
+        &self.clusters
+    }
+
+    /// The units of a domain in evaluation order.
+    pub fn evaluation_order(&self, domain: DomainId) -> Vec<UnitId> {
+        self.plans[domain.0 as usize]
+            .units
+            .iter()
+            .map(|&u| UnitId(u))
+            .collect()
+    }
+
+    /// A unit's register words (current values).
+    pub fn regs(&self, unit: UnitId) -> &[u64] {
+        let m = &self.core.units[unit.0 as usize];
+        &self.core.cur[m.reg_base..m.reg_base + m.reg_len]
+    }
+
+    /// A unit's counters, in declaration order.
+    pub fn counters(&self, unit: UnitId) -> &[u64] {
+        let m = &self.core.units[unit.0 as usize];
+        &self.core.counters[m.counter_base..m.counter_base + m.counter_names.len()]
+    }
+
+    /// A unit's counter names, in declaration order.
+    pub fn counter_names(&self, unit: UnitId) -> &[String] {
+        &self.core.units[unit.0 as usize].counter_names
+    }
+
+    /// A unit's instance path.
+    pub fn unit_path(&self, unit: UnitId) -> &str {
+        &self.core.units[unit.0 as usize].path
+    }
+
+    /// The number of edges of a domain processed so far.
+    pub fn edges_done(&self, domain: DomainId) -> u64 {
+        self.calendar.edges_done(domain.0 as usize)
+    }
+
+    /// The number of instants processed so far.
+    pub fn instants_done(&self) -> u64 {
+        self.instants
+    }
+
+    /// The time of the last processed instant (time 0 before the first).
+    pub fn now(&self) -> Timestamp {
+        Timestamp {
+            ticks: if self.instants == 0 {
+                0
+            } else {
+                self.calendar.time_ticks()
+            },
+            ticks_per_ps: self.core.ticks_per_ps,
+        }
+    }
+
+    /// Faults of the last stopped instant (empty unless the run stopped on a fault).
+    pub fn faults(&self) -> &[Fault] {
+        &self.core.faults
+    }
+
+    /// Items sent and not yet received, over every connection and CDC FIFO.
+    pub fn in_flight(&self) -> u64 {
+        self.core.in_flight
+    }
+
+    /// The exact time of edge `n` of a domain.
+    pub fn edge_time(&self, domain: DomainId, n: u64) -> Result<Picos, TimeError> {
+        self.clocks[domain.0 as usize].edge_time(n)
+    }
+
+    /// Runs until `limit`, `finish`, a fault or a time overflow.
+    pub fn run(&mut self, limit: RunLimit) -> Stop {
+        self.core.faults.clear();
+        self.core.finish = false;
+        let last_tick = match &limit {
+            RunLimit::Edges { domain, count } => {
+                if *count == 0 {
+                    return Stop::LimitReached;
+                }
+                match self.calendar.tick_clocks()[domain.0 as usize].edge_ticks(count - 1) {
+                    Ok(t) => t,
+                    Err(e) => return Stop::TimeOverflow(e),
+                }
+            }
+            RunLimit::Time(t) => match self.calendar.base().floor_ticks(t) {
+                Ok(Some(t)) => t,
+                Ok(None) => return Stop::LimitReached,
+                Err(e) => return Stop::TimeOverflow(e),
+            },
+            RunLimit::Unbounded => u128::MAX,
+        };
+        loop {
+            match self.calendar.peek_ticks() {
+                Ok(t) if t > last_tick => return Stop::LimitReached,
+                Ok(_) => {}
+                Err(e) => return Stop::TimeOverflow(e),
+            }
+            if let Some(stop) = self.step() {
+                return stop;
+            }
+        }
+    }
+
+    /// Continues instant by instant until every channel and FIFO is empty, at
+    /// most `max_instants` instants.
+    pub fn drain(&mut self, max_instants: u64) -> Drain {
+        self.core.faults.clear();
+        self.core.finish = false;
+        let mut done = 0;
+        while self.core.in_flight > 0 {
+            if done == max_instants {
+                return Drain::LimitReached {
+                    in_flight: self.core.in_flight,
+                };
+            }
+            if let Err(e) = self.calendar.peek_ticks() {
+                return Drain::Stopped(Stop::TimeOverflow(e));
+            }
+            done += 1;
+            if let Some(stop) = self.step() {
+                return Drain::Stopped(stop);
+            }
+        }
+        Drain::Drained { instants: done }
+    }
+
+    /// Processes one instant; returns a stop reason if the run must stop after it.
+    fn step(&mut self) -> Option<Stop> {
+        if let Err(e) = self.calendar.advance() {
+            return Some(Stop::TimeOverflow(e));
+        }
+        let time = self.calendar.time_ticks();
+        let Simulation {
+            calendar,
+            core,
+            ticks,
+            plans,
+            sink,
+            instants,
+            ..
+        } = self;
+        let domains = calendar.domains();
+        for &d in domains {
+            let cycle = calendar.cycle(d as usize);
+            for &u in &plans[d as usize].units {
+                let meta = &core.units[u as usize];
+                let mut ctx = TickCtx {
+                    unit: u,
+                    domain: d,
+                    rank: meta.rank,
+                    cycle,
+                    time,
+                    reg_base: meta.reg_base,
+                    reg_len: meta.reg_len,
+                    counter_base: meta.counter_base,
+                    counter_len: meta.counter_names.len(),
+                    core: &mut *core,
+                };
+                ticks[u as usize].tick(&mut ctx);
+            }
+        }
+        if !core.trace.is_empty() {
+            let stamp = Timestamp {
+                ticks: time,
+                ticks_per_ps: core.ticks_per_ps,
+            };
+            match sink {
+                Some(sink) => core.trace.flush(stamp, sink.as_mut()),
+                None => core.trace.clear(),
+            }
+        }
+        for &d in domains {
+            let plan = &plans[d as usize];
+            let regs = plan.regs.clone();
+            core.cur[regs.clone()].copy_from_slice(&core.next[regs]);
+            for &s in &plan.stages {
+                core.stages[s as usize].commit();
+            }
+            for &f in &plan.fifos {
+                let fifo = &mut core.fifos[f as usize];
+                if fifo.committed_instant == *instants {
+                    continue;
+                }
+                fifo.committed_instant = *instants;
+                let has_edge = |domain: u32| domains.contains(&domain);
+                let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
+                fifo.commit(w, r);
+            }
+        }
+        *instants += 1;
+        if let Some(first) = core.faults.first() {
+            return Some(Stop::Fault(Box::new(first.clone())));
+        }
+        core.finish.then_some(Stop::Finished)
+    }
+}

@@ -1,0 +1,341 @@
+//! What a unit's tick sees: [`TickCtx`], and the [`Tick`] trait units implement.
+//!
+//! Registers: `reg(i)` reads the value from before the edge; `set_reg(i, v)`
+//! writes the value for after it (last write wins). The runtime keeps two copies
+//! of every register word (current and next) and copies next over current for
+//! the domains that had an edge, at commit.
+//!
+//! Ids (ports, FIFOs, stage registers, counters, assertions) are the ones the
+//! [`DesignBuilder`](crate::DesignBuilder) returned for this unit; using another
+//! unit's id is a compiler bug, not checked on the hot path.
+
+use crate::design::{AssertId, FifoId, InPort, OutPort, StageId};
+use crate::fault::FaultKind;
+use crate::sim::Core;
+use crate::stage::StageWrite;
+use crate::trace::Timestamp;
+
+/// A unit's behaviour at an edge of its domain.
+pub trait Tick {
+    /// Runs one tick.
+    fn tick(&mut self, ctx: &mut TickCtx<'_>);
+}
+
+impl<F: FnMut(&mut TickCtx<'_>)> Tick for F {
+    fn tick(&mut self, ctx: &mut TickCtx<'_>) {
+        self(ctx)
+    }
+}
+
+/// A native (e.g. JIT-compiled) tick: `ctx` is the `TickCtx` to pass to the
+/// `chronon_*` entry points of [`crate::ffi`], `cur` the unit's registers before
+/// the edge, `next` the registers after it (both the unit's register count
+/// long). Returns 0, or a non-zero status that stops the run with a fault.
+pub type NativeTickFn =
+    unsafe extern "C" fn(ctx: *mut core::ffi::c_void, cur: *const u64, next: *mut u64) -> u32;
+
+/// A [`Tick`] that calls a native function.
+#[derive(Debug, Clone, Copy)]
+pub struct NativeTick {
+    function: NativeTickFn,
+}
+
+impl NativeTick {
+    /// Wraps `function`.
+    ///
+    /// # Safety
+    /// `function` must be safe to call with the arguments described on
+    /// [`NativeTickFn`], must only touch the unit's `cur`/`next` words and call
+    /// the `chronon_*` entry points with the `ctx` it was given, and must not unwind.
+    pub unsafe fn new(function: NativeTickFn) -> Self {
+        NativeTick { function }
+    }
+}
+
+impl Tick for NativeTick {
+    fn tick(&mut self, ctx: &mut TickCtx<'_>) {
+        let range = ctx.reg_base..ctx.reg_base + ctx.reg_len;
+        let cur = ctx.core.cur[range.clone()].as_ptr();
+        let next = ctx.core.next[range].as_mut_ptr();
+        let raw = (ctx as *mut TickCtx<'_>).cast::<core::ffi::c_void>();
+        // SAFETY: `NativeTick::new`'s contract: the function reads `cur` and writes
+        // `next` within the unit's register range, both live for the call, and uses
+        // `raw` only through the `chronon_*` entry points while `ctx` is borrowed here.
+        let status = unsafe { (self.function)(raw, cur, next) };
+        if status != 0 {
+            ctx.fault(FaultKind::TickStatus { status }, String::new());
+        }
+    }
+}
+
+/// Everything a tick can do, for one unit at one edge.
+pub struct TickCtx<'a> {
+    pub(crate) core: &'a mut Core,
+    pub(crate) unit: u32,
+    pub(crate) domain: u32,
+    pub(crate) rank: u32,
+    pub(crate) cycle: u64,
+    pub(crate) time: u128,
+    pub(crate) reg_base: usize,
+    pub(crate) reg_len: usize,
+    pub(crate) counter_base: usize,
+    pub(crate) counter_len: usize,
+}
+
+impl TickCtx<'_> {
+    /// The running unit.
+    #[inline]
+    pub fn unit(&self) -> u32 {
+        self.unit
+    }
+
+    /// The unit's domain.
+    #[inline]
+    pub fn domain(&self) -> u32 {
+        self.domain
+    }
+
+    /// The domain's local cycle (edge index).
+    #[inline]
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// The exact time of the instant.
+    #[inline]
+    pub fn time(&self) -> Timestamp {
+        Timestamp {
+            ticks: self.time,
+            ticks_per_ps: self.core.ticks_per_ps,
+        }
+    }
+
+    /// Register word `i` as it was before the edge.
+    #[inline]
+    pub fn reg(&self, i: usize) -> u64 {
+        debug_assert!(i < self.reg_len, "register index beyond the unit");
+        self.core.cur[self.reg_base + i]
+    }
+
+    /// Writes register word `i` for after the edge (the last write wins).
+    #[inline]
+    pub fn set_reg(&mut self, i: usize, value: u64) {
+        debug_assert!(i < self.reg_len, "register index beyond the unit");
+        self.core.next[self.reg_base + i] = value;
+    }
+
+    /// All the unit's register words as they were before the edge.
+    #[inline]
+    pub fn regs(&self) -> &[u64] {
+        &self.core.cur[self.reg_base..self.reg_base + self.reg_len]
+    }
+
+    /// `can_send()` on an output port.
+    #[inline]
+    pub fn can_send(&self, port: OutPort) -> bool {
+        self.core.channels.can_send(port.0 as usize, self.cycle)
+    }
+
+    /// `try_send(v)`: sends to every destination or to none.
+    #[inline]
+    pub fn try_send(&mut self, port: OutPort, item: &[u64]) -> bool {
+        let sent = self
+            .core
+            .channels
+            .try_send(port.0 as usize, self.cycle, item);
+        if sent {
+            self.core.in_flight += self.core.channels.outputs[port.0 as usize]
+                .connections
+                .len() as u64;
+        }
+        sent
+    }
+
+    /// `send(v)`: like `try_send`, but a refused send is a runtime fault.
+    #[inline]
+    pub fn send(&mut self, port: OutPort, item: &[u64]) -> bool {
+        let sent = self.try_send(port, item);
+        if !sent {
+            let name = self.core.channels.outputs[port.0 as usize].name.clone();
+            self.fault(FaultKind::SendRefused, name);
+        }
+        sent
+    }
+
+    /// `recv()` into `out`; returns whether an item was received.
+    #[inline]
+    pub fn recv(&mut self, port: InPort, out: &mut [u64]) -> bool {
+        let got = self.core.channels.recv(port.0 as usize, self.cycle, out);
+        if got {
+            self.core.in_flight -= 1;
+        }
+        got
+    }
+
+    /// `recv()` of a one-word item.
+    #[inline]
+    pub fn recv_word(&mut self, port: InPort) -> Option<u64> {
+        let mut word = [0u64];
+        self.recv(port, &mut word).then_some(word[0])
+    }
+
+    /// `peek()`: the next item without removing it.
+    #[inline]
+    pub fn peek(&self, port: InPort) -> Option<&[u64]> {
+        self.core.channels.peek(port.0 as usize, self.cycle)
+    }
+
+    /// CDC FIFO writer: `can_send()` (`!full`, at most one write per edge).
+    #[inline]
+    pub fn fifo_can_send(&self, fifo: FifoId) -> bool {
+        self.core.fifos[fifo.0 as usize].can_send()
+    }
+
+    /// CDC FIFO writer: the registered `full` flag.
+    #[inline]
+    pub fn fifo_full(&self, fifo: FifoId) -> bool {
+        self.core.fifos[fifo.0 as usize].full()
+    }
+
+    /// CDC FIFO reader: the registered `empty` flag.
+    #[inline]
+    pub fn fifo_empty(&self, fifo: FifoId) -> bool {
+        self.core.fifos[fifo.0 as usize].empty()
+    }
+
+    /// CDC FIFO writer: `try_send(v)`.
+    #[inline]
+    pub fn fifo_try_send(&mut self, fifo: FifoId, item: &[u64]) -> bool {
+        let sent = self.core.fifos[fifo.0 as usize].try_send(item);
+        if sent {
+            self.core.in_flight += 1;
+        }
+        sent
+    }
+
+    /// CDC FIFO writer: `send(v)`; a refused send is a runtime fault.
+    #[inline]
+    pub fn fifo_send(&mut self, fifo: FifoId, item: &[u64]) -> bool {
+        let sent = self.fifo_try_send(fifo, item);
+        if !sent {
+            let name = self.core.fifos[fifo.0 as usize].name.clone();
+            self.fault(FaultKind::FifoSendRefused, name);
+        }
+        sent
+    }
+
+    /// Registered reader: `request()`; returns whether it was accepted.
+    #[inline]
+    pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
+        self.core.fifos[fifo.0 as usize].request()
+    }
+
+    /// Registered reader: `valid()` (the output register before the edge).
+    #[inline]
+    pub fn fifo_valid(&self, fifo: FifoId) -> bool {
+        self.core.fifos[fifo.0 as usize].valid()
+    }
+
+    /// Registered reader: `take()` into `out`; returns whether there was an item.
+    #[inline]
+    pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
+        let got = self.core.fifos[fifo.0 as usize].take(out);
+        if got {
+            self.core.in_flight -= 1;
+        }
+        got
+    }
+
+    /// FWFT reader: `recv()` into `out` (at most one per edge).
+    #[inline]
+    pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
+        let got = self.core.fifos[fifo.0 as usize].recv(out);
+        if got {
+            self.core.in_flight -= 1;
+        }
+        got
+    }
+
+    /// FWFT reader: `peek()`.
+    #[inline]
+    pub fn fifo_peek(&self, fifo: FifoId) -> Option<&[u64]> {
+        self.core.fifos[fifo.0 as usize].peek()
+    }
+
+    /// Stage register: `valid(p)` before the edge.
+    #[inline]
+    pub fn stage_valid(&self, stage: StageId, pipe: usize) -> bool {
+        self.core.stages[stage.0 as usize].valid(pipe)
+    }
+
+    /// Stage register: `read(p)` before the edge.
+    #[inline]
+    pub fn stage_read(&self, stage: StageId, pipe: usize) -> &[u64] {
+        self.core.stages[stage.0 as usize].read(pipe)
+    }
+
+    /// Stage register: `write(p, v)`; a second write or retain of the pipe in
+    /// this tick is a runtime fault (the first one stands).
+    #[inline]
+    pub fn stage_write(&mut self, stage: StageId, pipe: usize, value: &[u64]) -> bool {
+        let done = self.core.stages[stage.0 as usize].write(pipe, value);
+        self.stage_outcome(stage, pipe, done)
+    }
+
+    /// Stage register: `retain(p)`; same rule as [`TickCtx::stage_write`].
+    #[inline]
+    pub fn stage_retain(&mut self, stage: StageId, pipe: usize) -> bool {
+        let done = self.core.stages[stage.0 as usize].retain(pipe);
+        self.stage_outcome(stage, pipe, done)
+    }
+
+    fn stage_outcome(&mut self, stage: StageId, pipe: usize, done: StageWrite) -> bool {
+        if done == StageWrite::Twice {
+            let name = self.core.stages[stage.0 as usize].name.clone();
+            self.fault(FaultKind::StageWrittenTwice { pipe: pipe as u32 }, name);
+            return false;
+        }
+        true
+    }
+
+    /// Adds `delta` to the unit's counter `index` (wrapping, like hardware).
+    #[inline]
+    pub fn count(&mut self, index: usize, delta: u64) {
+        debug_assert!(index < self.counter_len, "counter index beyond the unit");
+        let c = &mut self.core.counters[self.counter_base + index];
+        *c = c.wrapping_add(delta);
+    }
+
+    /// Emits a trace record (dropped if no sink is installed).
+    #[inline]
+    pub fn trace(&mut self, event: u32, args: &[u64]) {
+        if self.core.tracing {
+            self.core
+                .trace
+                .push(self.domain, self.rank, self.unit, self.cycle, event, args);
+        }
+    }
+
+    /// `finish`: the run stops once this instant has completed.
+    #[inline]
+    pub fn finish(&mut self) {
+        self.core.finish = true;
+    }
+
+    /// Reports a failed assertion: the run stops at the end of this instant.
+    pub fn assertion_failed(&mut self, assertion: AssertId) {
+        let message = self
+            .core
+            .assertions
+            .get(assertion.0 as usize)
+            .map_or_else(|| format!("assertion #{}", assertion.0), |(_, m)| m.clone());
+        self.fault(FaultKind::Assertion, message);
+    }
+
+    /// Records a fault of this unit at this edge.
+    pub(crate) fn fault(&mut self, kind: FaultKind, construct: String) {
+        let time = self.time();
+        self.core
+            .record_fault(kind, self.unit, construct, self.cycle, time);
+    }
+}
