@@ -19,17 +19,20 @@ syn match chrType "\<\(bool\|[ui]\d\+\)\>"
 syn match chrTypeName "\<\(unit\|system\|struct\|enum\)\s\+\zs\h\w*"
 syn match chrFunctionName "\<fn\s\+\zs\h\w*"
 
-" Time literals: a decimal or an exact ratio, then a unit.
-syn match chrTime "\<\d[0-9_]*\(\.\d[0-9_]*\)\=\(\s*/\s*\d[0-9_]*\)\=\s*\(Hz\|kHz\|MHz\|GHz\|fs\|ps\|ns\|us\|ms\|s\)\>" contains=chrTimeUnit
-syn match chrTimeUnit "\<\(Hz\|kHz\|MHz\|GHz\|fs\|ps\|ns\|us\|ms\|s\)\>" contained
 syn match chrNumber "\<\d[0-9_]*\([ui]\d\+\)\=\>"
 syn match chrNumber "\<0x[0-9A-Fa-f_]\+\([ui]\d\+\)\=\>"
 syn match chrNumber "\<0b[01_]\+\([ui]\d\+\)\=\>"
 
-" `target <= value;` at the start of a statement writes a register.
-syn match chrRegisterWrite "\(^\|[;{}]\)\s*\h\w*\(\s*\(\.\h\w*\|\[[^]]*\]\)\)*\s*\zs<="
 syn match chrOperator "->\|=>\|==\|!=\|>=\|&&\|||\|<<\|>>\|+=\|-=\|\.\.=\?\|::"
 syn match chrOperator "[-+*/%<>=!~&|^]"
+
+" Later items win where several start at one column: these come after the
+" plain numbers and operators they refine.
+" Time literals: a decimal or an exact ratio, then a unit.
+syn match chrTime "\<\d[0-9_]*\(\.\d[0-9_]*\)\=\(\s*/\s*\d[0-9_]*\)\=\s*\(Hz\|kHz\|MHz\|GHz\|fs\|ps\|ns\|us\|ms\|s\)\>" contains=chrTimeUnit
+syn match chrTimeUnit "\<\(Hz\|kHz\|MHz\|GHz\|fs\|ps\|ns\|us\|ms\|s\)\>" contained
+" `target <= value;` at the start of a statement writes a register.
+syn match chrRegisterWrite "\(^\|[;{}]\)\s*\h\w*\(\s*\(\.\h\w*\|\[[^]]*\]\)\)*\s*\zs<="
 
 syn region chrString start=+"+ skip=+\\\\\|\\"+ end=+"+ oneline contains=chrEscape
 syn match chrEscape +\\["\\nt]+ contained
