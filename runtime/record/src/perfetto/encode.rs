@@ -1,0 +1,209 @@
+//! Hand encoding of the hot packets (track events), byte for byte what
+//! prost writes for the same [`super::proto`] structs, without building
+//! them: no allocation per event.
+
+/// Appends `v` as a protobuf varint.
+#[inline]
+pub(crate) fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        buf.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    buf.push(v as u8);
+}
+
+/// The encoded length of a varint.
+#[inline]
+pub(crate) fn varint_len(v: u64) -> usize {
+    // 1 byte per started 7 bits, at least one.
+    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+}
+
+/// Reads a varint at the start of `bytes`: its value and length.
+pub(crate) fn get_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, &b) in bytes.iter().enumerate().take(10) {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b < 0x80 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
+/// One track event, as the writer hands it to the encoder.
+pub(crate) struct Event<'a> {
+    /// `TrackEvent.Type`.
+    pub kind: i32,
+    /// Interned name, 0 for none.
+    pub name_iid: u64,
+    /// Track uuid.
+    pub track: u64,
+    /// Interned argument names, parallel to `arg_values`.
+    pub arg_iids: &'a [u64],
+    /// Argument values.
+    pub arg_values: &'a [u64],
+    /// Counter value, for counter events.
+    pub counter: Option<i64>,
+    /// A flow through this event.
+    pub flow: Option<u64>,
+    /// A flow ending at this event.
+    pub terminating_flow: Option<u64>,
+}
+
+const TAG_TRACE_PACKET: u8 = 0x0a;
+
+/// Appends one `Trace.packet` holding `event`, as prost would encode the
+/// corresponding [`super::proto::TracePacket`].
+#[inline]
+pub(crate) fn put_event_packet(buf: &mut Vec<u8>, timestamp: u64, sequence_id: u32, flags: u32, event: &Event<'_>) {
+    let mut annotations = 0;
+    for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
+        let len = 2 + varint_len(iid) + varint_len(value);
+        annotations += 1 + varint_len(len as u64) + len;
+    }
+    let mut te = annotations;
+    if event.kind != 0 {
+        te += 1 + varint_len(event.kind as u64);
+    }
+    if event.name_iid != 0 {
+        te += 1 + varint_len(event.name_iid);
+    }
+    te += 1 + varint_len(event.track);
+    if let Some(c) = event.counter {
+        te += 2 + varint_len(c as u64);
+    }
+    if event.flow.is_some() {
+        te += 2 + 8;
+    }
+    if event.terminating_flow.is_some() {
+        te += 2 + 8;
+    }
+    let packet = 1
+        + varint_len(timestamp)
+        + 1
+        + varint_len(u64::from(sequence_id))
+        + 1
+        + varint_len(te as u64)
+        + te
+        + 1
+        + varint_len(u64::from(flags));
+    buf.push(TAG_TRACE_PACKET);
+    put_varint(buf, packet as u64);
+    buf.push(0x40); // timestamp = 8
+    put_varint(buf, timestamp);
+    buf.push(0x50); // trusted_packet_sequence_id = 10
+    put_varint(buf, u64::from(sequence_id));
+    buf.push(0x5a); // track_event = 11
+    put_varint(buf, te as u64);
+    for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
+        buf.push(0x22); // debug_annotations = 4
+        put_varint(buf, (2 + varint_len(iid) + varint_len(value)) as u64);
+        buf.push(0x08); // name_iid = 1
+        put_varint(buf, iid);
+        buf.push(0x18); // uint_value = 3
+        put_varint(buf, value);
+    }
+    if event.kind != 0 {
+        buf.push(0x48); // type = 9
+        put_varint(buf, event.kind as u64);
+    }
+    if event.name_iid != 0 {
+        buf.push(0x50); // name_iid = 10
+        put_varint(buf, event.name_iid);
+    }
+    buf.push(0x58); // track_uuid = 11
+    put_varint(buf, event.track);
+    if let Some(c) = event.counter {
+        buf.extend_from_slice(&[0xf0, 0x01]); // counter_value = 30, varint
+        put_varint(buf, c as u64);
+    }
+    if let Some(id) = event.flow {
+        buf.extend_from_slice(&[0xf9, 0x02]); // flow_ids = 47, fixed64
+        buf.extend_from_slice(&id.to_le_bytes());
+    }
+    if let Some(id) = event.terminating_flow {
+        buf.extend_from_slice(&[0x81, 0x03]); // terminating_flow_ids = 48, fixed64
+        buf.extend_from_slice(&id.to_le_bytes());
+    }
+    buf.push(0x68); // sequence_flags = 13
+    put_varint(buf, u64::from(flags));
+}
+
+/// The length of the longest run of whole `Trace.packet` fields at the start
+/// of `bytes`.
+pub(crate) fn whole_packets(bytes: &[u8]) -> usize {
+    let mut at = 0;
+    while let Some(end) = packet_end(bytes, at) {
+        at = end;
+    }
+    at
+}
+
+/// The end of the whole packet starting at `at`, if there is one.
+pub(crate) fn packet_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at) != Some(&TAG_TRACE_PACKET) {
+        return None;
+    }
+    let (len, n) = get_varint(&bytes[at + 1..])?;
+    let end = (at + 1 + n).checked_add(usize::try_from(len).ok()?)?;
+    (end <= bytes.len()).then_some(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+    use crate::perfetto::proto::{DebugAnnotation, Trace, TracePacket, TrackEvent};
+
+    #[test]
+    fn hand_encoding_matches_prost() {
+        let cases: Vec<Event<'static>> = vec![
+            Event { kind: 3, name_iid: 7, track: 1 << 33, arg_iids: &[1, 2], arg_values: &[0, u64::MAX], counter: None, flow: Some(5 << 40), terminating_flow: None },
+            Event { kind: 4, name_iid: 0, track: 9, arg_iids: &[], arg_values: &[], counter: Some(-3), flow: None, terminating_flow: None },
+            Event { kind: 3, name_iid: 300, track: 2, arg_iids: &[], arg_values: &[], counter: None, flow: None, terminating_flow: Some(u64::MAX) },
+            Event { kind: 2, name_iid: 0, track: 2, arg_iids: &[], arg_values: &[], counter: None, flow: None, terminating_flow: None },
+        ];
+        for (i, e) in cases.iter().enumerate() {
+            let mut ours = Vec::new();
+            put_event_packet(&mut ours, 1_000_000 * i as u64, 1, 2, e);
+            let theirs = Trace {
+                packet: vec![TracePacket {
+                    timestamp: Some(1_000_000 * i as u64),
+                    trusted_packet_sequence_id: Some(1),
+                    sequence_flags: Some(2),
+                    track_event: Some(TrackEvent {
+                        debug_annotations: e
+                            .arg_iids
+                            .iter()
+                            .zip(e.arg_values)
+                            .map(|(&n, &v)| DebugAnnotation { name_iid: Some(n), uint_value: Some(v) })
+                            .collect(),
+                        r#type: (e.kind != 0).then_some(e.kind),
+                        name_iid: (e.name_iid != 0).then_some(e.name_iid),
+                        track_uuid: Some(e.track),
+                        counter_value: e.counter,
+                        flow_ids: e.flow.into_iter().collect(),
+                        terminating_flow_ids: e.terminating_flow.into_iter().collect(),
+                    }),
+                    ..TracePacket::default()
+                }],
+            }
+            .encode_to_vec();
+            assert_eq!(ours, theirs, "case {i}");
+            assert_eq!(whole_packets(&ours), ours.len());
+            assert_eq!(whole_packets(&ours[..ours.len() - 1]), 0);
+        }
+    }
+
+    #[test]
+    fn varint_lengths() {
+        for v in [0u64, 1, 127, 128, 16_383, 16_384, u64::MAX] {
+            let mut buf = Vec::new();
+            put_varint(&mut buf, v);
+            assert_eq!(buf.len(), varint_len(v), "{v}");
+            assert_eq!(get_varint(&buf), Some((v, buf.len())));
+        }
+    }
+}

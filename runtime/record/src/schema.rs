@@ -1,0 +1,217 @@
+//! What a run can record: its domains, units, event names, FIFOs, counters
+//! and signals, declared once before the first record.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SchemaError;
+use crate::time::Time;
+
+/// The most arguments one trace event may carry; records keep them inline.
+pub const MAX_ARGS: usize = 8;
+
+/// Everything a recorder needs to name the indices that records carry.
+///
+/// Indices in records are positions in these lists. Domains are listed in
+/// declaration order, which is the canonical order within an instant.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Schema {
+    /// The design's name (the Perfetto process name).
+    pub design: String,
+    /// Clock domains in declaration order.
+    pub domains: Vec<DomainInfo>,
+    /// Unit instances; their canonical order is that of their paths.
+    pub units: Vec<UnitInfo>,
+    /// Trace event names with their argument names.
+    pub events: Vec<EventInfo>,
+    /// CDC FIFOs.
+    pub fifos: Vec<FifoInfo>,
+    /// Counters, each sampled in one domain.
+    pub counters: Vec<CounterInfo>,
+    /// Registers and ports that the VCD writer can dump.
+    pub signals: Vec<SignalInfo>,
+}
+
+/// A clock domain: edge `n` is at `phase + n * period`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DomainInfo {
+    /// Declared name.
+    pub name: String,
+    /// Exact period.
+    #[serde(with = "time_text")]
+    pub period: Time,
+    /// Exact phase.
+    #[serde(with = "time_text")]
+    pub phase: Time,
+}
+
+/// A unit instance.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct UnitInfo {
+    /// Dotted instance path, e.g. `top.core.alu`.
+    pub path: String,
+    /// Index of the unit's domain.
+    pub domain: u32,
+}
+
+/// A trace event name and the names of its arguments.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EventInfo {
+    /// Event name.
+    pub name: String,
+    /// Argument names, in the order records carry the values.
+    pub args: Vec<String>,
+}
+
+/// A CDC FIFO between a writer and a reader domain.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FifoInfo {
+    /// Instance path of the FIFO.
+    pub path: String,
+    /// Writer domain index.
+    pub writer_domain: u32,
+    /// Reader domain index.
+    pub reader_domain: u32,
+    /// Storage depth (the VCD occupancy signal is sized from it).
+    pub depth: u32,
+}
+
+/// A counter sampled at edges of one domain.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct CounterInfo {
+    /// Counter name.
+    pub name: String,
+    /// Index of the sampling domain.
+    pub domain: u32,
+}
+
+/// A register or port value that can be dumped to VCD.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SignalInfo {
+    /// Index of the owning unit (its path is the VCD scope).
+    pub unit: u32,
+    /// Signal name inside the unit.
+    pub name: String,
+    /// Bit width, 1 to 64.
+    pub width: u32,
+}
+
+impl Schema {
+    /// Checks that every cross reference is in range and every name is
+    /// usable in every output format.
+    pub fn validate(&self) -> Result<(), SchemaError> {
+        let domains = self.domains.len();
+        for d in &self.domains {
+            check_name("domain", &d.name)?;
+            if d.period.num() == 0 {
+                return Err(SchemaError::ZeroPeriod(d.name.clone()));
+            }
+        }
+        for u in &self.units {
+            check_name("unit", &u.path)?;
+            check_index("unit", &u.path, u.domain, domains)?;
+        }
+        for e in &self.events {
+            check_name("event", &e.name)?;
+            if e.args.len() > MAX_ARGS {
+                return Err(SchemaError::TooManyArgs {
+                    event: e.name.clone(),
+                    count: e.args.len(),
+                });
+            }
+            for a in &e.args {
+                check_name("argument", a)?;
+            }
+        }
+        for f in &self.fifos {
+            check_name("fifo", &f.path)?;
+            check_index("fifo", &f.path, f.writer_domain, domains)?;
+            check_index("fifo", &f.path, f.reader_domain, domains)?;
+        }
+        for c in &self.counters {
+            check_name("counter", &c.name)?;
+            check_index("counter", &c.name, c.domain, domains)?;
+        }
+        for s in &self.signals {
+            check_name("signal", &s.name)?;
+            check_index("signal", &s.name, s.unit, self.units.len())?;
+            if !(1..=64).contains(&s.width) {
+                return Err(SchemaError::SignalWidth {
+                    signal: s.name.clone(),
+                    width: s.width,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The time of edge `cycle` of domain `domain`; `None` on overflow.
+    pub fn edge_time(&self, domain: u32, cycle: u64) -> Option<Time> {
+        let d = self.domains.get(domain as usize)?;
+        d.phase.add_mul(d.period, cycle)
+    }
+
+    /// Ranks of the units in canonical instance-path order: `rank[u]` is the
+    /// position of unit `u` when paths are compared segment by segment.
+    pub fn unit_ranks(&self) -> Vec<u32> {
+        let mut order: Vec<usize> = (0..self.units.len()).collect();
+        order.sort_by(|&a, &b| {
+            self.units[a]
+                .path
+                .split('.')
+                .cmp(self.units[b].path.split('.'))
+        });
+        let mut rank = vec![0u32; order.len()];
+        for (r, &u) in order.iter().enumerate() {
+            rank[u] = r as u32;
+        }
+        rank
+    }
+}
+
+fn check_name(what: &'static str, name: &str) -> Result<(), SchemaError> {
+    let usable = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !matches!(c, '=' | '"' | '\\' | ','));
+    if usable {
+        Ok(())
+    } else {
+        Err(SchemaError::BadName {
+            what,
+            name: name.to_owned(),
+        })
+    }
+}
+
+fn check_index(
+    what: &'static str,
+    name: &str,
+    index: u32,
+    len: usize,
+) -> Result<(), SchemaError> {
+    if (index as usize) < len {
+        Ok(())
+    } else {
+        Err(SchemaError::BadIndex {
+            what,
+            name: name.to_owned(),
+            index,
+        })
+    }
+}
+
+/// Serialises a [`Time`] as its exact text form in the manifest.
+mod time_text {
+    use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+    use crate::time::Time;
+
+    pub fn serialize<S: Serializer>(t: &Time, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(t)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Time, D::Error> {
+        let text = String::deserialize(d)?;
+        Time::parse(&text).ok_or_else(|| D::Error::custom(format!("bad exact time {text:?}")))
+    }
+}

@@ -1,0 +1,70 @@
+//! The interface every recorder implements.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RecordError;
+use crate::record::{CounterRecord, FifoRecord, SignalRecord, TickRecord, TraceRecord};
+
+/// Records dropped by a lossy buffer, by kind; every output reports them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DropCounts {
+    /// Trace events.
+    pub trace: u64,
+    /// FIFO events.
+    pub fifo: u64,
+    /// Counter samples.
+    pub counter: u64,
+    /// Unit ticks.
+    pub tick: u64,
+    /// Signal changes.
+    pub signal: u64,
+}
+
+impl DropCounts {
+    /// All dropped records.
+    pub fn total(&self) -> u64 {
+        self.trace + self.fifo + self.counter + self.tick + self.signal
+    }
+}
+
+/// A consumer of run records.
+///
+/// Records arrive in the run's order: instants in increasing time, and
+/// inside an instant in the order the runtime produced them. A recorder
+/// ignores the kinds its format does not hold (the default methods). After a
+/// write error every call returns an error and the output is a valid prefix.
+pub trait Recorder: Send {
+    /// A design trace event.
+    fn trace(&mut self, record: &TraceRecord<'_>) -> Result<(), RecordError> {
+        let _ = record;
+        Ok(())
+    }
+
+    /// A CDC FIFO event.
+    fn fifo(&mut self, record: &FifoRecord) -> Result<(), RecordError> {
+        let _ = record;
+        Ok(())
+    }
+
+    /// A counter sample.
+    fn counter(&mut self, record: &CounterRecord) -> Result<(), RecordError> {
+        let _ = record;
+        Ok(())
+    }
+
+    /// A unit tick.
+    fn tick(&mut self, record: &TickRecord) -> Result<(), RecordError> {
+        let _ = record;
+        Ok(())
+    }
+
+    /// A register or port value change.
+    fn signal(&mut self, record: &SignalRecord) -> Result<(), RecordError> {
+        let _ = record;
+        Ok(())
+    }
+
+    /// Ends the recording: reports `dropped` in the output and writes
+    /// everything out.
+    fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError>;
+}

@@ -1,0 +1,202 @@
+//! Exact physical time as the recorders see it.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// An exact, non-negative physical time of `num / den` picoseconds.
+///
+/// The denominator is not reduced: a domain's edges share one denominator, so
+/// producers can build times without a gcd per record. Equality and ordering
+/// are exact on the value, so `1/2` equals `2/4`.
+#[derive(Clone, Copy, Debug)]
+pub struct Time {
+    num: u128,
+    den: u64,
+}
+
+impl Time {
+    /// Time zero.
+    pub const ZERO: Time = Time { num: 0, den: 1 };
+
+    /// `num / den` picoseconds; `None` when `den` is zero.
+    pub fn new(num: u128, den: u64) -> Option<Time> {
+        (den != 0).then_some(Time { num, den })
+    }
+
+    /// A whole number of picoseconds.
+    pub fn from_ps(ps: u128) -> Time {
+        Time { num: ps, den: 1 }
+    }
+
+    /// The numerator, in units of `1/den` picoseconds.
+    pub fn num(self) -> u128 {
+        self.num
+    }
+
+    /// The denominator (never zero).
+    pub fn den(self) -> u64 {
+        self.den
+    }
+
+    /// Whole picoseconds, rounded down.
+    pub fn whole_ps(self) -> u128 {
+        self.num / u128::from(self.den)
+    }
+
+    /// The exact remainder below one picosecond, in units of `1/den` ps.
+    pub fn rem(self) -> u64 {
+        // The remainder of a division by a u64 fits a u64.
+        (self.num % u128::from(self.den)) as u64
+    }
+
+    /// Whole nanoseconds, rounded down (contract §8).
+    pub fn floor_ns(self) -> u128 {
+        self.whole_ps() / 1000
+    }
+
+    /// Whole femtoseconds, rounded down; `None` when it does not fit a u128.
+    pub fn floor_fs(self) -> Option<u128> {
+        let whole = self.whole_ps().checked_mul(1000)?;
+        // rem < den, so rem * 1000 fits a u128.
+        let frac = u128::from(self.rem()) * 1000 / u128::from(self.den);
+        whole.checked_add(frac)
+    }
+
+    /// The time `self + n * step`, exact; `None` on overflow.
+    ///
+    /// Both times must share a denominator or one of them must be whole
+    /// picoseconds; otherwise the sum is formed over the product of the
+    /// denominators when that fits.
+    pub fn add_mul(self, step: Time, n: u64) -> Option<Time> {
+        let den = if self.den == step.den {
+            self.den
+        } else {
+            self.den.checked_mul(step.den)?
+        };
+        let a = self.num.checked_mul(u128::from(den / self.den))?;
+        let b = step
+            .num
+            .checked_mul(u128::from(den / step.den))?
+            .checked_mul(u128::from(n))?;
+        Some(Time {
+            num: a.checked_add(b)?,
+            den,
+        })
+    }
+
+    /// Parses the text-log form written by [`fmt::Display`]: `W` or `W+R/D`.
+    pub fn parse(s: &str) -> Option<Time> {
+        match s.split_once('+') {
+            None => Some(Time::from_ps(s.parse().ok()?)),
+            Some((whole, frac)) => {
+                let (rem, den) = frac.split_once('/')?;
+                let whole: u128 = whole.parse().ok()?;
+                let rem: u64 = rem.parse().ok()?;
+                let den: u64 = den.parse().ok()?;
+                if den == 0 || rem >= den {
+                    return None;
+                }
+                let num = whole
+                    .checked_mul(u128::from(den))?
+                    .checked_add(u128::from(rem))?;
+                Some(Time { num, den })
+            }
+        }
+    }
+}
+
+impl PartialEq for Time {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Time {}
+
+impl PartialOrd for Time {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Time {
+    fn cmp(&self, other: &Self) -> Ordering {
+        if self.den == other.den {
+            return self.num.cmp(&other.num);
+        }
+        // Whole parts first; the remainders are each below 2^64, so their
+        // cross products fit a u128.
+        self.whole_ps().cmp(&other.whole_ps()).then_with(|| {
+            (u128::from(self.rem()) * u128::from(other.den))
+                .cmp(&(u128::from(other.rem()) * u128::from(self.den)))
+        })
+    }
+}
+
+/// Exact picoseconds: `W` when whole, else `W+R/D` with `0 < R < D`.
+impl fmt::Display for Time {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rem = self.rem();
+        if rem == 0 {
+            write!(f, "{}", self.whole_ps())
+        } else {
+            write!(f, "{}+{}/{}", self.whole_ps(), rem, self.den)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordering_is_exact_across_denominators() {
+        let cases = [
+            ((1, 2), (2, 4), Ordering::Equal),
+            ((1, 3), (333_333, 1_000_000), Ordering::Greater),
+            ((500_000, 457), (1094, 1), Ordering::Greater),
+            ((500_000, 457), (1095, 1), Ordering::Less),
+            ((7, 7), (1, 1), Ordering::Equal),
+        ];
+        for ((an, ad), (bn, bd), want) in cases {
+            let a = Time::new(an, ad).expect("nonzero den");
+            let b = Time::new(bn, bd).expect("nonzero den");
+            assert_eq!(a.cmp(&b), want, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn display_and_parse_round_trip() {
+        for (num, den, text) in [
+            (0, 1, "0"),
+            (500_000, 457, "1094+42/457"),
+            (2_000, 2, "1000"),
+            (3, 4, "0+3/4"),
+        ] {
+            let t = Time::new(num, den).expect("nonzero den");
+            assert_eq!(t.to_string(), text);
+            assert_eq!(Time::parse(text), Some(t));
+        }
+        for bad in ["", "x", "1+2", "1+3/3", "1+1/0", "-1"] {
+            assert_eq!(Time::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn floors_round_down() {
+        let t = Time::new(750, 1).expect("nonzero den");
+        assert_eq!(t.floor_ns(), 0);
+        let t = Time::new(500_000 * 3, 457).expect("nonzero den");
+        // 3 * 1094.0919... ps = 3282.27... ps
+        assert_eq!(t.floor_ns(), 3);
+        assert_eq!(t.floor_fs(), Some(3_282_275));
+    }
+
+    #[test]
+    fn add_mul_is_exact() {
+        let phase = Time::from_ps(137);
+        let period = Time::new(500_000, 457).expect("nonzero den");
+        let t = phase.add_mul(period, 457).expect("fits");
+        assert_eq!(t, Time::from_ps(137 + 500_000));
+    }
+}
