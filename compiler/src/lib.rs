@@ -1,3 +1,10 @@
-//! The Chronon back end.
+//! The Chronon back end: the IR, its interpreter and its Cranelift JIT.
 
+pub mod engine;
 pub mod fmt;
+pub mod host;
+pub mod interp;
+pub mod ir;
+pub mod jit;
+pub mod testing;
+pub mod diag_render;

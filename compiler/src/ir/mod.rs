@@ -1,0 +1,514 @@
+//! The back end's intermediate representation.
+//!
+//! What this IR guarantees (after lowering or generation, checked by
+//! [`validate::validate`]):
+//! - every value is a scalar integer of 1 to 64 bits with explicit width and
+//!   signedness on every operation; aggregates are already flattened;
+//! - all state lives in one flat array of 64-bit slots; a slot always holds
+//!   its value zero-extended from its width (the *canonical* form);
+//! - a register write goes to the register's `next` slot and the unit's
+//!   [`Commit`] list copies it to the `cur` slot at the end of the unit's
+//!   tick (a register is visible only to its own unit, so this equals a
+//!   commit at the end of the instant, contract §3);
+//! - units of a cluster are listed in an order where every zero-latency
+//!   sender ticks before its receivers (contract §2);
+//! - every side effect that leaves the unit (channels, FIFOs, traces, faults,
+//!   `finish`) is an explicit [`Stmt`] that the engines hand to a
+//!   [`crate::host::Host`].
+//!
+//! Expressions have no side effects except faults from out-of-bounds indexed
+//! loads; `Select` evaluates only the chosen arm, so `&&` and `||` lowered to
+//! selects short-circuit.
+
+pub mod eval;
+pub mod print;
+pub mod validate;
+
+use num_rational::Ratio;
+
+/// Scalar type: a width in bits (1..=64) and a signedness. `bool` is `u1`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub struct Ty {
+    /// Width in bits, 1..=64.
+    pub width: u8,
+    /// Two's complement when true.
+    pub signed: bool,
+}
+
+impl Ty {
+    /// The boolean type, `u1`.
+    pub const BOOL: Ty = Ty::unsigned(1);
+    /// The counter type, `u64`.
+    pub const U64: Ty = Ty::unsigned(64);
+
+    /// Unsigned type of `width` bits.
+    pub const fn unsigned(width: u8) -> Ty {
+        Ty {
+            width,
+            signed: false,
+        }
+    }
+
+    /// Signed type of `width` bits.
+    pub const fn signed(width: u8) -> Ty {
+        Ty {
+            width,
+            signed: true,
+        }
+    }
+
+    /// Mask of the low `width` bits.
+    pub const fn mask(self) -> u64 {
+        if self.width >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.width) - 1
+        }
+    }
+}
+
+/// Index of a state slot.
+pub type SlotId = u32;
+/// Index of a unit-local variable.
+pub type LocalId = u32;
+/// Index of a port in [`Program::ports`].
+pub type PortId = u32;
+/// Index of a trace point in [`Program::traces`].
+pub type TraceId = u32;
+/// Index of a fault site in [`Program::faults`].
+pub type FaultId = u32;
+/// Index of a stage register in [`Program::stages`].
+pub type StageId = u32;
+/// Index of a unit instance in [`Program::units`].
+pub type UnitId = u32;
+/// Index of a clock domain in [`Program::domains`].
+pub type DomainId = u32;
+
+/// Exact rational number of picoseconds.
+pub type Picos = Ratio<i128>;
+
+/// A whole design, ready for an engine.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// Clock domains in declaration order.
+    pub domains: Vec<Domain>,
+    /// Every state slot with its type and initial value.
+    pub slots: Vec<Slot>,
+    /// Unit instances, in canonical (instance path) order.
+    pub units: Vec<Unit>,
+    /// Groups of units of one domain joined by zero-latency channels, each in
+    /// tick order.
+    pub clusters: Vec<Cluster>,
+    /// Every port of every unit instance.
+    pub ports: Vec<Port>,
+    /// Same-domain channels.
+    pub channels: Vec<Channel>,
+    /// CDC FIFOs.
+    pub fifos: Vec<Fifo>,
+    /// Stage registers.
+    pub stages: Vec<Stage>,
+    /// Trace points.
+    pub traces: Vec<TracePoint>,
+    /// Fault sites: what and where, for the fault report.
+    pub faults: Vec<FaultSite>,
+    /// Counters: a name and the slot that holds the count.
+    pub counters: Vec<Counter>,
+}
+
+/// A clock domain.
+#[derive(Clone, Debug)]
+pub struct Domain {
+    /// Name as declared (`core`, `dom[2]`).
+    pub name: String,
+    /// Period in picoseconds, exact.
+    pub period_ps: Picos,
+    /// Phase in picoseconds, exact.
+    pub phase_ps: Picos,
+}
+
+/// A state slot.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    /// Readable name (`p.next`, `p.next'`, `s.pipe.valid[1]`).
+    pub name: String,
+    /// Scalar type of the stored value.
+    pub ty: Ty,
+    /// Initial value, canonical.
+    pub init: u64,
+}
+
+/// A unit instance: its code and where it runs.
+#[derive(Clone, Debug)]
+pub struct Unit {
+    /// Instance path (`top.p`, `top.d[1]`).
+    pub path: String,
+    /// Its clock domain.
+    pub domain: DomainId,
+    /// Types of its local variables.
+    pub locals: Vec<Ty>,
+    /// The tick body.
+    pub body: Vec<Stmt>,
+    /// What becomes visible at the end of the tick.
+    pub commits: Vec<Commit>,
+}
+
+/// Units of one domain joined by zero-latency channels, in tick order.
+#[derive(Clone, Debug)]
+pub struct Cluster {
+    /// The domain of every unit in the cluster.
+    pub domain: DomainId,
+    /// Units in an order where zero-latency senders come first.
+    pub units: Vec<UnitId>,
+}
+
+/// What a port is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum PortKind {
+    /// Output: `can_send`, `send`, `try_send`.
+    Out,
+    /// Channel input: `recv`, `peek`.
+    In,
+    /// CDC FIFO input with a registered read: `request`, `valid`, `take`.
+    CdcIn,
+    /// CDC FIFO input, first word fall through: `recv`, `peek`.
+    CdcFwftIn,
+}
+
+/// A port of a unit instance.
+#[derive(Clone, Debug)]
+pub struct Port {
+    /// The owning unit.
+    pub unit: UnitId,
+    /// Port name within the unit.
+    pub name: String,
+    /// Direction and read style.
+    pub kind: PortKind,
+    /// The item's flattened scalar fields.
+    pub item: Vec<Ty>,
+    /// Sends per edge (outputs only; 1 otherwise).
+    pub rate: u32,
+}
+
+/// A same-domain channel (contract §4).
+#[derive(Clone, Debug)]
+pub struct Channel {
+    /// Output port.
+    pub from: PortId,
+    /// Input port.
+    pub to: PortId,
+    /// Latency in edges.
+    pub latency: u32,
+    /// Capacity in items.
+    pub capacity: u32,
+}
+
+/// A CDC FIFO (contract §5).
+#[derive(Clone, Debug)]
+pub struct Fifo {
+    /// Writer's output port.
+    pub from: PortId,
+    /// Reader's input port.
+    pub to: PortId,
+    /// Depth, a power of two.
+    pub depth: u32,
+    /// Synchronizer length.
+    pub sync: u32,
+}
+
+/// A stage register (contract §3): per pipe a valid bit and a value.
+///
+/// Slots, each a contiguous run: `valid` and `valid_next` hold one slot per
+/// pipe; `value` and `value_next` hold `item.len()` slots per pipe; `touched`
+/// marks pipes written or retained in this tick.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    /// Owning unit.
+    pub unit: UnitId,
+    /// Name within the unit.
+    pub name: String,
+    /// Number of pipes.
+    pub pipes: u32,
+    /// Flattened item fields.
+    pub item: Vec<Ty>,
+    /// First valid slot (before the edge).
+    pub valid: SlotId,
+    /// First value slot (before the edge).
+    pub value: SlotId,
+    /// First next-valid slot.
+    pub valid_next: SlotId,
+    /// First next-value slot.
+    pub value_next: SlotId,
+    /// First touched slot.
+    pub touched: SlotId,
+    /// Fault site for a second write or retain of a pipe in one tick.
+    pub twice_fault: FaultId,
+    /// Fault site for a pipe index out of range.
+    pub range_fault: FaultId,
+}
+
+/// A trace point: a name and typed arguments.
+#[derive(Clone, Debug)]
+pub struct TracePoint {
+    /// Owning unit.
+    pub unit: UnitId,
+    /// Event name.
+    pub name: String,
+    /// Argument names and types.
+    pub args: Vec<(String, Ty)>,
+}
+
+/// A place that can fault at run time.
+#[derive(Clone, Debug)]
+pub struct FaultSite {
+    /// Owning unit.
+    pub unit: UnitId,
+    /// The construct (`send on port tx`, `assert`, `index of hist`).
+    pub construct: String,
+    /// The message shown to the user.
+    pub message: String,
+    /// Source location `file:line:col`, when known.
+    pub span: Option<String>,
+}
+
+/// A counter.
+#[derive(Clone, Debug)]
+pub struct Counter {
+    /// Owning unit.
+    pub unit: UnitId,
+    /// Name within the unit.
+    pub name: String,
+    /// The u64 slot that holds it.
+    pub slot: SlotId,
+}
+
+/// An end-of-tick commit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Commit {
+    /// Copy `count` slots from `from` to `to` (register next to current).
+    Copy {
+        /// First source slot.
+        from: SlotId,
+        /// First destination slot.
+        to: SlotId,
+        /// Number of slots.
+        count: u32,
+    },
+    /// Commit a stage register: touched pipes take their next contents, the
+    /// others become invalid; touched flags clear.
+    Stage(StageId),
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum UnOp {
+    /// Wrapping negation.
+    Neg,
+    /// Bitwise not at the operand width (logical not on `u1`).
+    Not,
+}
+
+/// Binary operators; both operands have the operation's type except the
+/// shift amount, which is any unsigned value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BinOp {
+    /// Wrapping addition.
+    Add,
+    /// Wrapping subtraction.
+    Sub,
+    /// Wrapping multiplication.
+    Mul,
+    /// Division, RISC-V semantics.
+    Div,
+    /// Remainder, RISC-V semantics.
+    Rem,
+    /// Bitwise and.
+    And,
+    /// Bitwise or.
+    Or,
+    /// Bitwise exclusive or.
+    Xor,
+    /// Left shift; by the width or more gives 0.
+    Shl,
+    /// Right shift, arithmetic when signed; saturates to 0 or -1.
+    Shr,
+    /// Equality, gives `u1`.
+    Eq,
+    /// Inequality, gives `u1`.
+    Ne,
+    /// Less than, gives `u1`.
+    Lt,
+    /// Less or equal, gives `u1`.
+    Le,
+    /// Greater than, gives `u1`.
+    Gt,
+    /// Greater or equal, gives `u1`.
+    Ge,
+}
+
+impl BinOp {
+    /// Whether the result is a `u1` comparison result.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+/// A bounds-checked slot index: slot `base + index * stride`, faulting with
+/// `fault` when `index >= len`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Indexed {
+    /// Slot of element 0.
+    pub base: SlotId,
+    /// Slots per element.
+    pub stride: u32,
+    /// Number of elements.
+    pub len: u32,
+    /// The element index (any unsigned type).
+    pub index: Box<Expr>,
+    /// Fault site reported when out of range.
+    pub fault: FaultId,
+}
+
+/// A side-effect free expression (but for indexed-load faults).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    /// A canonical constant.
+    Const(Ty, u64),
+    /// A local variable.
+    Local(LocalId),
+    /// A state slot.
+    Load(SlotId),
+    /// A state slot chosen at run time; out of range reads 0 and faults.
+    LoadIndexed(Indexed),
+    /// A unary operation at type `Ty`.
+    Unary(UnOp, Ty, Box<Expr>),
+    /// A binary operation whose operands have type `Ty`.
+    Binary(BinOp, Ty, Box<Expr>, Box<Expr>),
+    /// Truncation or sign/zero extension.
+    Cast {
+        /// Source type.
+        from: Ty,
+        /// Result type.
+        to: Ty,
+        /// Operand.
+        arg: Box<Expr>,
+    },
+    /// `if cond { a } else { b }`, evaluating only the chosen arm.
+    Select {
+        /// `u1` condition.
+        cond: Box<Expr>,
+        /// Value when true.
+        then: Box<Expr>,
+        /// Value when false.
+        els: Box<Expr>,
+    },
+}
+
+/// How an input port is read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum RecvKind {
+    /// Remove and return the head (channel input or fwft CDC input).
+    Recv,
+    /// Return the head without removing it.
+    Peek,
+    /// Registered CDC read: take the output register.
+    Take,
+}
+
+/// A statement of a tick body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stmt {
+    /// `local = expr`.
+    Assign(LocalId, Expr),
+    /// Write a slot (a register's next slot, a counter).
+    Store(SlotId, Expr),
+    /// Write a slot chosen at run time; out of range writes nothing and faults.
+    StoreIndexed(Indexed, Expr),
+    /// Structured conditional.
+    If {
+        /// `u1` condition.
+        cond: Expr,
+        /// Taken when true.
+        then: Vec<Stmt>,
+        /// Taken when false.
+        els: Vec<Stmt>,
+    },
+    /// `s.write(pipe, value)`.
+    StageWrite {
+        /// The stage register.
+        stage: StageId,
+        /// Pipe index.
+        pipe: Expr,
+        /// Flattened value.
+        value: Vec<Expr>,
+    },
+    /// `s.retain(pipe)`.
+    StageRetain {
+        /// The stage register.
+        stage: StageId,
+        /// Pipe index.
+        pipe: Expr,
+    },
+    /// `dst = port.can_send()`.
+    CanSend {
+        /// Output port.
+        port: PortId,
+        /// `u1` result.
+        dst: LocalId,
+    },
+    /// `port.send(v)` (`fault` set: refusal faults) or `dst = port.try_send(v)`.
+    Send {
+        /// Output port.
+        port: PortId,
+        /// Flattened item.
+        value: Vec<Expr>,
+        /// `u1` result of `try_send`.
+        dst: Option<LocalId>,
+        /// Fault on refusal (`send`).
+        fault: Option<FaultId>,
+    },
+    /// Read an input port: `ok` tells whether an item came, `dst` receives
+    /// its fields (left unchanged when none came).
+    Recv {
+        /// Input port.
+        port: PortId,
+        /// Read style.
+        kind: RecvKind,
+        /// `u1` whether an item came.
+        ok: LocalId,
+        /// Locals for the item's fields.
+        dst: Vec<LocalId>,
+    },
+    /// `dst = port.request()` (registered CDC read).
+    Request {
+        /// CDC input port.
+        port: PortId,
+        /// `u1` accepted.
+        dst: LocalId,
+    },
+    /// `dst = port.valid()` (registered CDC read).
+    Valid {
+        /// CDC input port.
+        port: PortId,
+        /// `u1` result.
+        dst: LocalId,
+    },
+    /// Record a trace event.
+    Trace {
+        /// Trace point.
+        trace: TraceId,
+        /// Arguments, typed by the trace point.
+        args: Vec<Expr>,
+    },
+    /// Fault when `cond` is false.
+    Assert {
+        /// `u1` condition.
+        cond: Expr,
+        /// Fault site.
+        fault: FaultId,
+    },
+    /// Stop the run at the end of this instant.
+    Finish,
+}

@@ -1,0 +1,585 @@
+//! Translation of one cluster's IR into a Cranelift function.
+//!
+//! Every value is an `i64` in canonical form (zero-extended from its
+//! width); operations sign-extend where their meaning needs it and mask
+//! their results.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{
+    BlockArg, FuncRef, Function, InstBuilder, MemFlagsData, StackSlotData, StackSlotKind, Type,
+    Value, types,
+};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::JITModule;
+use cranelift_module::{FuncId, Module};
+
+use super::host_abi::idx;
+use super::{JitError, err};
+use crate::ir::{BinOp, Commit, Expr, Indexed, Program, RecvKind, Stmt, Ty, UnOp};
+
+const I64: Type = types::I64;
+
+/// Builds the function of cluster `cluster` into `func`.
+pub(super) fn cluster(
+    module: &mut JITModule,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    program: &Program,
+    cluster: usize,
+    imports: &[FuncId],
+) -> Result<(), JitError> {
+    let ptr = module.target_config().pointer_type();
+    let frontend = module.target_config();
+    let host: Vec<FuncRef> = imports
+        .iter()
+        .map(|id| module.declare_func_in_func(*id, func))
+        .collect();
+    let mut b = FunctionBuilder::new(func, fctx);
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let state = b.block_params(entry)[0];
+    let ctx = b.block_params(entry)[1];
+    let buf_words = buffer_words(program);
+    let buf = b.create_sized_stack_slot(StackSlotData::new(
+        StackSlotKind::ExplicitSlot,
+        buf_words * 8,
+        3,
+    ));
+    let mut g = Gen {
+        b,
+        p: program,
+        state,
+        ctx,
+        ptr,
+        host,
+        buf,
+        vars: Vec::new(),
+    };
+    for &u in &program.clusters[cluster].units {
+        let unit = &program.units[u as usize];
+        g.vars = unit.locals.iter().map(|_| g.b.declare_var(I64)).collect();
+        let zero = g.b.ins().iconst(I64, 0);
+        for v in &g.vars {
+            g.b.def_var(*v, zero);
+        }
+        g.block(&unit.body);
+        for c in &unit.commits {
+            g.commit(c);
+        }
+    }
+    let ok = g.b.ins().iconst(types::I32, 0);
+    g.b.ins().return_(&[ok]);
+    g.b.seal_all_blocks();
+    g.b.finalize(frontend);
+    if buf_words > u32::MAX / 8 {
+        return Err(err("item buffer too large"));
+    }
+    Ok(())
+}
+
+/// Words in the item buffer: enough for the largest item or trace.
+fn buffer_words(p: &Program) -> u32 {
+    let items = p.ports.iter().map(|x| x.item.len());
+    let traces = p.traces.iter().map(|t| t.args.len());
+    items.chain(traces).max().unwrap_or(0).max(1) as u32
+}
+
+fn flags() -> MemFlagsData {
+    MemFlagsData::trusted()
+}
+
+struct Gen<'a> {
+    b: FunctionBuilder<'a>,
+    p: &'a Program,
+    state: Value,
+    ctx: Value,
+    ptr: Type,
+    host: Vec<FuncRef>,
+    buf: cranelift_codegen::ir::StackSlot,
+    vars: Vec<Variable>,
+}
+
+impl Gen<'_> {
+    fn mask(&mut self, v: Value, ty: Ty) -> Value {
+        if ty.width >= 64 {
+            v
+        } else {
+            self.b.ins().band_imm_s(v, ty.mask() as i64)
+        }
+    }
+
+    fn extend(&mut self, v: Value, ty: Ty) -> Value {
+        if ty.signed && ty.width < 64 {
+            let shift = i64::from(64 - ty.width);
+            let up = self.b.ins().ishl_imm_s(v, shift);
+            self.b.ins().sshr_imm_s(up, shift)
+        } else {
+            v
+        }
+    }
+
+    fn bool_of(&mut self, flag: Value) -> Value {
+        self.b.ins().uextend(I64, flag)
+    }
+
+    fn load_slot(&mut self, slot: u32) -> Value {
+        self.b.ins().load(I64, flags(), self.state, slot as i32 * 8)
+    }
+
+    fn store_slot(&mut self, slot: u32, v: Value) {
+        self.b.ins().store(flags(), v, self.state, slot as i32 * 8);
+    }
+
+    /// Address of slot `base + index * stride` (index already checked).
+    fn slot_addr(&mut self, base: u32, index: Value, stride: u32) -> Value {
+        let off = self.b.ins().imul_imm_s(index, i64::from(stride) * 8);
+        let addr = self.b.ins().iadd(self.state, off);
+        self.b.ins().iadd_imm_s(addr, i64::from(base) * 8)
+    }
+
+    fn call(&mut self, f: usize, args: &[Value]) -> Option<Value> {
+        let mut all = vec![self.ctx];
+        all.extend_from_slice(args);
+        let inst = self.b.ins().call(self.host[f], &all);
+        self.b.inst_results(inst).first().copied()
+    }
+
+    fn i32(&mut self, v: u32) -> Value {
+        self.b.ins().iconst(types::I32, i64::from(v))
+    }
+
+    fn fault(&mut self, fault: u32) {
+        let id = self.i32(fault);
+        self.call(idx::FAULT, &[id]);
+    }
+
+    /// Evaluates an index and branches: returns the in-range index and
+    /// leaves the builder in the in-range block; the out-of-range block
+    /// faults and jumps to `done`.
+    fn checked_index(
+        &mut self,
+        ix: &Indexed,
+        done: cranelift_codegen::ir::Block,
+        done_args: &[Value],
+    ) -> Value {
+        let index = self.expr(&ix.index);
+        self.checked(index, ix.len, ix.fault, done, done_args)
+    }
+
+    fn checked(
+        &mut self,
+        index: Value,
+        len: u32,
+        fault: u32,
+        done: cranelift_codegen::ir::Block,
+        done_args: &[Value],
+    ) -> Value {
+        let in_range = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, index, i64::from(len));
+        let ok = self.b.create_block();
+        let bad = self.b.create_block();
+        self.b.ins().brif(in_range, ok, &[], bad, &[]);
+        self.b.switch_to_block(bad);
+        self.fault(fault);
+        let args: Vec<BlockArg> = done_args.iter().map(|v| BlockArg::Value(*v)).collect();
+        self.b.ins().jump(done, &args);
+        self.b.switch_to_block(ok);
+        index
+    }
+
+    fn expr(&mut self, e: &Expr) -> Value {
+        match e {
+            Expr::Const(_, v) => self.b.ins().iconst(I64, *v as i64),
+            Expr::Local(l) => self.b.use_var(self.vars[*l as usize]),
+            Expr::Load(s) => self.load_slot(*s),
+            Expr::LoadIndexed(ix) => {
+                let done = self.b.create_block();
+                let result = self.b.append_block_param(done, I64);
+                let zero = self.b.ins().iconst(I64, 0);
+                let index = self.checked_index(ix, done, &[zero]);
+                let addr = self.slot_addr(ix.base, index, ix.stride);
+                let v = self.b.ins().load(I64, flags(), addr, 0);
+                self.b.ins().jump(done, &[BlockArg::Value(v)]);
+                self.b.switch_to_block(done);
+                result
+            }
+            Expr::Unary(op, ty, a) => {
+                let a = self.expr(a);
+                let r = match op {
+                    UnOp::Neg => self.b.ins().ineg(a),
+                    UnOp::Not => self.b.ins().bnot(a),
+                };
+                self.mask(r, *ty)
+            }
+            Expr::Binary(op, ty, a, b) => {
+                let a = self.expr(a);
+                let b = self.expr(b);
+                self.binary(*op, *ty, a, b)
+            }
+            Expr::Cast { from, to, arg } => {
+                let a = self.expr(arg);
+                let wide = self.extend(a, *from);
+                self.mask(wide, *to)
+            }
+            Expr::Select { cond, then, els } => {
+                let c = self.expr(cond);
+                let t = self.b.create_block();
+                let f = self.b.create_block();
+                let done = self.b.create_block();
+                let result = self.b.append_block_param(done, I64);
+                self.b.ins().brif(c, t, &[], f, &[]);
+                self.b.switch_to_block(t);
+                let tv = self.expr(then);
+                self.b.ins().jump(done, &[BlockArg::Value(tv)]);
+                self.b.switch_to_block(f);
+                let fv = self.expr(els);
+                self.b.ins().jump(done, &[BlockArg::Value(fv)]);
+                self.b.switch_to_block(done);
+                result
+            }
+        }
+    }
+
+    fn binary(&mut self, op: BinOp, ty: Ty, a: Value, b: Value) -> Value {
+        let width = i64::from(ty.width);
+        match op {
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor => {
+                let ins = self.b.ins();
+                let r = match op {
+                    BinOp::Add => ins.iadd(a, b),
+                    BinOp::Sub => ins.isub(a, b),
+                    BinOp::Mul => ins.imul(a, b),
+                    BinOp::And => ins.band(a, b),
+                    BinOp::Or => ins.bor(a, b),
+                    _ => ins.bxor(a, b),
+                };
+                self.mask(r, ty)
+            }
+            BinOp::Div | BinOp::Rem => {
+                let (sa, sb) = if ty.signed {
+                    (self.extend(a, ty), self.extend(b, ty))
+                } else {
+                    (a, b)
+                };
+                let is_zero = self.b.ins().icmp_imm_s(IntCC::Equal, sb, 0);
+                let mut unsafe_divisor = is_zero;
+                if ty.signed {
+                    // i64::MIN / -1 traps in hardware; dividing by 1 instead
+                    // gives the wrapped quotient MIN and remainder 0.
+                    let a_min = self.b.ins().icmp_imm_s(IntCC::Equal, sa, i64::MIN);
+                    let b_m1 = self.b.ins().icmp_imm_s(IntCC::Equal, sb, -1);
+                    let ovf = self.b.ins().band(a_min, b_m1);
+                    unsafe_divisor = self.b.ins().bor(is_zero, ovf);
+                }
+                let one = self.b.ins().iconst(I64, 1);
+                let divisor = self.b.ins().select(unsafe_divisor, one, sb);
+                let r = match (op, ty.signed) {
+                    (BinOp::Div, true) => self.b.ins().sdiv(sa, divisor),
+                    (BinOp::Div, false) => self.b.ins().udiv(sa, divisor),
+                    (_, true) => self.b.ins().srem(sa, divisor),
+                    (_, false) => self.b.ins().urem(sa, divisor),
+                };
+                let by_zero = if op == BinOp::Div {
+                    self.b.ins().iconst(I64, -1)
+                } else {
+                    sa
+                };
+                let r = self.b.ins().select(is_zero, by_zero, r);
+                self.mask(r, ty)
+            }
+            BinOp::Shl => {
+                let r = self.b.ins().ishl(a, b);
+                let r = self.mask(r, ty);
+                let too_far = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, b, width);
+                let zero = self.b.ins().iconst(I64, 0);
+                self.b.ins().select(too_far, zero, r)
+            }
+            BinOp::Shr => {
+                if ty.signed {
+                    let sa = self.extend(a, ty);
+                    let max = self.b.ins().iconst(I64, 63);
+                    let amount = self.b.ins().umin(b, max);
+                    let r = self.b.ins().sshr(sa, amount);
+                    self.mask(r, ty)
+                } else {
+                    let r = self.b.ins().ushr(a, b);
+                    let too_far =
+                        self.b
+                            .ins()
+                            .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, b, width);
+                    let zero = self.b.ins().iconst(I64, 0);
+                    self.b.ins().select(too_far, zero, r)
+                }
+            }
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                let cc = match (op, ty.signed) {
+                    (BinOp::Eq, _) => IntCC::Equal,
+                    (BinOp::Ne, _) => IntCC::NotEqual,
+                    (BinOp::Lt, true) => IntCC::SignedLessThan,
+                    (BinOp::Lt, false) => IntCC::UnsignedLessThan,
+                    (BinOp::Le, true) => IntCC::SignedLessThanOrEqual,
+                    (BinOp::Le, false) => IntCC::UnsignedLessThanOrEqual,
+                    (BinOp::Gt, true) => IntCC::SignedGreaterThan,
+                    (BinOp::Gt, false) => IntCC::UnsignedGreaterThan,
+                    (_, true) => IntCC::SignedGreaterThanOrEqual,
+                    (_, false) => IntCC::UnsignedGreaterThanOrEqual,
+                };
+                let (x, y) = if ty.signed {
+                    (self.extend(a, ty), self.extend(b, ty))
+                } else {
+                    (a, b)
+                };
+                let flag = self.b.ins().icmp(cc, x, y);
+                self.bool_of(flag)
+            }
+        }
+    }
+
+    fn block(&mut self, stmts: &[Stmt]) {
+        for s in stmts {
+            self.stmt(s);
+        }
+    }
+
+    /// Stores `values` into the item buffer and returns its address.
+    fn fill_buffer(&mut self, values: &[Value]) -> Value {
+        for (i, v) in values.iter().enumerate() {
+            self.b
+                .ins()
+                .stack_store(self.ptr, *v, self.buf, i as i32 * 8);
+        }
+        self.b.ins().stack_addr(self.ptr, self.buf, 0)
+    }
+
+    fn set_flag(&mut self, dst: u32, flag32: Value) {
+        let wide = self.b.ins().uextend(I64, flag32);
+        let v = self.b.ins().icmp_imm_s(IntCC::NotEqual, wide, 0);
+        let v = self.bool_of(v);
+        self.b.def_var(self.vars[dst as usize], v);
+    }
+
+    fn call_result(&mut self, f: usize, args: &[Value]) -> Value {
+        self.call(f, args).expect("host function returns a status")
+    }
+
+    fn stmt(&mut self, s: &Stmt) {
+        match s {
+            Stmt::Assign(l, e) => {
+                let v = self.expr(e);
+                self.b.def_var(self.vars[*l as usize], v);
+            }
+            Stmt::Store(slot, e) => {
+                let v = self.expr(e);
+                self.store_slot(*slot, v);
+            }
+            Stmt::StoreIndexed(ix, e) => {
+                let index = self.expr(&ix.index);
+                let v = self.expr(e);
+                let done = self.b.create_block();
+                let index = self.checked(index, ix.len, ix.fault, done, &[]);
+                let addr = self.slot_addr(ix.base, index, ix.stride);
+                self.b.ins().store(flags(), v, addr, 0);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
+            Stmt::If { cond, then, els } => {
+                let c = self.expr(cond);
+                let t = self.b.create_block();
+                let f = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(c, t, &[], f, &[]);
+                self.b.switch_to_block(t);
+                self.block(then);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(f);
+                self.block(els);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
+            Stmt::StageWrite { stage, pipe, value } => {
+                let pipe = self.expr(pipe);
+                let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
+                let st = &self.p.stages[*stage as usize];
+                let k = st.item.len() as u32;
+                let (valid_next, value_next) = (st.valid_next, st.value_next);
+                let done = self.claim_pipe(*stage, pipe);
+                let one = self.b.ins().iconst(I64, 1);
+                let addr = self.slot_addr(valid_next, pipe, 1);
+                self.b.ins().store(flags(), one, addr, 0);
+                let addr = self.slot_addr(value_next, pipe, k);
+                for (f, v) in values.iter().enumerate() {
+                    self.b.ins().store(flags(), *v, addr, f as i32 * 8);
+                }
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
+            Stmt::StageRetain { stage, pipe } => {
+                let pipe = self.expr(pipe);
+                let st = &self.p.stages[*stage as usize];
+                let k = st.item.len() as u32;
+                let (valid, valid_next, value, value_next) =
+                    (st.valid, st.valid_next, st.value, st.value_next);
+                let done = self.claim_pipe(*stage, pipe);
+                let from = self.slot_addr(valid, pipe, 1);
+                let v = self.b.ins().load(I64, flags(), from, 0);
+                let to = self.slot_addr(valid_next, pipe, 1);
+                self.b.ins().store(flags(), v, to, 0);
+                let from = self.slot_addr(value, pipe, k);
+                let to = self.slot_addr(value_next, pipe, k);
+                for f in 0..k as i32 {
+                    let v = self.b.ins().load(I64, flags(), from, f * 8);
+                    self.b.ins().store(flags(), v, to, f * 8);
+                }
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
+            Stmt::CanSend { port, dst } => {
+                let id = self.i32(*port);
+                let r = self.call_result(idx::CAN_SEND, &[id]);
+                self.set_flag(*dst, r);
+            }
+            Stmt::Send {
+                port,
+                value,
+                dst,
+                fault,
+            } => {
+                let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
+                let addr = self.fill_buffer(&values);
+                let id = self.i32(*port);
+                let len = self.i32(values.len() as u32);
+                let sent = self.call_result(idx::SEND, &[id, addr, len]);
+                if let Some(d) = dst {
+                    self.set_flag(*d, sent);
+                }
+                if let Some(f) = fault {
+                    let refused = self.b.create_block();
+                    let done = self.b.create_block();
+                    self.b.ins().brif(sent, done, &[], refused, &[]);
+                    self.b.switch_to_block(refused);
+                    self.fault(*f);
+                    self.b.ins().jump(done, &[]);
+                    self.b.switch_to_block(done);
+                }
+            }
+            Stmt::Recv {
+                port,
+                kind,
+                ok,
+                dst,
+            } => {
+                let addr = self.b.ins().stack_addr(self.ptr, self.buf, 0);
+                let id = self.i32(*port);
+                let len = self.i32(dst.len() as u32);
+                let got = match kind {
+                    RecvKind::Recv | RecvKind::Peek => {
+                        let remove = self.i32(u32::from(*kind == RecvKind::Recv));
+                        self.call_result(idx::RECV, &[id, remove, addr, len])
+                    }
+                    RecvKind::Take => self.call_result(idx::TAKE, &[id, addr, len]),
+                };
+                self.set_flag(*ok, got);
+                for (i, l) in dst.iter().enumerate() {
+                    let var = self.vars[*l as usize];
+                    let fresh = self
+                        .b
+                        .ins()
+                        .stack_load(self.ptr, I64, self.buf, i as i32 * 8);
+                    let old = self.b.use_var(var);
+                    let v = self.b.ins().select(got, fresh, old);
+                    self.b.def_var(var, v);
+                }
+            }
+            Stmt::Request { port, dst } => {
+                let id = self.i32(*port);
+                let r = self.call_result(idx::REQUEST, &[id]);
+                self.set_flag(*dst, r);
+            }
+            Stmt::Valid { port, dst } => {
+                let id = self.i32(*port);
+                let r = self.call_result(idx::VALID, &[id]);
+                self.set_flag(*dst, r);
+            }
+            Stmt::Trace { trace, args } => {
+                let values: Vec<Value> = args.iter().map(|e| self.expr(e)).collect();
+                let addr = self.fill_buffer(&values);
+                let id = self.i32(*trace);
+                let len = self.i32(values.len() as u32);
+                self.call(idx::TRACE, &[id, addr, len]);
+            }
+            Stmt::Assert { cond, fault } => {
+                let c = self.expr(cond);
+                let failed = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().brif(c, done, &[], failed, &[]);
+                self.b.switch_to_block(failed);
+                self.fault(*fault);
+                self.b.ins().jump(done, &[]);
+                self.b.switch_to_block(done);
+            }
+            Stmt::Finish => {
+                self.call(idx::FINISH, &[]);
+            }
+        }
+    }
+
+    /// Checks a stage pipe's range and once-per-tick rule and marks it
+    /// touched; leaves the builder in the accepted block and returns the
+    /// block where all paths meet.
+    fn claim_pipe(&mut self, stage: u32, pipe: Value) -> cranelift_codegen::ir::Block {
+        let st = &self.p.stages[stage as usize];
+        let (pipes, range_fault, twice_fault, touched) =
+            (st.pipes, st.range_fault, st.twice_fault, st.touched);
+        let done = self.b.create_block();
+        let pipe = self.checked(pipe, pipes, range_fault, done, &[]);
+        let addr = self.slot_addr(touched, pipe, 1);
+        let t = self.b.ins().load(I64, flags(), addr, 0);
+        let twice = self.b.create_block();
+        let first = self.b.create_block();
+        self.b.ins().brif(t, twice, &[], first, &[]);
+        self.b.switch_to_block(twice);
+        self.fault(twice_fault);
+        self.b.ins().jump(done, &[]);
+        self.b.switch_to_block(first);
+        let one = self.b.ins().iconst(I64, 1);
+        self.b.ins().store(flags(), one, addr, 0);
+        done
+    }
+
+    fn commit(&mut self, c: &Commit) {
+        match c {
+            Commit::Copy { from, to, count } => {
+                for i in 0..*count {
+                    let v = self.load_slot(from + i);
+                    self.store_slot(to + i, v);
+                }
+            }
+            Commit::Stage(s) => {
+                let st = &self.p.stages[*s as usize];
+                let k = st.item.len() as u32;
+                let (valid, valid_next, value, value_next, touched) =
+                    (st.valid, st.valid_next, st.value, st.value_next, st.touched);
+                let zero = self.b.ins().iconst(I64, 0);
+                for pipe in 0..st.pipes {
+                    let t = self.load_slot(touched + pipe);
+                    let nv = self.load_slot(valid_next + pipe);
+                    let v = self.b.ins().band(t, nv);
+                    self.store_slot(valid + pipe, v);
+                    for f in 0..k {
+                        let old = self.load_slot(value + pipe * k + f);
+                        let new = self.load_slot(value_next + pipe * k + f);
+                        let v = self.b.ins().select(t, new, old);
+                        self.store_slot(value + pipe * k + f, v);
+                    }
+                    self.store_slot(touched + pipe, zero);
+                }
+            }
+        }
+    }
+}

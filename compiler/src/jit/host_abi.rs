@@ -1,0 +1,174 @@
+//! The `extern "C"` functions that JIT code calls for host services.
+//!
+//! Each takes the [`HostCtx`] pointer that the engine passes to the cluster
+//! function, returns a plain status or flag, and never unwinds (a panic in an
+//! `extern "C"` function aborts).
+
+use std::slice;
+
+use crate::host::Host;
+
+/// What JIT code's context pointer points to.
+pub struct HostCtx<'a> {
+    /// The host of the current call.
+    pub host: &'a mut dyn Host,
+}
+
+/// One imported host function: its symbol, its address and its signature
+/// as (number of 32-bit parameters after the context, item buffer, returns).
+pub(crate) struct Import {
+    pub name: &'static str,
+    pub addr: *const u8,
+    pub sig: Sig,
+}
+
+/// Parameter shapes of the host functions (after the context pointer).
+#[derive(Clone, Copy)]
+pub(crate) enum Sig {
+    /// `(id: i32) -> i32`
+    Id,
+    /// `(id: i32)`
+    IdVoid,
+    /// `()`
+    Void,
+    /// `(id: i32, buf: ptr, len: i32) -> i32`
+    IdBuf,
+    /// `(id: i32, buf: ptr, len: i32)`
+    IdBufVoid,
+    /// `(id: i32, flag: i32, buf: ptr, len: i32) -> i32`
+    IdFlagBuf,
+}
+
+/// Index of each import in [`imports`].
+pub(crate) mod idx {
+    pub const CAN_SEND: usize = 0;
+    pub const SEND: usize = 1;
+    pub const RECV: usize = 2;
+    pub const REQUEST: usize = 3;
+    pub const VALID: usize = 4;
+    pub const TAKE: usize = 5;
+    pub const TRACE: usize = 6;
+    pub const FAULT: usize = 7;
+    pub const FINISH: usize = 8;
+}
+
+/// Every host function, in [`idx`] order.
+pub(crate) fn imports() -> Vec<Import> {
+    vec![
+        Import {
+            name: "chronon_can_send",
+            addr: can_send as *const u8,
+            sig: Sig::Id,
+        },
+        Import {
+            name: "chronon_send",
+            addr: send as *const u8,
+            sig: Sig::IdBuf,
+        },
+        Import {
+            name: "chronon_recv",
+            addr: recv as *const u8,
+            sig: Sig::IdFlagBuf,
+        },
+        Import {
+            name: "chronon_request",
+            addr: request as *const u8,
+            sig: Sig::Id,
+        },
+        Import {
+            name: "chronon_valid",
+            addr: valid as *const u8,
+            sig: Sig::Id,
+        },
+        Import {
+            name: "chronon_take",
+            addr: take as *const u8,
+            sig: Sig::IdBuf,
+        },
+        Import {
+            name: "chronon_trace",
+            addr: trace as *const u8,
+            sig: Sig::IdBufVoid,
+        },
+        Import {
+            name: "chronon_fault",
+            addr: fault as *const u8,
+            sig: Sig::IdVoid,
+        },
+        Import {
+            name: "chronon_finish",
+            addr: finish as *const u8,
+            sig: Sig::Void,
+        },
+    ]
+}
+
+/// Reborrows the host behind a context pointer.
+///
+/// # Safety
+/// `ctx` must be the live, exclusive `HostCtx` the engine passed to the
+/// cluster function that is now calling back.
+unsafe fn host<'a>(ctx: *mut HostCtx<'a>) -> &'a mut dyn Host {
+    // SAFETY: guaranteed by the caller; the engine holds no other reference
+    // to the context while JIT code runs.
+    unsafe { &mut *(*ctx).host }
+}
+
+/// Views a JIT stack buffer as a slice.
+///
+/// # Safety
+/// `buf` must point to `len` initialised or writable u64 words that live for
+/// the call (the JIT passes its item stack slot, sized for the largest item).
+unsafe fn words<'a>(buf: *mut u64, len: u32) -> &'a mut [u64] {
+    // SAFETY: guaranteed by the caller.
+    unsafe { slice::from_raw_parts_mut(buf, len as usize) }
+}
+
+extern "C" fn can_send(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
+    // SAFETY: called only by JIT code with the engine's context.
+    u32::from(unsafe { host(ctx) }.can_send(port))
+}
+
+extern "C" fn send(ctx: *mut HostCtx<'_>, port: u32, buf: *mut u64, len: u32) -> u32 {
+    // SAFETY: called only by JIT code with the engine's context and its item buffer.
+    let (host, item) = unsafe { (host(ctx), words(buf, len)) };
+    u32::from(host.send(port, item))
+}
+
+extern "C" fn recv(ctx: *mut HostCtx<'_>, port: u32, remove: u32, buf: *mut u64, len: u32) -> u32 {
+    // SAFETY: called only by JIT code with the engine's context and its item buffer.
+    let (host, item) = unsafe { (host(ctx), words(buf, len)) };
+    u32::from(host.recv(port, remove != 0, item))
+}
+
+extern "C" fn request(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
+    // SAFETY: called only by JIT code with the engine's context.
+    u32::from(unsafe { host(ctx) }.request(port))
+}
+
+extern "C" fn valid(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
+    // SAFETY: called only by JIT code with the engine's context.
+    u32::from(unsafe { host(ctx) }.valid(port))
+}
+
+extern "C" fn take(ctx: *mut HostCtx<'_>, port: u32, buf: *mut u64, len: u32) -> u32 {
+    // SAFETY: called only by JIT code with the engine's context and its item buffer.
+    let (host, item) = unsafe { (host(ctx), words(buf, len)) };
+    u32::from(host.take(port, item))
+}
+
+extern "C" fn trace(ctx: *mut HostCtx<'_>, trace: u32, buf: *mut u64, len: u32) {
+    // SAFETY: called only by JIT code with the engine's context and its item buffer.
+    let (host, args) = unsafe { (host(ctx), words(buf, len)) };
+    host.trace(trace, args);
+}
+
+extern "C" fn fault(ctx: *mut HostCtx<'_>, fault: u32) {
+    // SAFETY: called only by JIT code with the engine's context.
+    unsafe { host(ctx) }.fault(fault);
+}
+
+extern "C" fn finish(ctx: *mut HostCtx<'_>) {
+    // SAFETY: called only by JIT code with the engine's context.
+    unsafe { host(ctx) }.finish();
+}

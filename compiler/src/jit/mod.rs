@@ -1,0 +1,189 @@
+//! The Cranelift JIT: one native function per cluster that runs the
+//! cluster's units in order, state reached through one pointer, host calls
+//! only for channels, FIFOs, traces, faults and `finish`.
+//!
+//! Every IR construct compiles; there is no fallback to the interpreter.
+//! The generated code follows the interpreter's evaluation order exactly
+//! (see [`crate::interp`]), so the two make identical host calls.
+
+mod codegen;
+mod host_abi;
+
+use cranelift_codegen::ir::{AbiParam, Signature, UserFuncName, types};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
+
+use crate::engine::Engine;
+use crate::host::Host;
+use crate::ir::Program;
+
+use host_abi::{HostCtx, Sig};
+
+/// A JIT failure: always a compiler bug or an unsupported host, never a
+/// user error.
+#[derive(Debug, thiserror::Error)]
+#[error("JIT compilation failed: {0}")]
+pub struct JitError(String);
+
+fn err(e: impl std::fmt::Display) -> JitError {
+    JitError(e.to_string())
+}
+
+/// Options for the code generator.
+#[derive(Clone, Copy, Debug)]
+pub struct JitConfig {
+    /// Run Cranelift's IR verifier on every function (on in tests).
+    pub verify: bool,
+    /// Cranelift optimisation level `speed` rather than `none`.
+    pub optimize: bool,
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        JitConfig {
+            verify: cfg!(debug_assertions),
+            optimize: true,
+        }
+    }
+}
+
+type ClusterFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
+
+/// Compiled native code for a program.
+pub struct Jit {
+    module: Option<JITModule>,
+    clusters: Vec<ClusterFn>,
+    slots: usize,
+}
+
+impl Jit {
+    /// Compiles every cluster of `program` (which must validate).
+    pub fn compile(program: &Program, config: JitConfig) -> Result<Jit, JitError> {
+        let mut flags = settings::builder();
+        flags
+            .set("opt_level", if config.optimize { "speed" } else { "none" })
+            .map_err(err)?;
+        flags
+            .set(
+                "enable_verifier",
+                if config.verify { "true" } else { "false" },
+            )
+            .map_err(err)?;
+        flags.set("use_colocated_libcalls", "false").map_err(err)?;
+        flags.set("is_pic", "false").map_err(err)?;
+        let isa = cranelift_native::builder()
+            .map_err(err)?
+            .finish(settings::Flags::new(flags))
+            .map_err(err)?;
+        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+        let imports = host_abi::imports();
+        for import in &imports {
+            builder.symbol(import.name, import.addr);
+        }
+        let mut module = JITModule::new(builder);
+        let ptr = module.target_config().pointer_type();
+        let mut import_ids = Vec::new();
+        for import in &imports {
+            let mut sig = module.make_signature();
+            sig.params.push(AbiParam::new(ptr));
+            let (params, returns): (&[_], bool) = match import.sig {
+                Sig::Id => (&[types::I32], true),
+                Sig::IdVoid => (&[types::I32], false),
+                Sig::Void => (&[], false),
+                Sig::IdBuf => (&[types::I32, ptr, types::I32], true),
+                Sig::IdBufVoid => (&[types::I32, ptr, types::I32], false),
+                Sig::IdFlagBuf => (&[types::I32, types::I32, ptr, types::I32], true),
+            };
+            sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+            if returns {
+                sig.returns.push(AbiParam::new(types::I32));
+            }
+            import_ids.push(
+                module
+                    .declare_function(import.name, Linkage::Import, &sig)
+                    .map_err(err)?,
+            );
+        }
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        sig.params.push(AbiParam::new(ptr));
+        sig.returns.push(AbiParam::new(types::I32));
+        let ids = declare_clusters(&mut module, program, &sig)?;
+        let mut ctx = module.make_context();
+        let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
+        for (i, id) in ids.iter().enumerate() {
+            ctx.func.signature = sig.clone();
+            ctx.func.name = UserFuncName::user(0, id.as_u32());
+            codegen::cluster(
+                &mut module,
+                &mut ctx.func,
+                &mut fctx,
+                program,
+                i,
+                &import_ids,
+            )?;
+            module
+                .define_function(*id, &mut ctx)
+                .map_err(|e| err(format!("{e:?}")))?;
+            module.clear_context(&mut ctx);
+        }
+        module.finalize_definitions().map_err(err)?;
+        let clusters = ids
+            .iter()
+            .map(|id| {
+                let code = module.get_finalized_function(*id);
+                // SAFETY: the function was defined with the signature
+                // (state pointer, context pointer) -> i32 in the platform's
+                // default calling convention, which is `extern "C"`.
+                unsafe { std::mem::transmute::<*const u8, ClusterFn>(code) }
+            })
+            .collect();
+        Ok(Jit {
+            module: Some(module),
+            clusters,
+            slots: program.slots.len(),
+        })
+    }
+}
+
+fn declare_clusters(
+    module: &mut JITModule,
+    program: &Program,
+    sig: &Signature,
+) -> Result<Vec<FuncId>, JitError> {
+    (0..program.clusters.len())
+        .map(|i| {
+            module
+                .declare_function(&format!("cluster{i}"), Linkage::Local, sig)
+                .map_err(err)
+        })
+        .collect()
+}
+
+impl Engine for Jit {
+    fn tick_cluster(&mut self, state: &mut [u64], cluster: u32, host: &mut dyn Host) {
+        assert_eq!(
+            state.len(),
+            self.slots,
+            "state does not match the compiled program"
+        );
+        let f = self.clusters[cluster as usize];
+        let mut ctx = HostCtx { host };
+        // SAFETY: `f` was compiled for this program; it reads and writes only
+        // slots below `self.slots` (indexed accesses are bounds-checked in the
+        // generated code) and calls back only through `ctx`, which outlives
+        // the call.
+        unsafe { f(state.as_mut_ptr(), &mut ctx) };
+    }
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        if let Some(module) = self.module.take() {
+            // SAFETY: the function pointers into this module are dropped with
+            // `self` and never escape it.
+            unsafe { module.free_memory() };
+        }
+    }
+}
