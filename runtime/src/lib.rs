@@ -28,7 +28,7 @@ pub use design::{
 pub use fault::{Fault, FaultKind};
 pub use fifo::{FIFO_DEPTH_RANGE, FIFO_SYNC_RANGE, ReadPort};
 pub use schedule::Cluster;
-pub use sim::{Drain, RunLimit, Simulation, Stop};
+pub use sim::{Drain, FifoFlags, RunLimit, Simulation, Stop};
 pub use tick::{NativeTick, NativeTickFn, Tick, TickCtx};
 pub use time::{Clock, Picos, TimeError};
 pub use trace::{MemorySink, OwnedRecord, Timestamp, TraceRecord, TraceSink};

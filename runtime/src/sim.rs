@@ -8,7 +8,7 @@
 
 use crate::calendar::{Calendar, TimeBase};
 use crate::channel::Channels;
-use crate::design::{BuildError, DesignBuilder, DomainId, UnitId};
+use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, UnitId};
 use crate::fault::{Fault, FaultKind};
 use crate::fifo::CdcFifo;
 use crate::schedule::{Cluster, plan};
@@ -69,6 +69,17 @@ impl Core {
             time,
         });
     }
+}
+
+/// A CDC FIFO's registered flags, for inspection between runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FifoFlags {
+    /// The writer's `full` flag.
+    pub full: bool,
+    /// The reader's `empty` flag.
+    pub empty: bool,
+    /// The registered read port's output register.
+    pub output_valid: bool,
 }
 
 /// Why a run stopped.
@@ -357,6 +368,16 @@ impl Simulation {
     /// Faults of the last stopped instant (empty unless the run stopped on a fault).
     pub fn faults(&self) -> &[Fault] {
         &self.core.faults
+    }
+
+    /// A CDC FIFO's registered flags as committed so far.
+    pub fn fifo_flags(&self, fifo: FifoId) -> FifoFlags {
+        let f = &self.core.fifos[fifo.0 as usize];
+        FifoFlags {
+            full: f.full(),
+            empty: f.empty(),
+            output_valid: f.valid(),
+        }
     }
 
     /// Items sent and not yet received, over every connection and CDC FIFO.
