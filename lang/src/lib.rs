@@ -1,1 +1,261 @@
-//! The .chr front end.
+//! The `.chr` front end: grammar, AST, name resolution, types, elaboration
+//! and diagnostics. It knows nothing of the back end and does no I/O beyond
+//! the sources it is given.
+//!
+//! The entry point is [`compile`]: sources in, an elaborated [`design::Design`]
+//! (when there is no error and a top system) and every diagnostic out.
+
+pub mod ast;
+pub mod check;
+pub mod design;
+pub mod diag;
+pub mod elab;
+pub mod errors;
+pub mod eval;
+pub mod parse;
+pub mod span;
+pub mod stdlib;
+
+use ast::Item;
+use check::Env;
+use diag::{Diagnostic, IntoDiagnostic};
+use errors::ElabError;
+use span::{FileId, SourceMap, Span};
+
+/// What to compile.
+#[derive(Clone, Debug, Default)]
+pub struct CompileOptions {
+    /// The top system; default: the one system no other system instantiates.
+    pub top: Option<String>,
+    /// Overrides of the top system's parameters: `(NAME, VALUE text)`.
+    pub params: Vec<(String, String)>,
+    /// Whether a missing or ambiguous top is an error (for running) rather
+    /// than a library check (for `chronc check`).
+    pub require_top: bool,
+}
+
+/// The result of [`compile`].
+#[derive(Debug)]
+pub struct Compilation {
+    /// The design, when there is a top system and no error.
+    pub design: Option<design::Design>,
+    /// Every diagnostic, sorted by file and position.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compilation {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Parses, checks and elaborates every file in `sources` as one design.
+/// Standard-library modules that are used are added to `sources`, so that
+/// diagnostics in them can be rendered.
+pub fn compile(sources: &mut SourceMap, options: &CompileOptions) -> Compilation {
+    let mut diags = Vec::new();
+    let mut modules = Vec::new();
+    for i in 0..sources.len() {
+        let file = FileId(i as u32);
+        let (m, d) = parse::parse_file(file, &sources.get(file).text);
+        diags.extend(d);
+        modules.push(m);
+    }
+    let mut env = Env::new(sources, modules);
+    env.diags.extend(diags);
+    let design = elaborate(&mut env, options);
+    env.lint_imports();
+    let mut diagnostics = std::mem::take(&mut env.diags);
+    diag::normalize(&mut diagnostics);
+    let has_errors = diagnostics.iter().any(Diagnostic::is_error);
+    Compilation {
+        design: if has_errors { None } else { design },
+        diagnostics,
+    }
+}
+
+fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> {
+    let user: Vec<usize> = (0..env.items.len())
+        .filter(|i| env.items[*i].module == 0)
+        .collect();
+    let systems: Vec<usize> = user
+        .iter()
+        .copied()
+        .filter(|i| matches!(env.items[*i].item, Item::System(_)))
+        .collect();
+    let instantiated: std::collections::HashSet<String> = systems
+        .iter()
+        .flat_map(|s| match &env.items[*s].item {
+            Item::System(sys) => inst_targets(&sys.members),
+            _ => Vec::new(),
+        })
+        .collect();
+    let roots: Vec<usize> = systems
+        .iter()
+        .copied()
+        .filter(|s| !instantiated.contains(&env.items[*s].item.name().name))
+        .collect();
+    let first_span = user
+        .first()
+        .map(|i| env.items[*i].item.name().span)
+        .unwrap_or_default();
+
+    // Every function of the user's files is checked, called or not.
+    for &i in &user {
+        if matches!(env.items[i].item, Item::Fn(_)) {
+            let span = env.items[i].item.name().span;
+            env.function(i, span);
+        }
+        if matches!(env.items[i].item, Item::Const(_)) {
+            let span = env.items[i].item.name().span;
+            env.const_value(i, span);
+        }
+    }
+
+    let top = match &options.top {
+        Some(name) => match systems
+            .iter()
+            .find(|s| env.items[**s].item.name().name == *name)
+        {
+            Some(s) => Some(*s),
+            None => {
+                env.diags.push(
+                    ElabError::NoTop {
+                        span: first_span,
+                        name: Some(name.clone()),
+                    }
+                    .into_diagnostic(),
+                );
+                None
+            }
+        },
+        None => match roots.as_slice() {
+            [one] => Some(*one),
+            [] => {
+                if options.require_top {
+                    env.diags.push(
+                        ElabError::NoTop {
+                            span: first_span,
+                            name: None,
+                        }
+                        .into_diagnostic(),
+                    );
+                }
+                None
+            }
+            several => {
+                let candidates: Vec<String> = several
+                    .iter()
+                    .map(|s| env.items[*s].item.name().name.clone())
+                    .collect();
+                let span = env.items[several[0]].item.name().span;
+                if options.require_top {
+                    env.diags
+                        .push(ElabError::AmbiguousTop { span, candidates }.into_diagnostic());
+                } else {
+                    env.diags
+                        .push(ElabError::SeveralTops { span, candidates }.into_diagnostic());
+                }
+                None
+            }
+        },
+    };
+
+    let mut instantiated_units = std::collections::HashSet::new();
+    let mut result = None;
+    // Check every root (the top first) so that errors in each are reported.
+    let mut order: Vec<usize> = top.into_iter().collect();
+    if top.is_none() || options.top.is_none() {
+        order.extend(roots.iter().copied().filter(|r| Some(*r) != top));
+    }
+    for (k, sys) in order.iter().enumerate() {
+        let mut el = elab::Elab::new(env);
+        let overrides = if Some(*sys) == top {
+            options.params.clone()
+        } else {
+            Vec::new()
+        };
+        let params = el.top(*sys, &overrides);
+        for s in &el.specs {
+            instantiated_units.insert(s.unit.clone());
+        }
+        if k == 0 && Some(*sys) == top {
+            let elab::Elab {
+                clocks,
+                specs,
+                instances,
+                channels,
+                fifos,
+                ..
+            } = el;
+            result = params.map(|params| design::Design {
+                top: env.items[*sys].item.name().name.clone(),
+                params,
+                clocks,
+                functions: env.functions.clone(),
+                specs,
+                instances,
+                channels,
+                fifos,
+            });
+        }
+    }
+    if order.is_empty() {
+        // A library (or no top): clocks are still checked.
+        elab::Elab::new(env);
+    }
+    // Units not reached from a system are checked with their defaults.
+    for &i in &user {
+        let Item::Unit(u) = &env.items[i].item else {
+            continue;
+        };
+        let name = u.name.clone();
+        if instantiated_units.contains(&name.name) {
+            continue;
+        }
+        if !systems.is_empty() && !name.name.starts_with('_') {
+            env.diags.push(
+                ElabError::UnusedUnit {
+                    span: name.span,
+                    name: name.name.clone(),
+                }
+                .into_diagnostic(),
+            );
+        }
+        let u = u.clone();
+        if u.params.iter().all(|p| p.default.is_some()) {
+            let mut params = check::Params::new();
+            let mut ok = true;
+            for p in &u.params {
+                let ty = env.resolve_type(0, &params, &p.ty);
+                match p
+                    .default
+                    .as_ref()
+                    .and_then(|e| env.const_expr(0, &params, e, &ty, "a parameter default"))
+                {
+                    Some(v) => {
+                        params.insert(p.name.name.clone(), (ty, v));
+                    }
+                    None => ok = false,
+                }
+            }
+            if ok {
+                env.unit_spec(i, params);
+            }
+        }
+    }
+    let _ = Span::default();
+    result
+}
+
+fn inst_targets(members: &[ast::SystemMember]) -> Vec<String> {
+    members
+        .iter()
+        .flat_map(|m| match m {
+            ast::SystemMember::Inst { target, .. } => vec![target.name.clone()],
+            ast::SystemMember::For { body, .. } => inst_targets(body),
+            _ => Vec::new(),
+        })
+        .collect()
+}

@@ -1,0 +1,91 @@
+//! `chronc check`: parse, resolve, type-check and elaborate design files and
+//! report every diagnostic. Exits 1 when any error was found.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use chronon_compiler::diag_render::{render_human, render_json};
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
+
+/// How diagnostics are printed.
+#[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Source snippets with labels (colour only on a terminal).
+    #[default]
+    Human,
+    /// A JSON array of diagnostics.
+    Json,
+}
+
+/// Arguments of `chronc check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Design files; they are checked together as one design.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// The top system (default: the one system no other system instantiates).
+    #[arg(long)]
+    pub top: Option<String>,
+    /// Override a parameter of the top system: `-p NAME=VALUE`.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// Runs the subcommand.
+pub fn main(args: CheckArgs) -> ExitCode {
+    let mut sources = SourceMap::new();
+    for path in &args.files {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                sources.add(path.display().to_string(), text);
+            }
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let mut params = Vec::new();
+    for p in &args.params {
+        match p.split_once('=') {
+            Some((n, v)) => params.push((n.trim().to_string(), v.trim().to_string())),
+            None => {
+                eprintln!("error: `-p {p}` is not NAME=VALUE");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let options = CompileOptions {
+        top: args.top.clone(),
+        params,
+        require_top: false,
+    };
+    let result = compile(&mut sources, &options);
+    let has_error = result.diagnostics.iter().any(|d| d.is_error());
+    match args.format {
+        Format::Json => println!("{}", render_json(&result.diagnostics, &sources)),
+        Format::Human => {
+            let color = std::io::stderr().is_terminal();
+            eprint!(
+                "{}",
+                render_human(&result.diagnostics, &sources, 100, color)
+            );
+            let (errors, warnings) = result.diagnostics.iter().fold((0, 0), |(e, w), d| {
+                if d.is_error() { (e + 1, w) } else { (e, w + 1) }
+            });
+            if errors + warnings > 0 {
+                eprintln!("{errors} error(s), {warnings} warning(s)");
+            }
+        }
+    }
+    if has_error {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,538 @@
+//! The syntax tree, as parsed. Every node carries its [`Span`].
+
+use crate::span::Span;
+
+/// A name and where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    /// The name.
+    pub name: String,
+    /// Where.
+    pub span: Span,
+}
+
+/// A parsed file.
+#[derive(Clone, Debug, Default)]
+pub struct Module {
+    /// Top-level items in source order.
+    pub items: Vec<Item>,
+}
+
+/// A top-level item.
+#[derive(Clone, Debug)]
+pub enum Item {
+    /// `use std::a::b;`
+    Use(UseItem),
+    /// `const X: T = e;`
+    Const(ConstDef),
+    /// `clock c = ...;`
+    Clock(ClockDef),
+    /// `struct S { ... }`
+    Struct(StructDef),
+    /// `enum E { ... }`
+    Enum(EnumDef),
+    /// `fn f(...) -> T { ... }`
+    Fn(FnDef),
+    /// `unit U<...> { ... }`
+    Unit(UnitDef),
+    /// `system S<...> { ... }`
+    System(SystemDef),
+}
+
+impl Item {
+    /// The item's name (the last path segment for `use`).
+    pub fn name(&self) -> &Ident {
+        match self {
+            Item::Use(u) => u.path.last().expect("a use path has at least two segments"),
+            Item::Const(c) => &c.name,
+            Item::Clock(c) => &c.name,
+            Item::Struct(s) => &s.name,
+            Item::Enum(e) => &e.name,
+            Item::Fn(f) => &f.name,
+            Item::Unit(u) => &u.name,
+            Item::System(s) => &s.name,
+        }
+    }
+}
+
+/// `use std::NAME;` or `use std::NAME::Item;`
+#[derive(Clone, Debug)]
+pub struct UseItem {
+    /// The path segments.
+    pub path: Vec<Ident>,
+    /// The whole item.
+    pub span: Span,
+}
+
+/// A constant.
+#[derive(Clone, Debug)]
+pub struct ConstDef {
+    /// Name.
+    pub name: Ident,
+    /// Declared type.
+    pub ty: TypeExpr,
+    /// Value.
+    pub value: Expr,
+}
+
+/// An exact time or frequency as written: `num/den` and a unit.
+#[derive(Clone, Debug)]
+pub struct TimeLit {
+    /// The number as written (may be negative, decimal or a ratio).
+    pub number: String,
+    /// `GHz`, `ps`, ...
+    pub unit: String,
+    /// Where.
+    pub span: Span,
+}
+
+/// One clock: a frequency or period and an optional phase.
+#[derive(Clone, Debug)]
+pub struct ClockSpec {
+    /// Frequency or period.
+    pub rate: TimeLit,
+    /// Phase, if given.
+    pub phase: Option<TimeLit>,
+    /// Where.
+    pub span: Span,
+}
+
+/// `clock name = spec;` or `clock name[N] = [spec, ...];`
+#[derive(Clone, Debug)]
+pub struct ClockDef {
+    /// Name.
+    pub name: Ident,
+    /// Declared array length, if an array.
+    pub array_len: Option<Expr>,
+    /// One spec, or one per element.
+    pub specs: Vec<ClockSpec>,
+    /// Whether written as a list `[..]`.
+    pub is_list: bool,
+}
+
+/// A struct declaration.
+#[derive(Clone, Debug)]
+pub struct StructDef {
+    /// Name.
+    pub name: Ident,
+    /// Fields in order.
+    pub fields: Vec<(Ident, TypeExpr)>,
+}
+
+/// An enum declaration.
+#[derive(Clone, Debug)]
+pub struct EnumDef {
+    /// Name.
+    pub name: Ident,
+    /// Variants in order; variant `i` has value `i`.
+    pub variants: Vec<Ident>,
+}
+
+/// A pure function.
+#[derive(Clone, Debug)]
+pub struct FnDef {
+    /// Name.
+    pub name: Ident,
+    /// Parameters.
+    pub params: Vec<(Ident, TypeExpr)>,
+    /// Return type.
+    pub ret: TypeExpr,
+    /// Body.
+    pub body: Block,
+}
+
+/// A compile-time parameter `NAME: T = default`.
+#[derive(Clone, Debug)]
+pub struct GenericParam {
+    /// Name.
+    pub name: Ident,
+    /// Type.
+    pub ty: TypeExpr,
+    /// Default value.
+    pub default: Option<Expr>,
+}
+
+/// Direction of a port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub enum Dir {
+    /// Input.
+    In,
+    /// Output.
+    Out,
+}
+
+/// The kind annotation on a port.
+#[derive(Clone, Debug)]
+pub enum PortKindAst {
+    /// None written.
+    Plain,
+    /// `cdc`
+    Cdc,
+    /// `cdc fwft`
+    CdcFwft,
+    /// `rate e`
+    Rate(Expr),
+}
+
+/// A unit member.
+#[derive(Clone, Debug)]
+pub enum UnitMember {
+    /// `in|out name: T kind;`
+    Port {
+        dir: Dir,
+        name: Ident,
+        ty: TypeExpr,
+        kind: PortKindAst,
+        span: Span,
+    },
+    /// `reg name: T = init;`
+    Reg {
+        name: Ident,
+        ty: TypeExpr,
+        init: Option<Expr>,
+    },
+    /// `stage name: T pipes N;`
+    Stage {
+        name: Ident,
+        ty: TypeExpr,
+        pipes: Option<Expr>,
+    },
+    /// `counter name;`
+    Counter { name: Ident },
+    /// `tick { ... }`
+    Tick { body: Block, span: Span },
+}
+
+/// A unit.
+#[derive(Clone, Debug)]
+pub struct UnitDef {
+    /// Name.
+    pub name: Ident,
+    /// Compile-time parameters.
+    pub params: Vec<GenericParam>,
+    /// Members in order.
+    pub members: Vec<UnitMember>,
+}
+
+/// `inst[idx].port` in a system.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    /// Instance name.
+    pub inst: Ident,
+    /// Element index of an instance array.
+    pub index: Option<Expr>,
+    /// Port name.
+    pub port: Ident,
+    /// Where.
+    pub span: Span,
+}
+
+/// A system member.
+#[derive(Clone, Debug)]
+pub enum SystemMember {
+    /// `in|out name: T = inst.port;`
+    Expose {
+        dir: Dir,
+        name: Ident,
+        ty: TypeExpr,
+        target: Endpoint,
+        span: Span,
+    },
+    /// `inst name[idx]: Target<args> on clock;`
+    Inst {
+        name: Ident,
+        index: Option<Expr>,
+        target: Ident,
+        args: Vec<(Ident, Expr)>,
+        clock: Option<(Ident, Option<Expr>)>,
+        span: Span,
+    },
+    /// `connect a -> b latency L capacity C;`
+    Connect {
+        from: Endpoint,
+        to: Endpoint,
+        latency: Option<Expr>,
+        capacity: Option<Expr>,
+        span: Span,
+    },
+    /// `cdc a -> b depth D sync S;`
+    Cdc {
+        from: Endpoint,
+        to: Endpoint,
+        depth: Expr,
+        sync: Option<Expr>,
+        span: Span,
+    },
+    /// `for i in a..b { ... }`
+    For {
+        var: Ident,
+        start: Expr,
+        end: Expr,
+        body: Vec<SystemMember>,
+        span: Span,
+    },
+}
+
+/// A system.
+#[derive(Clone, Debug)]
+pub struct SystemDef {
+    /// Name.
+    pub name: Ident,
+    /// Compile-time parameters.
+    pub params: Vec<GenericParam>,
+    /// Members in order.
+    pub members: Vec<SystemMember>,
+}
+
+/// A type as written.
+#[derive(Clone, Debug)]
+pub enum TypeExprKind {
+    /// `bool`, `u8`, a struct or enum name.
+    Named(Ident),
+    /// `[T; N]`
+    Array(Box<TypeExpr>, Box<Expr>),
+}
+
+/// A type as written, with its span.
+#[derive(Clone, Debug)]
+pub struct TypeExpr {
+    /// What.
+    pub kind: TypeExprKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// A `{ ... }` block.
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// Statements.
+    pub stmts: Vec<Stmt>,
+    /// Where, braces included.
+    pub span: Span,
+}
+
+/// The condition of an `if` arm.
+#[derive(Clone, Debug)]
+pub enum Cond {
+    /// A boolean expression.
+    Expr(Expr),
+    /// `let Some(x) = e`
+    LetSome(Ident, Expr),
+}
+
+/// A match pattern.
+#[derive(Clone, Debug)]
+pub enum Pattern {
+    /// `_`
+    Wildcard(Span),
+    /// An integer, possibly negative.
+    Int(i128, Option<(bool, u32)>, Span),
+    /// `true` / `false`
+    Bool(bool, Span),
+    /// `E::V`
+    Enum(Ident, Ident),
+    /// `Some(x)`
+    Some(Ident),
+    /// `None`
+    None(Span),
+}
+
+impl Pattern {
+    /// Where.
+    pub fn span(&self) -> Span {
+        match self {
+            Pattern::Wildcard(s)
+            | Pattern::Int(_, _, s)
+            | Pattern::Bool(_, s)
+            | Pattern::None(s) => *s,
+            Pattern::Enum(a, b) => a.span.to(b.span),
+            Pattern::Some(i) => i.span,
+        }
+    }
+}
+
+/// A statement kind.
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    /// `let x: T = e;`
+    Let {
+        name: Ident,
+        ty: Option<TypeExpr>,
+        value: Expr,
+    },
+    /// `place = e;`
+    Assign { place: Expr, value: Expr },
+    /// `place <= e;`
+    RegWrite { place: Expr, value: Expr },
+    /// `c += e;`
+    CounterAdd { name: Ident, value: Expr },
+    /// `if c {} else if c {} else {}`
+    If {
+        arms: Vec<(Cond, Block)>,
+        otherwise: Option<Block>,
+    },
+    /// `match e { pats => {} }`
+    Match {
+        scrutinee: Expr,
+        arms: Vec<(Vec<Pattern>, Block)>,
+    },
+    /// `for i in a..b {}`
+    For {
+        var: Ident,
+        start: Expr,
+        end: Expr,
+        body: Block,
+    },
+    /// `return e;`
+    Return(Expr),
+    /// `finish;`
+    Finish,
+    /// `assert(c, "msg");`
+    Assert { cond: Expr, message: String },
+    /// `trace("name", k = e, ...);`
+    Trace {
+        name: String,
+        args: Vec<(Ident, Expr)>,
+    },
+    /// An expression evaluated for its effect.
+    Expr(Expr),
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// What.
+    pub kind: StmtKind,
+    /// Where.
+    pub span: Span,
+}
+
+/// Unary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-`
+    Neg,
+    /// `!`
+    Not,
+    /// `~`
+    BitNot,
+}
+
+/// Binary operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `||`
+    Or,
+    /// `&&`
+    And,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `|`
+    BitOr,
+    /// `^`
+    BitXor,
+    /// `&`
+    BitAnd,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Rem,
+}
+
+impl BinOp {
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Or => "||",
+            And => "&&",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            BitOr => "|",
+            BitXor => "^",
+            BitAnd => "&",
+            Shl => "<<",
+            Shr => ">>",
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+        }
+    }
+
+    /// Whether the result is `bool` and the operands share a type.
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+        )
+    }
+}
+
+/// An expression kind.
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    /// An integer literal (negation of a literal is folded in), with its
+    /// optional suffix `(signed, width)`.
+    Int(i128, Option<(bool, u32)>),
+    /// `true` / `false`
+    Bool(bool),
+    /// A name.
+    Name(Ident),
+    /// `E::V`
+    EnumValue(Ident, Ident),
+    /// Unary operation.
+    Unary(UnOp, Box<Expr>),
+    /// Binary operation.
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `e as T`
+    Cast(Box<Expr>, TypeExpr),
+    /// `e.field`
+    Field(Box<Expr>, Ident),
+    /// `e[i]`
+    Index(Box<Expr>, Box<Expr>),
+    /// `e.method(args)`
+    Method(Box<Expr>, Ident, Vec<Expr>),
+    /// `f(args)`
+    Call(Ident, Vec<Expr>),
+    /// `S { a: e, ... }`
+    StructLit(Ident, Vec<(Ident, Expr)>),
+    /// `[a, b, c]`
+    ArrayLit(Vec<Expr>),
+    /// `[e; n]`
+    ArrayRepeat(Box<Expr>, Box<Expr>),
+}
+
+/// An expression.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    /// What.
+    pub kind: ExprKind,
+    /// Where.
+    pub span: Span,
+}

@@ -1,0 +1,1261 @@
+//! Elaboration: clocks, the system hierarchy, instances, channels and FIFOs.
+//!
+//! Starting from the top system, every instance is expanded with concrete
+//! parameters, every unit specialization is checked once, and every link is
+//! checked against the timing contract (same domain for channels, FIFO
+//! depth and synchronizer ranges, port directions and kinds, drivers,
+//! zero-latency cycles).
+
+use std::collections::{HashMap, HashSet};
+
+use num_bigint::BigInt;
+use num_rational::Ratio;
+use num_traits::{Signed, Zero};
+
+use crate::ast::{self, Dir, Item, SystemMember};
+use crate::check::{Env, ItemId, Params};
+use crate::design::{self as d, PortKind, PortRef, Rational, Type, Value};
+use crate::diag::{IntoDiagnostic, did_you_mean};
+use crate::errors::{ClockError, ElabError, ResolveError};
+use crate::span::Span;
+
+/// An exposed or unit port as seen from a system.
+#[derive(Clone)]
+struct PortView {
+    port: PortRef,
+    dir: Dir,
+    ty: Type,
+    kind: PortKind,
+    span: Span,
+}
+
+#[derive(Clone)]
+enum InstRef {
+    Unit(usize),
+    Sub(HashMap<String, PortView>),
+}
+
+enum Slot {
+    One(InstRef, Span),
+    Array(Vec<Option<InstRef>>, Span),
+}
+
+/// Elaboration state for one design.
+pub struct Elab<'e> {
+    env: &'e mut Env,
+    /// Clocks, arrays expanded.
+    pub clocks: Vec<d::Clock>,
+    clock_index: HashMap<String, (usize, Option<usize>)>,
+    /// Unit specializations.
+    pub specs: Vec<d::UnitSpec>,
+    spec_keys: HashMap<(ItemId, Vec<(String, Value)>), usize>,
+    /// Instances.
+    pub instances: Vec<d::Instance>,
+    /// Channels.
+    pub channels: Vec<d::Channel>,
+    /// FIFOs.
+    pub fifos: Vec<d::CdcFifo>,
+    sys_stack: Vec<ItemId>,
+}
+
+/// Converts a written time or frequency to picoseconds; `Err` names the problem.
+fn time_ps(t: &ast::TimeLit) -> Result<(Rational, bool), ClockError> {
+    let num = t.number.as_str();
+    let (neg, num) = match num.strip_prefix('-') {
+        Some(n) => (true, n),
+        None => (false, num),
+    };
+    let big = |s: &str| {
+        s.parse::<BigInt>()
+            .map_err(|_| ClockError::Unrepresentable { span: t.span })
+    };
+    let mut value: Rational = if let Some((a, b)) = num.split_once('/') {
+        let den = big(b)?;
+        if den.is_zero() {
+            return Err(ClockError::NotPositive { span: t.span });
+        }
+        Ratio::new(big(a)?, den)
+    } else if let Some((a, b)) = num.split_once('.') {
+        let scale = BigInt::from(10u32).pow(b.len() as u32);
+        Ratio::new(big(a)? * &scale + big(b)?, scale)
+    } else {
+        Ratio::from_integer(big(num)?)
+    };
+    if neg {
+        value = -value;
+    }
+    let ps = |n: u64| Ratio::from_integer(BigInt::from(n));
+    let (is_freq, scale): (bool, Rational) = match t.unit.as_str() {
+        "Hz" => (true, ps(1)),
+        "kHz" => (true, ps(1_000)),
+        "MHz" => (true, ps(1_000_000)),
+        "GHz" => (true, ps(1_000_000_000)),
+        "fs" => (false, Ratio::new(BigInt::from(1), BigInt::from(1000))),
+        "ps" => (false, ps(1)),
+        "ns" => (false, ps(1_000)),
+        "us" => (false, ps(1_000_000)),
+        "ms" => (false, ps(1_000_000_000)),
+        _ => (false, ps(1_000_000_000_000)),
+    };
+    if is_freq {
+        if !value.is_positive() {
+            return Err(ClockError::NotPositive { span: t.span });
+        }
+        Ok((ps(1_000_000_000_000) / (value * scale), true))
+    } else {
+        Ok((value * scale, false))
+    }
+}
+
+fn representable(r: &Rational) -> bool {
+    let limit = BigInt::from(1u64 << 63);
+    r.numer().abs() < limit && r.denom().abs() < limit
+}
+
+impl<'e> Elab<'e> {
+    /// Elaborates the clocks of the user's module.
+    pub fn new(env: &'e mut Env) -> Self {
+        let mut e = Elab {
+            env,
+            clocks: Vec::new(),
+            clock_index: HashMap::new(),
+            specs: Vec::new(),
+            spec_keys: HashMap::new(),
+            instances: Vec::new(),
+            channels: Vec::new(),
+            fifos: Vec::new(),
+            sys_stack: Vec::new(),
+        };
+        e.elaborate_clocks();
+        e
+    }
+
+    fn err(&mut self, e: impl IntoDiagnostic) {
+        self.env.diags.push(e.into_diagnostic());
+    }
+
+    fn elaborate_clocks(&mut self) {
+        let clocks: Vec<ast::ClockDef> = self
+            .env
+            .items
+            .iter()
+            .filter(|e| e.module == 0)
+            .filter_map(|e| {
+                if let Item::Clock(c) = &e.item {
+                    Some(c.clone())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        for c in clocks {
+            let first = self.clocks.len();
+            let len = match &c.array_len {
+                Some(e) => match self
+                    .env
+                    .const_int(0, &Params::new(), e, "a clock array length")
+                {
+                    Some(n) if (1..=4096).contains(&n) => {
+                        if c.is_list && c.specs.len() as i128 != n {
+                            self.err(ClockError::ArrayLength {
+                                span: c.name.span.to(e.span),
+                                declared: n,
+                                given: c.specs.len(),
+                            });
+                            continue;
+                        }
+                        Some(n as usize)
+                    }
+                    Some(n) => {
+                        self.err(crate::errors::TypeError::OutOfRange {
+                            span: e.span,
+                            what: "clock array length",
+                            value: n,
+                            range: "in 1..=4096",
+                        });
+                        continue;
+                    }
+                    None => continue,
+                },
+                None => {
+                    if c.is_list {
+                        self.err(ClockError::ArrayLength {
+                            span: c.name.span,
+                            declared: 1,
+                            given: c.specs.len(),
+                        });
+                        continue;
+                    }
+                    None
+                }
+            };
+            let count = len.unwrap_or(1);
+            let mut ok = true;
+            for i in 0..count {
+                let spec = if c.is_list { &c.specs[i] } else { &c.specs[0] };
+                let Some((period, phase)) = self.clock_spec(spec) else {
+                    ok = false;
+                    break;
+                };
+                let name = if len.is_some() {
+                    format!("{}[{}]", c.name.name, i)
+                } else {
+                    c.name.name.clone()
+                };
+                self.clocks.push(d::Clock {
+                    name,
+                    period_ps: period,
+                    phase_ps: phase,
+                    span: spec.span,
+                });
+            }
+            if ok {
+                self.clock_index.insert(c.name.name.clone(), (first, len));
+            } else {
+                self.clocks.truncate(first);
+            }
+        }
+    }
+
+    fn clock_spec(&mut self, spec: &ast::ClockSpec) -> Option<(Rational, Rational)> {
+        let period = match time_ps(&spec.rate) {
+            Ok((p, _)) if p.is_positive() => p,
+            Ok(_) => {
+                self.err(ClockError::NotPositive {
+                    span: spec.rate.span,
+                });
+                return None;
+            }
+            Err(e) => {
+                self.err(e);
+                return None;
+            }
+        };
+        let phase = match &spec.phase {
+            None => Ratio::from_integer(BigInt::zero()),
+            Some(t) => match time_ps(t) {
+                Ok((_, true)) => {
+                    self.err(ClockError::PhaseUnit { span: t.span });
+                    return None;
+                }
+                Ok((p, false)) if p.is_negative() => {
+                    self.err(ClockError::NegativePhase { span: t.span });
+                    return None;
+                }
+                Ok((p, false)) => p,
+                Err(e) => {
+                    self.err(e);
+                    return None;
+                }
+            },
+        };
+        if !representable(&period) || !representable(&phase) {
+            self.err(ClockError::Unrepresentable { span: spec.span });
+            return None;
+        }
+        Some((period, phase))
+    }
+
+    /// Parameter values for `item` (a unit or system): defaults, then `args`
+    /// evaluated by `eval_arg`.
+    fn params_for(
+        &mut self,
+        item: ItemId,
+        args: &[(ast::Ident, Result<Value, ()>, Span)],
+        site: Span,
+    ) -> Option<(Params, Vec<(String, Value)>)> {
+        let module = self.env.items[item].module;
+        let gps = match &self.env.items[item].item {
+            Item::Unit(u) => u.params.clone(),
+            Item::System(s) => s.params.clone(),
+            _ => return None,
+        };
+        let mut params = Params::new();
+        let mut list = Vec::new();
+        let mut ok = true;
+        for (a, _, _) in args {
+            if !gps.iter().any(|g| g.name.name == a.name) {
+                let suggestion = did_you_mean(&a.name, gps.iter().map(|g| g.name.name.as_str()))
+                    .map(str::to_string);
+                let help = match suggestion {
+                    Some(s) => format!("did you mean `{s}`?"),
+                    None => format!(
+                        "the parameters are: {}",
+                        gps.iter()
+                            .map(|g| g.name.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                self.err(ElabError::BadParam {
+                    span: a.span,
+                    message: format!("no parameter `{}`", a.name),
+                    help,
+                });
+                ok = false;
+            }
+        }
+        for g in &gps {
+            let ty = self.env.resolve_type(module, &params, &g.ty);
+            let given = args.iter().find(|(a, _, _)| a.name == g.name.name);
+            let value = match given {
+                Some((_, Ok(v), span)) => {
+                    let fits_ty = match (&ty, v) {
+                        (Type::Int { .. }, Value::Int(x)) => crate::eval::fits(*x, &ty),
+                        (Type::Bool, Value::Bool(_)) => true,
+                        _ => false,
+                    };
+                    if !fits_ty && ty != Type::Error {
+                        self.err(ElabError::BadParam {
+                            span: *span,
+                            message: format!(
+                                "value {v} does not fit parameter `{}: {ty}`",
+                                g.name.name
+                            ),
+                            help: format!("give a value of type `{ty}`"),
+                        });
+                        ok = false;
+                        continue;
+                    }
+                    v.clone()
+                }
+                Some((_, Err(()), _)) => {
+                    ok = false;
+                    continue;
+                }
+                None => match &g.default {
+                    Some(e) => {
+                        match self
+                            .env
+                            .const_expr(module, &params, e, &ty, "a parameter default")
+                        {
+                            Some(v) => v,
+                            None => {
+                                ok = false;
+                                continue;
+                            }
+                        }
+                    }
+                    None => {
+                        self.err(ElabError::BadParam {
+                            span: site,
+                            message: format!("parameter `{}` has no value", g.name.name),
+                            help: format!("pass it: `<{} = ...>`", g.name.name),
+                        });
+                        ok = false;
+                        continue;
+                    }
+                },
+            };
+            params.insert(g.name.name.clone(), (ty, value.clone()));
+            list.push((g.name.name.clone(), value));
+        }
+        ok.then_some((params, list))
+    }
+
+    /// Elaborates a system as the top, with `overrides` of its parameters.
+    pub fn top(
+        &mut self,
+        item: ItemId,
+        overrides: &[(String, String)],
+    ) -> Option<Vec<(String, Value)>> {
+        let name = self.env.items[item].item.name().clone();
+        let args: Vec<(ast::Ident, Result<Value, ()>, Span)> = overrides
+            .iter()
+            .map(|(n, v)| {
+                let parsed = parse_cli_value(v);
+                if parsed.is_none() {
+                    self.err(ElabError::BadParam {
+                        span: name.span,
+                        message: format!("cannot read `-p {n}={v}`"),
+                        help: "values are integers (decimal, 0x hex, 0b binary, optionally negative) or true/false".into(),
+                    });
+                }
+                (ast::Ident { name: n.clone(), span: name.span }, parsed.ok_or(()), name.span)
+            })
+            .collect();
+        let (params, list) = self.params_for(item, &args, name.span)?;
+        self.system(item, params, "top");
+        self.check_design();
+        Some(list)
+    }
+
+    fn system(&mut self, item: ItemId, params: Params, path: &str) -> HashMap<String, PortView> {
+        let Item::System(sys) = self.env.items[item].item.clone() else {
+            return HashMap::new();
+        };
+        let module = self.env.items[item].module;
+        self.sys_stack.push(item);
+        let mut slots: HashMap<String, Slot> = HashMap::new();
+        self.declare_insts(module, &sys.members, &params, path, &mut slots, false);
+        for (name, slot) in &slots {
+            if let Slot::Array(elems, span) = slot {
+                let missing: Vec<String> = elems
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.is_none())
+                    .map(|(i, _)| i.to_string())
+                    .collect();
+                if !missing.is_empty() {
+                    self.err(ElabError::InstanceElement {
+                        span: *span,
+                        message: format!(
+                            "elements {} of instance array `{name}` are never declared",
+                            missing.join(", ")
+                        ),
+                    });
+                }
+            }
+        }
+        let mut exposed: HashMap<String, PortView> = HashMap::new();
+        let mut exposed_spans: HashMap<PortRef, Span> = HashMap::new();
+        let mut exposed_names: HashMap<String, Span> = HashMap::new();
+        self.links(
+            module,
+            &sys.members,
+            &params,
+            &slots,
+            &mut exposed,
+            &mut exposed_spans,
+            &mut exposed_names,
+        );
+        self.sys_stack.pop();
+        exposed
+    }
+
+    fn const_in(
+        &mut self,
+        module: usize,
+        params: &Params,
+        e: &ast::Expr,
+        what: &'static str,
+    ) -> Option<i128> {
+        self.env.const_int(module, params, e, what)
+    }
+
+    fn declare_insts(
+        &mut self,
+        module: usize,
+        members: &[SystemMember],
+        params: &Params,
+        path: &str,
+        slots: &mut HashMap<String, Slot>,
+        in_for: bool,
+    ) {
+        for m in members {
+            match m {
+                SystemMember::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                    ..
+                } => {
+                    let (Some(a), Some(b)) = (
+                        self.const_in(module, params, start, "a loop bound"),
+                        self.const_in(module, params, end, "a loop bound"),
+                    ) else {
+                        continue;
+                    };
+                    if b - a > 1 << 20 {
+                        self.err(crate::errors::TypeError::OutOfRange {
+                            span: end.span,
+                            what: "loop length",
+                            value: b - a,
+                            range: "at most 1048576",
+                        });
+                        continue;
+                    }
+                    for i in a..b {
+                        let mut p = params.clone();
+                        p.insert(var.name.clone(), (Type::uint(32), Value::Int(i)));
+                        self.declare_insts(module, body, &p, path, slots, true);
+                    }
+                }
+                SystemMember::Inst {
+                    name,
+                    index,
+                    target,
+                    args,
+                    clock,
+                    span,
+                } => {
+                    let Some(titem) = self.env.lookup(module, &target.name) else {
+                        let extra: Vec<String> = Vec::new();
+                        let suggestion = did_you_mean(
+                            &target.name,
+                            self.env
+                                .visible(module)
+                                .iter()
+                                .map(String::as_str)
+                                .chain(extra.iter().map(String::as_str)),
+                        )
+                        .map(str::to_string);
+                        self.err(ResolveError::UnknownName {
+                            span: target.span,
+                            name: target.name.clone(),
+                            kind: "unit or system",
+                            suggestion,
+                        });
+                        continue;
+                    };
+                    let arg_vals: Vec<(ast::Ident, Result<Value, ()>, Span)> = args
+                        .iter()
+                        .map(|(n, e)| {
+                            let v = self.arg_value(module, params, titem, n, e);
+                            (n.clone(), v.ok_or(()), e.span)
+                        })
+                        .collect();
+                    // Element or array?
+                    let (elem_index, array_len) = match index {
+                        None => (None, None),
+                        Some(e) => match self.const_in(module, params, e, "an instance index") {
+                            Some(v) if in_for => (Some(v), None),
+                            Some(v) => (None, Some(v)),
+                            None => continue,
+                        },
+                    };
+                    let make = |this: &mut Self, elem: Option<usize>| -> Option<InstRef> {
+                        let ipath = match elem {
+                            Some(i) => format!("{path}.{}[{i}]", name.name),
+                            None => format!("{path}.{}", name.name),
+                        };
+                        this.instantiate(
+                            module, params, titem, target, &arg_vals, clock, *span, &ipath,
+                        )
+                    };
+                    match (elem_index, array_len) {
+                        (None, None) => {
+                            if let Some(prev) = slots.get(&name.name) {
+                                let previous = match prev {
+                                    Slot::One(_, s) | Slot::Array(_, s) => *s,
+                                };
+                                self.err(ResolveError::Duplicate {
+                                    span: name.span,
+                                    name: name.name.clone(),
+                                    previous,
+                                });
+                                continue;
+                            }
+                            if let Some(r) = make(self, None) {
+                                slots.insert(name.name.clone(), Slot::One(r, *span));
+                            }
+                        }
+                        (None, Some(n)) => {
+                            if !(1..=1 << 20).contains(&n) {
+                                self.err(ElabError::InstanceElement {
+                                    span: *span,
+                                    message: format!("instance array length {n} is out of range"),
+                                });
+                                continue;
+                            }
+                            if slots.contains_key(&name.name) {
+                                self.err(ElabError::InstanceElement {
+                                    span: *span,
+                                    message: format!(
+                                        "instance array `{}` is declared twice",
+                                        name.name
+                                    ),
+                                });
+                                continue;
+                            }
+                            let elems: Vec<Option<InstRef>> =
+                                (0..n as usize).map(|i| make(self, Some(i))).collect();
+                            slots.insert(name.name.clone(), Slot::Array(elems, *span));
+                        }
+                        (Some(i), _) => {
+                            if !(0..1 << 20).contains(&i) {
+                                self.err(ElabError::InstanceElement {
+                                    span: *span,
+                                    message: format!("instance index {i} is out of range"),
+                                });
+                                continue;
+                            }
+                            let i = i as usize;
+                            let entry = slots
+                                .entry(name.name.clone())
+                                .or_insert_with(|| Slot::Array(Vec::new(), *span));
+                            match entry {
+                                Slot::One(..) => {
+                                    self.err(ElabError::InstanceElement {
+                                        span: *span,
+                                        message: format!(
+                                            "`{}` is a single instance, not an array",
+                                            name.name
+                                        ),
+                                    });
+                                }
+                                Slot::Array(elems, _) => {
+                                    if elems.get(i).is_some_and(Option::is_some) {
+                                        self.err(ElabError::InstanceElement {
+                                            span: *span,
+                                            message: format!(
+                                                "element {i} of `{}` is declared twice",
+                                                name.name
+                                            ),
+                                        });
+                                        continue;
+                                    }
+                                    let r = make(self, Some(i));
+                                    if let Some(Slot::Array(elems, _)) = slots.get_mut(&name.name) {
+                                        if elems.len() <= i {
+                                            elems.resize(i + 1, None);
+                                        }
+                                        elems[i] = r;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn arg_value(
+        &mut self,
+        module: usize,
+        params: &Params,
+        target: ItemId,
+        name: &ast::Ident,
+        e: &ast::Expr,
+    ) -> Option<Value> {
+        let tmodule = self.env.items[target].module;
+        let gp = match &self.env.items[target].item {
+            Item::Unit(u) => u.params.iter().find(|g| g.name.name == name.name).cloned(),
+            Item::System(s) => s.params.iter().find(|g| g.name.name == name.name).cloned(),
+            _ => None,
+        };
+        match gp {
+            Some(g) => {
+                let ty = self.env.resolve_type(tmodule, &Params::new(), &g.ty);
+                self.env
+                    .const_expr(module, params, e, &ty, "a parameter value")
+            }
+            None => Some(Value::Int(0)),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn instantiate(
+        &mut self,
+        _module: usize,
+        params: &Params,
+        titem: ItemId,
+        target: &ast::Ident,
+        args: &[(ast::Ident, Result<Value, ()>, Span)],
+        clock: &Option<(ast::Ident, Option<ast::Expr>)>,
+        span: Span,
+        path: &str,
+    ) -> Option<InstRef> {
+        match &self.env.items[titem].item {
+            Item::Unit(_) => {
+                let Some((cname, cidx)) = clock else {
+                    self.err(ElabError::MissingClock {
+                        span,
+                        name: path.rsplit('.').next().unwrap_or(path).to_string(),
+                    });
+                    return None;
+                };
+                let domain = self.clock_ref(cname, cidx.as_ref(), params)?;
+                let (p, list) = self.params_for(titem, args, span)?;
+                let key = (titem, list);
+                let spec = match self.spec_keys.get(&key) {
+                    Some(s) => *s,
+                    None => {
+                        let s = self.env.unit_spec(titem, p);
+                        self.specs.push(s);
+                        self.spec_keys.insert(key, self.specs.len() - 1);
+                        self.specs.len() - 1
+                    }
+                };
+                self.instances.push(d::Instance {
+                    path: path.to_string(),
+                    spec,
+                    domain,
+                    span,
+                });
+                Some(InstRef::Unit(self.instances.len() - 1))
+            }
+            Item::System(_) => {
+                if let Some((c, _)) = clock {
+                    self.err(ElabError::ClockOnSystem { span: c.span });
+                }
+                if let Some(pos) = self.sys_stack.iter().position(|x| *x == titem) {
+                    let mut p: Vec<String> = self.sys_stack[pos..]
+                        .iter()
+                        .map(|i| self.env.items[*i].item.name().name.clone())
+                        .collect();
+                    p.push(target.name.clone());
+                    self.err(ElabError::SystemCycle { span, path: p });
+                    return None;
+                }
+                let (p, _) = self.params_for(titem, args, span)?;
+                Some(InstRef::Sub(self.system(titem, p, path)))
+            }
+            other => {
+                let found = crate::check::item_kind(other);
+                self.err(ResolveError::WrongKind {
+                    span: target.span,
+                    name: target.name.clone(),
+                    expected: "unit or system",
+                    found,
+                });
+                None
+            }
+        }
+    }
+
+    fn clock_ref(
+        &mut self,
+        name: &ast::Ident,
+        index: Option<&ast::Expr>,
+        params: &Params,
+    ) -> Option<usize> {
+        let Some((first, len)) = self.clock_index.get(&name.name).copied() else {
+            let names: Vec<String> = self.clock_index.keys().cloned().collect();
+            let suggestion =
+                did_you_mean(&name.name, names.iter().map(String::as_str)).map(str::to_string);
+            let known = self.env.scopes[0].contains_key(&name.name);
+            if !known {
+                self.err(ResolveError::UnknownName {
+                    span: name.span,
+                    name: name.name.clone(),
+                    kind: "clock",
+                    suggestion,
+                });
+            }
+            return None;
+        };
+        match (len, index) {
+            (None, None) => Some(first),
+            (Some(n), Some(e)) => {
+                let i = self.env.const_int(0, params, e, "a clock index")?;
+                if i < 0 || i >= n as i128 {
+                    self.err(crate::errors::TypeError::IndexOutOfRange {
+                        span: e.span,
+                        index: i,
+                        len: n as u64,
+                    });
+                    return None;
+                }
+                Some(first + i as usize)
+            }
+            (Some(_), None) => {
+                self.err(crate::errors::TypeError::Mismatch {
+                    span: name.span,
+                    expected: "one clock (`name[i]`)".into(),
+                    found: "a clock array".into(),
+                });
+                None
+            }
+            (None, Some(e)) => {
+                self.err(crate::errors::TypeError::BadOperand {
+                    span: e.span,
+                    op: "[]".into(),
+                    ty: "a single clock".into(),
+                });
+                None
+            }
+        }
+    }
+
+    fn endpoint(
+        &mut self,
+        module: usize,
+        params: &Params,
+        slots: &HashMap<String, Slot>,
+        ep: &ast::Endpoint,
+    ) -> Option<PortView> {
+        let Some(slot) = slots.get(&ep.inst.name) else {
+            let names: Vec<&str> = slots.keys().map(String::as_str).collect();
+            let suggestion = did_you_mean(&ep.inst.name, names).map(str::to_string);
+            self.err(ResolveError::UnknownName {
+                span: ep.inst.span,
+                name: ep.inst.name.clone(),
+                kind: "instance",
+                suggestion,
+            });
+            return None;
+        };
+        let r = match (slot, &ep.index) {
+            (Slot::One(r, _), None) => r.clone(),
+            (Slot::Array(elems, _), Some(e)) => {
+                let i = self.const_in(module, params, e, "an instance index")?;
+                match usize::try_from(i).ok().and_then(|i| elems.get(i)) {
+                    Some(Some(r)) => r.clone(),
+                    Some(None) => return None,
+                    None => {
+                        self.err(crate::errors::TypeError::IndexOutOfRange {
+                            span: e.span,
+                            index: i,
+                            len: elems.len() as u64,
+                        });
+                        return None;
+                    }
+                }
+            }
+            (Slot::Array(..), None) => {
+                self.err(ElabError::InstanceElement {
+                    span: ep.inst.span,
+                    message: format!("`{}` is an instance array; name one element", ep.inst.name),
+                });
+                return None;
+            }
+            (Slot::One(..), Some(e)) => {
+                self.err(ElabError::InstanceElement {
+                    span: e.span,
+                    message: format!("`{}` is a single instance, not an array", ep.inst.name),
+                });
+                return None;
+            }
+        };
+        match r {
+            InstRef::Unit(inst) => {
+                let spec = &self.specs[self.instances[inst].spec];
+                match spec.ports.iter().position(|p| p.name == ep.port.name) {
+                    Some(pi) => {
+                        let p = &spec.ports[pi];
+                        Some(PortView {
+                            port: PortRef {
+                                instance: inst,
+                                port: pi,
+                            },
+                            dir: p.dir,
+                            ty: p.ty.clone(),
+                            kind: p.kind.clone(),
+                            span: ep.span,
+                        })
+                    }
+                    None => {
+                        let suggestion =
+                            did_you_mean(&ep.port.name, spec.ports.iter().map(|p| p.name.as_str()))
+                                .map(str::to_string);
+                        let unit = spec.unit.clone();
+                        self.err(ResolveError::UnknownName {
+                            span: ep.port.span,
+                            name: ep.port.name.clone(),
+                            kind: "port",
+                            suggestion,
+                        });
+                        let _ = unit;
+                        None
+                    }
+                }
+            }
+            InstRef::Sub(ports) => match ports.get(&ep.port.name) {
+                Some(v) => Some(PortView {
+                    span: ep.span,
+                    ..v.clone()
+                }),
+                None => {
+                    let suggestion = did_you_mean(&ep.port.name, ports.keys().map(String::as_str))
+                        .map(str::to_string);
+                    self.err(ResolveError::UnknownName {
+                        span: ep.port.span,
+                        name: ep.port.name.clone(),
+                        kind: "port",
+                        suggestion,
+                    });
+                    None
+                }
+            },
+        }
+    }
+
+    fn port_name(&self, p: PortRef) -> String {
+        let inst = &self.instances[p.instance];
+        format!("{}.{}", inst.path, self.specs[inst.spec].ports[p.port].name)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn links(
+        &mut self,
+        module: usize,
+        members: &[SystemMember],
+        params: &Params,
+        slots: &HashMap<String, Slot>,
+        exposed: &mut HashMap<String, PortView>,
+        exposed_spans: &mut HashMap<PortRef, Span>,
+        exposed_names: &mut HashMap<String, Span>,
+    ) {
+        for m in members {
+            match m {
+                SystemMember::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                    ..
+                } => {
+                    let (Some(a), Some(b)) = (
+                        self.const_in(module, params, start, "a loop bound"),
+                        self.const_in(module, params, end, "a loop bound"),
+                    ) else {
+                        continue;
+                    };
+                    for i in a..b.min(a + (1 << 20)) {
+                        let mut p = params.clone();
+                        p.insert(var.name.clone(), (Type::uint(32), Value::Int(i)));
+                        self.links(
+                            module,
+                            body,
+                            &p,
+                            slots,
+                            exposed,
+                            exposed_spans,
+                            exposed_names,
+                        );
+                    }
+                }
+                SystemMember::Inst { .. } => {}
+                SystemMember::Expose {
+                    dir,
+                    name,
+                    ty,
+                    target,
+                    span,
+                } => {
+                    let want = self.env.resolve_type(module, params, ty);
+                    let Some(v) = self.endpoint(module, params, slots, target) else {
+                        continue;
+                    };
+                    if v.dir != *dir {
+                        self.err(ElabError::Direction {
+                            span: target.span,
+                            port: self.port_name(v.port),
+                            is: dir_word(v.dir),
+                            needs: dir_word(*dir),
+                        });
+                        continue;
+                    }
+                    if v.ty != want && want != Type::Error {
+                        self.err(crate::errors::TypeError::Mismatch {
+                            span: ty.span,
+                            expected: v.ty.to_string(),
+                            found: want.to_string(),
+                        });
+                        continue;
+                    }
+                    if let Some(prev) = exposed_names.get(&name.name) {
+                        self.err(ResolveError::Duplicate {
+                            span: name.span,
+                            name: name.name.clone(),
+                            previous: *prev,
+                        });
+                        continue;
+                    }
+                    if let Some(prev) = exposed_spans.get(&v.port) {
+                        self.err(ElabError::ExposedTwice {
+                            span: *span,
+                            previous: *prev,
+                            what: format!("port `{}`", self.port_name(v.port)),
+                        });
+                        continue;
+                    }
+                    exposed_names.insert(name.name.clone(), name.span);
+                    exposed_spans.insert(v.port, *span);
+                    exposed.insert(name.name.clone(), v);
+                }
+                SystemMember::Connect {
+                    from,
+                    to,
+                    latency,
+                    capacity,
+                    span,
+                } => {
+                    let (Some(a), Some(b)) = (
+                        self.endpoint(module, params, slots, from),
+                        self.endpoint(module, params, slots, to),
+                    ) else {
+                        continue;
+                    };
+                    if !self.directions(&a, &b) {
+                        continue;
+                    }
+                    if matches!(b.kind, PortKind::CdcRegistered | PortKind::CdcFwft) {
+                        self.err(ElabError::FifoSide {
+                            span: to.span,
+                            message: format!("`connect` into `cdc` input `{}`", self.port_name(b.port)),
+                            help: "a `cdc` input is fed by a CDC FIFO: write `cdc a.out -> b.in depth 16;`, or drop `cdc` from the input",
+                        });
+                        continue;
+                    }
+                    if a.ty != b.ty {
+                        self.err(ElabError::PayloadMismatch {
+                            span: *span,
+                            from: a.ty.to_string(),
+                            to: b.ty.to_string(),
+                        });
+                        continue;
+                    }
+                    let da = self.instances[a.port.instance].domain;
+                    let db = self.instances[b.port.instance].domain;
+                    if da != db {
+                        self.err(ElabError::CrossDomain {
+                            span: *span,
+                            from: self.port_name(a.port),
+                            from_dom: self.clocks[da].name.clone(),
+                            from_span: self.instances[a.port.instance].span,
+                            to: self.port_name(b.port),
+                            to_dom: self.clocks[db].name.clone(),
+                            to_span: self.instances[b.port.instance].span,
+                        });
+                        continue;
+                    }
+                    let lat = match latency {
+                        Some(e) => self.const_in(module, params, e, "a latency"),
+                        None => Some(1),
+                    };
+                    let Some(lat) = lat else { continue };
+                    if !(0..=1 << 20).contains(&lat) {
+                        let s = latency.as_ref().map_or(*span, |e| e.span);
+                        self.err(ElabError::ChannelParam {
+                            span: s,
+                            what: "latency",
+                            value: lat,
+                            range: "in 0..=1048576",
+                        });
+                        continue;
+                    }
+                    let cap = match capacity {
+                        Some(e) => self.const_in(module, params, e, "a capacity"),
+                        None => Some(lat + 1),
+                    };
+                    let Some(cap) = cap else { continue };
+                    if !(1..=1 << 24).contains(&cap) {
+                        let s = capacity.as_ref().map_or(*span, |e| e.span);
+                        self.err(ElabError::ChannelParam {
+                            span: s,
+                            what: "capacity",
+                            value: cap,
+                            range: "in 1..=16777216",
+                        });
+                        continue;
+                    }
+                    self.channels.push(d::Channel {
+                        from: a.port,
+                        to: b.port,
+                        latency: lat as u32,
+                        capacity: cap as u32,
+                        span: *span,
+                    });
+                }
+                SystemMember::Cdc {
+                    from,
+                    to,
+                    depth,
+                    sync,
+                    span,
+                } => {
+                    let (Some(a), Some(b)) = (
+                        self.endpoint(module, params, slots, from),
+                        self.endpoint(module, params, slots, to),
+                    ) else {
+                        continue;
+                    };
+                    if !self.directions(&a, &b) {
+                        continue;
+                    }
+                    let style = match b.kind {
+                        PortKind::CdcRegistered => d::ReadStyle::Registered,
+                        PortKind::CdcFwft => d::ReadStyle::Fwft,
+                        _ => {
+                            self.err(ElabError::FifoSide {
+                                span: to.span,
+                                message: format!("`cdc` into input `{}`, which is not declared `cdc`", self.port_name(b.port)),
+                                help: "declare the reader `in name: T cdc;` (or `cdc fwft`), or use `connect` within one domain",
+                            });
+                            continue;
+                        }
+                    };
+                    if let PortKind::Out { rate } = a.kind {
+                        if rate > 1 {
+                            self.err(ElabError::FifoSide {
+                                span: from.span,
+                                message: format!("output `{}` has rate {rate}, but a CDC FIFO takes one write per edge", self.port_name(a.port)),
+                                help: "feed the FIFO from an output of rate 1",
+                            });
+                            continue;
+                        }
+                    }
+                    if a.ty != b.ty {
+                        self.err(ElabError::PayloadMismatch {
+                            span: *span,
+                            from: a.ty.to_string(),
+                            to: b.ty.to_string(),
+                        });
+                        continue;
+                    }
+                    if self.fifos.iter().any(|f| f.reader == b.port) {
+                        self.err(ElabError::FifoSide {
+                            span: to.span,
+                            message: format!("`cdc` input `{}` already has a FIFO", self.port_name(b.port)),
+                            help: "a FIFO has one reader port and a reader port one FIFO; add another input",
+                        });
+                        continue;
+                    }
+                    let Some(dv) = self.const_in(module, params, depth, "a FIFO depth") else {
+                        continue;
+                    };
+                    if !(2..=1 << 30).contains(&dv) || (dv & (dv - 1)) != 0 {
+                        self.err(ElabError::CdcDepth {
+                            span: depth.span,
+                            depth: dv,
+                        });
+                        continue;
+                    }
+                    let sv = match sync {
+                        Some(e) => self.const_in(module, params, e, "a synchronizer length"),
+                        None => Some(2),
+                    };
+                    let Some(sv) = sv else { continue };
+                    if !(2..=64).contains(&sv) {
+                        self.err(ElabError::SyncLength {
+                            span: sync.as_ref().map_or(*span, |e| e.span),
+                            sync: sv,
+                        });
+                        continue;
+                    }
+                    self.fifos.push(d::CdcFifo {
+                        writer: a.port,
+                        reader: b.port,
+                        depth: dv as u32,
+                        sync: sv as u32,
+                        style,
+                        span: *span,
+                    });
+                }
+            }
+        }
+    }
+
+    fn directions(&mut self, a: &PortView, b: &PortView) -> bool {
+        let mut ok = true;
+        if a.dir != Dir::Out {
+            self.err(ElabError::Direction {
+                span: a.span,
+                port: self.port_name(a.port),
+                is: "input",
+                needs: "output",
+            });
+            ok = false;
+        }
+        if b.dir != Dir::In {
+            self.err(ElabError::Direction {
+                span: b.span,
+                port: self.port_name(b.port),
+                is: "output",
+                needs: "input",
+            });
+            ok = false;
+        }
+        ok
+    }
+
+    /// Whole-design checks: undriven inputs and zero-latency cycles.
+    fn check_design(&mut self) {
+        let driven: HashSet<PortRef> = self
+            .channels
+            .iter()
+            .map(|c| c.to)
+            .chain(self.fifos.iter().map(|f| f.reader))
+            .collect();
+        for (i, inst) in self.instances.iter().enumerate() {
+            for (pi, p) in self.specs[inst.spec].ports.iter().enumerate() {
+                if p.dir == Dir::In
+                    && !driven.contains(&PortRef {
+                        instance: i,
+                        port: pi,
+                    })
+                {
+                    let port = format!("{}.{}", inst.path, p.name);
+                    self.env.diags.push(
+                        ElabError::Undriven {
+                            span: inst.span,
+                            port,
+                        }
+                        .into_diagnostic(),
+                    );
+                }
+            }
+        }
+        // Zero-latency cycle: DFS over instances.
+        let n = self.instances.len();
+        let mut adj: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+        for (ci, c) in self.channels.iter().enumerate() {
+            if c.latency == 0 {
+                adj[c.from.instance].push((c.to.instance, ci));
+            }
+        }
+        let mut state = vec![0u8; n];
+        for start in 0..n {
+            if state[start] != 0 {
+                continue;
+            }
+            let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+            let mut path: Vec<usize> = vec![start];
+            state[start] = 1;
+            while let Some((node, next)) = stack.last_mut() {
+                let node = *node;
+                if *next < adj[node].len() {
+                    let (to, ci) = adj[node][*next];
+                    *next += 1;
+                    if state[to] == 1 {
+                        let pos = path.iter().position(|x| *x == to).unwrap_or(0);
+                        let mut names: Vec<String> = path[pos..]
+                            .iter()
+                            .map(|i| self.instances[*i].path.clone())
+                            .collect();
+                        names.push(self.instances[to].path.clone());
+                        let span = self.channels[ci].span;
+                        self.env.diags.push(
+                            ElabError::ZeroLatencyCycle { span, path: names }.into_diagnostic(),
+                        );
+                        return;
+                    } else if state[to] == 0 {
+                        state[to] = 1;
+                        stack.push((to, 0));
+                        path.push(to);
+                    }
+                } else {
+                    state[node] = 2;
+                    stack.pop();
+                    path.pop();
+                }
+            }
+        }
+    }
+}
+
+fn dir_word(d: Dir) -> &'static str {
+    match d {
+        Dir::In => "input",
+        Dir::Out => "output",
+    }
+}
+
+/// Reads a `-p NAME=VALUE` value: an integer (decimal, `0x`, `0b`, optional
+/// `-`) or `true`/`false`.
+pub fn parse_cli_value(v: &str) -> Option<Value> {
+    let v = v.trim().replace('_', "");
+    match v.as_str() {
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        _ => {}
+    }
+    let (neg, body) = match v.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, v.as_str()),
+    };
+    let n = if let Some(h) = body.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = body.strip_prefix("0b") {
+        u64::from_str_radix(b, 2).ok()?
+    } else {
+        body.parse::<u64>().ok()?
+    };
+    let n = i128::from(n);
+    Some(Value::Int(if neg { -n } else { n }))
+}

@@ -1,0 +1,448 @@
+//! The diagnostics of the checking phases, one enum per phase. Every variant
+//! has one stable code (see [`crate::diag`] for the scheme).
+
+use crate::diag::{Diagnostic, IntoDiagnostic};
+use crate::span::Span;
+
+fn suggest(d: Diagnostic, suggestion: &Option<String>, fallback: &str) -> Diagnostic {
+    match suggestion {
+        Some(s) => d.with_help(format!("did you mean `{s}`?")),
+        None => d.with_help(fallback.to_string()),
+    }
+}
+
+/// Name-resolution errors (E02xx) and warnings (W02xx).
+#[derive(Clone, Debug)]
+pub enum ResolveError {
+    /// E0201
+    UnknownName {
+        span: Span,
+        name: String,
+        kind: &'static str,
+        suggestion: Option<String>,
+    },
+    /// E0202
+    Duplicate {
+        span: Span,
+        name: String,
+        previous: Span,
+    },
+    /// E0203
+    UnknownModule {
+        span: Span,
+        name: String,
+        available: String,
+    },
+    /// E0204
+    UnknownImport {
+        span: Span,
+        module: String,
+        name: String,
+        suggestion: Option<String>,
+    },
+    /// E0205
+    ConstCycle { span: Span, path: Vec<String> },
+    /// E0206
+    Recursion { span: Span, cycle: Vec<String> },
+    /// E0207
+    WrongKind {
+        span: Span,
+        name: String,
+        expected: &'static str,
+        found: &'static str,
+    },
+    /// W0201
+    UnusedImport { span: Span },
+}
+
+impl IntoDiagnostic for ResolveError {
+    fn into_diagnostic(self) -> Diagnostic {
+        match self {
+            ResolveError::UnknownName { span, name, kind, suggestion } => suggest(
+                Diagnostic::error("E0201", format!("unknown {kind} `{name}`"), span, "not found in this scope"),
+                &suggestion,
+                "declare it, or bring it into scope with `use std::...`",
+            ),
+            ResolveError::Duplicate { span, name, previous } => {
+                Diagnostic::error("E0202", format!("`{name}` is defined more than once"), span, "defined again here")
+                    .with_label(previous, "first defined here")
+                    .with_help("rename one of them")
+            }
+            ResolveError::UnknownModule { span, name, available } => {
+                Diagnostic::error("E0203", format!("no standard library module `{name}`"), span, "unknown module")
+                    .with_help(format!("the standard library has: {available}"))
+            }
+            ResolveError::UnknownImport { span, module, name, suggestion } => suggest(
+                Diagnostic::error("E0204", format!("`std::{module}` has no item `{name}`"), span, "not in this module"),
+                &suggestion,
+                "import the whole module with `use std::MODULE;` to see what it offers",
+            ),
+            ResolveError::ConstCycle { span, path } => {
+                Diagnostic::error("E0205", format!("constants depend on each other in a cycle: {}", path.join(" -> ")), span, "this constant is part of the cycle")
+                    .with_help("break the cycle by writing one of the values directly")
+            }
+            ResolveError::Recursion { span, cycle } => {
+                Diagnostic::error("E0206", format!("recursion is not allowed: {}", cycle.join(" -> ")), span, "this call closes the cycle")
+                    .with_help("functions are inlined into hardware; rewrite the recursion as a `for` loop with constant bounds")
+            }
+            ResolveError::WrongKind { span, name, expected, found } => {
+                Diagnostic::error("E0207", format!("`{name}` is a {found}, not a {expected}"), span, format!("expected a {expected}"))
+                    .with_help(format!("use a {expected} here"))
+            }
+            ResolveError::UnusedImport { span } => {
+                Diagnostic::warning("W0201", "unused import", span, "nothing imported here is used").with_help("remove this `use`")
+            }
+        }
+    }
+}
+
+/// Type and tick-body errors (E03xx) and warnings (W03xx).
+#[derive(Clone, Debug)]
+pub enum TypeError {
+    /// E0301
+    Mismatch {
+        span: Span,
+        expected: String,
+        found: String,
+    },
+    /// E0302
+    CannotInfer { span: Span },
+    /// E0303
+    LiteralOverflow { span: Span, value: i128, ty: String },
+    /// E0304
+    BadCast {
+        span: Span,
+        from: String,
+        to: String,
+    },
+    /// E0305
+    BadOperand { span: Span, op: String, ty: String },
+    /// E0306
+    NotAValue {
+        span: Span,
+        name: String,
+        what: &'static str,
+        help: &'static str,
+    },
+    /// E0307
+    NotConstant { span: Span, what: &'static str },
+    /// E0308
+    BadWidth { span: Span, name: String },
+    /// E0309
+    IndexOutOfRange { span: Span, index: i128, len: u64 },
+    /// E0310
+    UnknownField {
+        span: Span,
+        name: String,
+        ty: String,
+        suggestion: Option<String>,
+    },
+    /// E0311
+    StructLiteral { span: Span, message: String },
+    /// E0312
+    UnknownMethod {
+        span: Span,
+        method: String,
+        what: String,
+        available: &'static str,
+    },
+    /// E0313
+    WrongSide {
+        span: Span,
+        method: String,
+        port: String,
+        kind: &'static str,
+        help: &'static str,
+    },
+    /// E0314
+    ArgCount {
+        span: Span,
+        what: String,
+        expected: usize,
+        found: usize,
+    },
+    /// E0315
+    WriteNotRegister {
+        span: Span,
+        name: String,
+        what: &'static str,
+    },
+    /// E0316
+    AssignNotLocal {
+        span: Span,
+        name: String,
+        what: &'static str,
+    },
+    /// E0317
+    RegWriteOutsideTick { span: Span },
+    /// E0318
+    UnitOpInFn { span: Span, what: &'static str },
+    /// E0319
+    ReturnInTick { span: Span },
+    /// E0320
+    MissingReturn { span: Span, name: String },
+    /// E0321
+    StageTwice {
+        span: Span,
+        first: Span,
+        stage: String,
+        pipe: i128,
+    },
+    /// E0322
+    NoValue { span: Span, method: String },
+    /// E0323
+    BadPattern { span: Span, expected: String },
+    /// E0324
+    OutOfRange {
+        span: Span,
+        what: &'static str,
+        value: i128,
+        range: &'static str,
+    },
+    /// W0301
+    UnusedState {
+        span: Span,
+        what: &'static str,
+        name: String,
+    },
+    /// W0302
+    UnusedPort { span: Span, name: String },
+    /// W0303
+    Unreachable { span: Span, after: Span },
+}
+
+impl IntoDiagnostic for TypeError {
+    fn into_diagnostic(self) -> Diagnostic {
+        use TypeError::*;
+        match self {
+            Mismatch { span, expected, found } => Diagnostic::error("E0301", format!("type mismatch: expected `{expected}`, found `{found}`"), span, format!("this is `{found}`"))
+                .with_help("types never change implicitly; convert with `as` where that is meant"),
+            CannotInfer { span } => Diagnostic::error("E0302", "cannot infer the type of this literal", span, "no type here tells its width")
+                .with_help("give the literal a suffix (e.g. `5u8`) or annotate the variable"),
+            LiteralOverflow { span, value, ty } => Diagnostic::error("E0303", format!("literal `{value}` does not fit in `{ty}`"), span, format!("out of range for `{ty}`"))
+                .with_help("use a wider type, or a value in range"),
+            BadCast { span, from, to } => Diagnostic::error("E0304", format!("cannot convert `{from}` to `{to}` with `as`"), span, "invalid conversion")
+                .with_help("`as` converts between integer types, and from `bool` or an enum to an integer; for `x as bool` write `x != 0`"),
+            BadOperand { span, op, ty } => Diagnostic::error("E0305", format!("operator `{op}` is not defined on `{ty}`"), span, format!("`{ty}` here"))
+                .with_help("arithmetic and bitwise operators take integers; `!`, `&&`, `||` take bool"),
+            NotAValue { span, name, what, help } => Diagnostic::error("E0306", format!("`{name}` is a {what}, not a value"), span, format!("a {what}")).with_help(help),
+            NotConstant { span, what } => Diagnostic::error("E0307", format!("{what} must be a compile-time constant"), span, "depends on run-time state")
+                .with_help("use literals, constants and parameters here"),
+            BadWidth { span, name } => Diagnostic::error("E0308", format!("`{name}` is not a valid integer type"), span, "width out of range")
+                .with_help("integer types are `u1` ... `u64` and `i1` ... `i64`"),
+            IndexOutOfRange { span, index, len } => Diagnostic::error("E0309", format!("index {index} is out of range for an array of {len}"), span, "out of range")
+                .with_help(format!("valid indices are 0 to {}", len.saturating_sub(1))),
+            UnknownField { span, name, ty, suggestion } => suggest(
+                Diagnostic::error("E0310", format!("`{ty}` has no field `{name}`"), span, "unknown field"),
+                &suggestion,
+                "check the struct declaration",
+            ),
+            StructLiteral { span, message } => Diagnostic::error("E0311", message, span, "in this struct value")
+                .with_help("give every field exactly once"),
+            UnknownMethod { span, method, what, available } => Diagnostic::error("E0312", format!("no method `{method}` on {what}"), span, "unknown method")
+                .with_help(format!("available: {available}")),
+            WrongSide { span, method, port, kind, help } => Diagnostic::error("E0313", format!("`{method}()` is not available on {kind} `{port}`"), span, "wrong side of the channel or FIFO")
+                .with_help(help),
+            ArgCount { span, what, expected, found } => Diagnostic::error("E0314", format!("{what} takes {expected} argument(s), {found} given"), span, "wrong number of arguments")
+                .with_help("pass the declared arguments"),
+            WriteNotRegister { span, name, what } => Diagnostic::error("E0315", format!("`<=` writes registers, and `{name}` is a {what}"), span, "not a register")
+                .with_help("assign locals with `=`; only registers take `<=`"),
+            AssignNotLocal { span, name, what } => Diagnostic::error("E0316", format!("cannot assign `{name}` with `=`: it is a {what}"), span, "not a local variable")
+                .with_help("write registers with `<=`; constants, parameters and ports cannot be assigned"),
+            RegWriteOutsideTick { span } => Diagnostic::error("E0317", "register write outside a tick", span, "functions have no registers")
+                .with_help("functions are pure: return the value and write the register in the tick"),
+            UnitOpInFn { span, what } => Diagnostic::error("E0318", format!("{what} is only allowed in a tick"), span, "inside a function")
+                .with_help("functions are pure: move this into the unit's tick"),
+            ReturnInTick { span } => Diagnostic::error("E0319", "`return` outside a function", span, "ticks do not return")
+                .with_help("use `if` to skip the rest of the tick, or `finish;` to stop the run"),
+            MissingReturn { span, name } => Diagnostic::error("E0320", format!("function `{name}` does not end with `return`"), span, "the body may end without a value")
+                .with_help("end the body with `return value;`"),
+            StageTwice { span, first, stage, pipe } => Diagnostic::error("E0321", format!("pipe {pipe} of stage register `{stage}` is written or retained twice in one tick"), span, "second write or retain")
+                .with_label(first, "first here")
+                .with_help("write or retain each pipe at most once per tick"),
+            NoValue { span, method } => Diagnostic::error("E0322", format!("`{method}()` has no value"), span, "used as a value")
+                .with_help("call it as a statement; `try_send(v)` returns whether the item was sent"),
+            BadPattern { span, expected } => Diagnostic::error("E0323", format!("this pattern does not match a `{expected}`"), span, "wrong kind of pattern")
+                .with_help("match integers with literals, enums with `E::V`, bools with `true`/`false`, options with `Some(x)`/`None`"),
+            OutOfRange { span, what, value, range } => Diagnostic::error("E0324", format!("{what} {value} is out of range"), span, format!("must be {range}"))
+                .with_help(format!("{what} must be {range}")),
+            UnusedState { span, what, name } => Diagnostic::warning("W0301", format!("{what} `{name}` is never used"), span, "unused")
+                .with_help(format!("remove it, or prefix the name with `_`")),
+            UnusedPort { span, name } => Diagnostic::warning("W0302", format!("port `{name}` is never used by the tick"), span, "unused")
+                .with_help("remove it, or prefix the name with `_`"),
+            Unreachable { span, after } => Diagnostic::warning("W0303", "unreachable statement", span, "never runs")
+                .with_label(after, "control never gets past this")
+                .with_help("remove the statements after `return` or `finish`"),
+        }
+    }
+}
+
+/// Elaboration (system) errors (E04xx) and warnings (W04xx).
+#[derive(Clone, Debug)]
+pub enum ElabError {
+    /// E0401
+    CrossDomain {
+        span: Span,
+        from: String,
+        from_dom: String,
+        from_span: Span,
+        to: String,
+        to_dom: String,
+        to_span: Span,
+    },
+    /// E0402
+    ZeroLatencyCycle { span: Span, path: Vec<String> },
+    /// E0403
+    Undriven { span: Span, port: String },
+    /// E0404
+    ExposedTwice {
+        span: Span,
+        previous: Span,
+        what: String,
+    },
+    /// E0405
+    Direction {
+        span: Span,
+        port: String,
+        is: &'static str,
+        needs: &'static str,
+    },
+    /// E0406
+    CdcDepth { span: Span, depth: i128 },
+    /// E0407
+    SyncLength { span: Span, sync: i128 },
+    /// E0408
+    FifoSide {
+        span: Span,
+        message: String,
+        help: &'static str,
+    },
+    /// E0409
+    MissingClock { span: Span, name: String },
+    /// E0410
+    ClockOnSystem { span: Span },
+    /// E0411
+    NoTop { span: Span, name: Option<String> },
+    /// E0412
+    AmbiguousTop { span: Span, candidates: Vec<String> },
+    /// E0413
+    InstanceElement { span: Span, message: String },
+    /// E0414
+    BadParam {
+        span: Span,
+        message: String,
+        help: String,
+    },
+    /// E0415
+    PayloadMismatch {
+        span: Span,
+        from: String,
+        to: String,
+    },
+    /// E0416
+    ChannelParam {
+        span: Span,
+        what: &'static str,
+        value: i128,
+        range: &'static str,
+    },
+    /// E0417
+    SystemCycle { span: Span, path: Vec<String> },
+    /// W0401
+    UnusedUnit { span: Span, name: String },
+    /// W0402
+    SeveralTops { span: Span, candidates: Vec<String> },
+}
+
+impl IntoDiagnostic for ElabError {
+    fn into_diagnostic(self) -> Diagnostic {
+        use ElabError::*;
+        match self {
+            CrossDomain { span, from, from_dom, from_span, to, to_dom, to_span } => Diagnostic::error(
+                "E0401",
+                format!("`connect` between clock domains: `{from}` is on `{from_dom}`, `{to}` is on `{to_dom}`"),
+                span,
+                "a channel joins ports of one domain",
+            )
+            .with_label(from_span, format!("`{from}` is on `{from_dom}`"))
+            .with_label(to_span, format!("`{to}` is on `{to_dom}`"))
+            .with_help("cross clock domains with a CDC FIFO: `cdc a.out -> b.in depth 16;` and declare the input `cdc`"),
+            ZeroLatencyCycle { span, path } => Diagnostic::error("E0402", format!("zero-latency connections form a cycle: {}", path.join(" -> ")), span, "this connection closes the cycle")
+                .with_help("give one connection of the cycle `latency 1` or more"),
+            Undriven { span, port } => Diagnostic::error("E0403", format!("input `{port}` is not driven by anything"), span, "no connection or FIFO reaches this port")
+                .with_help("connect an output to it, or remove the port"),
+            ExposedTwice { span, previous, what } => Diagnostic::error("E0404", format!("{what} is exposed twice"), span, "exposed again here")
+                .with_label(previous, "first exposed here")
+                .with_help("expose each inner port once, under one name"),
+            Direction { span, port, is, needs } => Diagnostic::error("E0405", format!("`{port}` is an {is} port, used as an {needs}"), span, format!("needs an {needs} port"))
+                .with_help("connections go from an output (`out`) to an input (`in`)"),
+            CdcDepth { span, depth } => Diagnostic::error("E0406", format!("CDC FIFO depth {depth} is not a power of two in 2..=2^30"), span, "invalid depth")
+                .with_help("use a power of two such as 16"),
+            SyncLength { span, sync } => Diagnostic::error("E0407", format!("synchronizer length {sync} is out of range"), span, "must be in 2..=64")
+                .with_help("use `sync 2` (the default) or more, up to 64"),
+            FifoSide { span, message, help } => Diagnostic::error("E0408", message, span, "wrong kind of port for this link").with_help(help),
+            MissingClock { span, name } => Diagnostic::error("E0409", format!("unit instance `{name}` has no clock"), span, "needs `on CLOCK`")
+                .with_help("write `inst name: Unit on clock;`"),
+            ClockOnSystem { span } => Diagnostic::error("E0410", "a system instance takes no clock", span, "systems bring their own clocks")
+                .with_help("remove `on ...`; the units inside a system name their clocks"),
+            NoTop { span, name } => match name {
+                Some(n) => Diagnostic::error("E0411", format!("no system named `{n}`"), span, "requested top system")
+                    .with_help("pass the name of a system declared in the design to --top"),
+                None => Diagnostic::error("E0411", "the design has no top system", span, "no system here")
+                    .with_help("declare a `system` that instantiates the units"),
+            },
+            AmbiguousTop { span, candidates } => Diagnostic::error("E0412", format!("several systems could be the top: {}", candidates.join(", ")), span, "one candidate")
+                .with_help("choose one with --top NAME"),
+            InstanceElement { span, message } => Diagnostic::error("E0413", message, span, "instance declaration")
+                .with_help("declare each element of an instance array exactly once, from 0 up"),
+            BadParam { span, message, help } => Diagnostic::error("E0414", message, span, "parameter").with_help(help),
+            PayloadMismatch { span, from, to } => Diagnostic::error("E0415", format!("link joins `{from}` to `{to}`"), span, "payload types differ")
+                .with_help("both ends of a link carry the same type"),
+            ChannelParam { span, what, value, range } => Diagnostic::error("E0416", format!("{what} {value} is out of range"), span, format!("must be {range}"))
+                .with_help(format!("{what} must be {range}")),
+            SystemCycle { span, path } => Diagnostic::error("E0417", format!("systems instantiate each other in a cycle: {}", path.join(" -> ")), span, "this instance closes the cycle")
+                .with_help("a system cannot contain itself"),
+            UnusedUnit { span, name } => Diagnostic::warning("W0401", format!("unit `{name}` is never instantiated"), span, "unused")
+                .with_help("instantiate it in a system, or remove it"),
+            SeveralTops { span, candidates } => Diagnostic::warning("W0402", format!("several systems could be the top: {}; each was checked", candidates.join(", ")), span, "one candidate")
+                .with_help("choose one with --top NAME to elaborate a design"),
+        }
+    }
+}
+
+/// Clock errors (E05xx).
+#[derive(Clone, Debug)]
+pub enum ClockError {
+    /// E0501
+    NotPositive { span: Span },
+    /// E0502
+    NegativePhase { span: Span },
+    /// E0503
+    PhaseUnit { span: Span },
+    /// E0504
+    ArrayLength {
+        span: Span,
+        declared: i128,
+        given: usize,
+    },
+    /// E0505
+    Unrepresentable { span: Span },
+}
+
+impl IntoDiagnostic for ClockError {
+    fn into_diagnostic(self) -> Diagnostic {
+        use ClockError::*;
+        match self {
+            NotPositive { span } => Diagnostic::error("E0501", "clock frequency or period must be positive", span, "zero or negative")
+                .with_help("give a positive frequency (`914 MHz`) or period (`1094 ps`)"),
+            NegativePhase { span } => Diagnostic::error("E0502", "clock phase must not be negative", span, "negative phase")
+                .with_help("a phase is a delay in [0, ...); add a period to it if needed"),
+            PhaseUnit { span } => Diagnostic::error("E0503", "a phase is a time, not a frequency", span, "frequency unit")
+                .with_help("write the phase in fs, ps, ns, us, ms or s"),
+            ArrayLength { span, declared, given } => Diagnostic::error("E0504", format!("clock array declares {declared} elements but lists {given}"), span, "length mismatch")
+                .with_help("list one clock per element"),
+            Unrepresentable { span } => Diagnostic::error("E0505", "clock period or phase cannot be represented", span, "too large or too fine")
+                .with_help("periods and phases must be exact rationals of picoseconds with numerator and denominator below 2^63"),
+        }
+    }
+}

@@ -1,0 +1,1252 @@
+//! Parsing: source text to [`ast::Module`] and parse diagnostics.
+//!
+//! The file is first cut into top-level items by a cheap scan that matches
+//! braces and skips comments and strings; each item is then parsed on its own,
+//! so one broken item does not hide the errors of the others. Nesting depth is
+//! bounded before pest sees the text, so hostile input cannot overflow the
+//! stack.
+
+use pest::Parser;
+use pest::iterators::Pair;
+
+use crate::ast::*;
+use crate::diag::{Diagnostic, IntoDiagnostic};
+use crate::span::{FileId, Span};
+
+#[derive(pest_derive::Parser)]
+#[grammar = "grammar.pest"]
+struct ChrParser;
+
+/// Deepest bracket nesting accepted (parentheses, brackets and braces together).
+pub const MAX_NESTING: usize = 64;
+/// Deepest expression tree accepted (operator chains count one level per operator).
+pub const MAX_EXPR_DEPTH: usize = 256;
+
+/// Parse-phase errors.
+#[derive(Clone, Debug)]
+pub enum ParseError {
+    /// E0101: the text does not match the grammar.
+    Syntax {
+        span: Span,
+        expected: Vec<String>,
+        found: String,
+    },
+    /// E0102: brackets or operators nested too deeply.
+    TooDeep { span: Span, limit: usize },
+    /// E0103: an integer literal does not fit 64 bits.
+    LiteralTooLarge { span: Span },
+    /// E0104: a literal suffix names no integer type.
+    BadSuffix { span: Span, suffix: String },
+    /// E0105: a `{`, `(`, `[` or block comment is never closed.
+    Unclosed { span: Span, what: &'static str },
+    /// E0106: a closing bracket without an opening one.
+    UnexpectedClose { span: Span, ch: char },
+    /// E0107: a string literal with an unknown escape.
+    BadEscape { span: Span },
+}
+
+impl IntoDiagnostic for ParseError {
+    fn into_diagnostic(self) -> Diagnostic {
+        match self {
+            ParseError::Syntax {
+                span,
+                expected,
+                found,
+            } => {
+                let exp = join_alternatives(&expected);
+                Diagnostic::error(
+                    "E0101",
+                    format!("syntax error: expected {exp}, found {found}"),
+                    span,
+                    format!("expected {exp}"),
+                )
+                .with_help("check this item against the syntax in docs/language.md")
+            }
+            ParseError::TooDeep { span, limit } => Diagnostic::error(
+                "E0102",
+                "nesting too deep",
+                span,
+                format!("more than {limit} levels deep"),
+            )
+            .with_help("split the expression or block into smaller pieces (functions, locals)"),
+            ParseError::LiteralTooLarge { span } => Diagnostic::error(
+                "E0103",
+                "integer literal too large",
+                span,
+                "does not fit in 64 bits",
+            )
+            .with_help("integers are at most 64 bits wide"),
+            ParseError::BadSuffix { span, suffix } => Diagnostic::error(
+                "E0104",
+                format!("invalid literal suffix `{suffix}`"),
+                span,
+                "not an integer type",
+            )
+            .with_help("a suffix is `u1` ... `u64` or `i1` ... `i64`"),
+            ParseError::Unclosed { span, what } => Diagnostic::error(
+                "E0105",
+                format!("unclosed {what}"),
+                span,
+                "opened here and never closed",
+            )
+            .with_help("add the missing closing delimiter"),
+            ParseError::UnexpectedClose { span, ch } => Diagnostic::error(
+                "E0106",
+                format!("unexpected `{ch}`"),
+                span,
+                "nothing to close here",
+            )
+            .with_help("remove it, or add the matching opening delimiter"),
+            ParseError::BadEscape { span } => Diagnostic::error(
+                "E0107",
+                "unknown escape in string",
+                span,
+                "not one of \\\" \\\\ \\n \\t",
+            )
+            .with_help("strings allow the escapes \\\", \\\\, \\n and \\t"),
+        }
+    }
+}
+
+fn join_alternatives(items: &[String]) -> String {
+    match items {
+        [] => "something else".to_string(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}
+
+/// Parses one file. Always returns a module (of the items that parsed) and
+/// every parse diagnostic.
+pub fn parse_file(file: FileId, text: &str) -> (Module, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut module = Module::default();
+    for (start, end) in split_items(file, text, &mut diags) {
+        let chunk = &text[start..end];
+        match ChrParser::parse(Rule::item_eoi, chunk) {
+            Ok(mut pairs) => {
+                let item_eoi = pairs.next().expect("item_eoi matched");
+                let mut b = Builder {
+                    file,
+                    base: start,
+                    diags: &mut diags,
+                };
+                if let Some(item) = item_eoi.into_inner().next() {
+                    if let Some(it) = b.item(item) {
+                        module.items.push(it);
+                    }
+                }
+            }
+            Err(e) => diags.push(syntax_error(file, start, chunk, e).into_diagnostic()),
+        }
+    }
+    (module, diags)
+}
+
+fn syntax_error(file: FileId, base: usize, chunk: &str, e: pest::error::Error<Rule>) -> ParseError {
+    let pos = match e.location {
+        pest::error::InputLocation::Pos(p) => p,
+        pest::error::InputLocation::Span((s, _)) => s,
+    };
+    let mut expected: Vec<String> = match &e.variant {
+        pest::error::ErrorVariant::ParsingError { positives, .. } => positives
+            .iter()
+            .filter_map(|r| describe(*r))
+            .map(str::to_string)
+            .collect(),
+        pest::error::ErrorVariant::CustomError { message } => vec![message.clone()],
+    };
+    expected.sort();
+    expected.dedup();
+    let rest = &chunk[pos.min(chunk.len())..];
+    let found = match rest.chars().next() {
+        None => "end of item".to_string(),
+        Some(c) if c.is_ascii_alphanumeric() || c == '_' => {
+            let word: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            format!("`{word}`")
+        }
+        Some(c) => format!("`{c}`"),
+    };
+    let len = rest.chars().next().map_or(0, char::len_utf8);
+    ParseError::Syntax {
+        span: Span::new(file, base + pos, base + pos + len),
+        expected,
+        found,
+    }
+}
+
+/// Words for a grammar rule in "expected ..." messages; `None` hides it.
+fn describe(rule: Rule) -> Option<&'static str> {
+    use Rule::*;
+    Some(match rule {
+        ident => "a name",
+        int_lit => "an integer",
+        string_lit => "a string",
+        bool_lit => "`true` or `false`",
+        item_eoi | use_item | const_item | clock_item | struct_item | enum_item | fn_item
+        | unit_item | system_item => {
+            "an item (`use`, `const`, `clock`, `struct`, `enum`, `fn`, `unit`, `system`)"
+        }
+        EOI => "the end of the item",
+        time_lit | time_num => "a time or frequency (e.g. `1 GHz`, `1094 ps`)",
+        time_unit => "a unit (`Hz`, `kHz`, `MHz`, `GHz`, `fs`, `ps`, `ns`, `us`, `ms`, `s`)",
+        clock_spec | clock_list => "a clock (e.g. `1 GHz phase 10 ps`)",
+        field_decl => "a field `name: type`",
+        fn_param => "a parameter `name: type`",
+        generic_params | generic_param => "a parameter `NAME: type = default`",
+        port_decl | reg_decl | stage_decl | counter_decl | tick_block => {
+            "a unit member (`in`, `out`, `reg`, `stage`, `counter`, `tick`)"
+        }
+        port_kind | cdc_fwft | cdc_plain | rate_spec => "a port kind (`cdc`, `cdc fwft`, `rate N`)",
+        expose_decl | inst_decl | connect_decl | cdc_decl | sys_for => {
+            "a system member (`in`, `out`, `inst`, `connect`, `cdc`, `for`)"
+        }
+        generic_args | generic_arg => "parameter values `<NAME = value>`",
+        latency_spec => "`latency`",
+        capacity_spec => "`capacity`",
+        depth_spec => "`depth`",
+        sync_spec => "`sync`",
+        endpoint => "a port `instance.port`",
+        clock_ref => "a clock",
+        type_expr | array_type => "a type",
+        block => "a block `{ ... }`",
+        let_stmt | if_stmt | match_stmt | for_stmt | return_stmt | finish_stmt | assert_stmt
+        | trace_stmt | reg_write | counter_add | assign_stmt | expr_stmt => "a statement",
+        else_if => "`else if`",
+        condition | let_some => "a condition",
+        match_arm => "a match arm `pattern => { ... }`",
+        pattern | wildcard_pat | some_pat | none_pat | neg_int_pat | enum_pat => "a pattern",
+        trace_arg => "a trace argument `name = value`",
+        place => "a register or variable",
+        expr | or_expr | and_expr | cmp_expr | bor_expr | bxor_expr | band_expr | shift_expr
+        | add_expr | mul_expr | cast_expr | unary_expr | postfix_expr | paren_expr | array_lit
+        | array_repeat | call_expr | struct_lit | enum_value => "an expression",
+        field_suffix | index_suffix | method_suffix => "`.`, `[` or a method call",
+        args => "arguments",
+        field_init => "a field `name: value`",
+        or_op | and_op | cmp_op | bor_op | bxor_op | band_op | shift_op | add_op | mul_op => {
+            "an operator"
+        }
+        unary_op => "a unary operator",
+        port_dir => "`in` or `out`",
+        _ => return None,
+    })
+}
+
+/// Cuts the text into item byte ranges: an item starting with a braced
+/// keyword ends at the brace that closes its body, any other at the `;` at
+/// brace depth zero. Also bounds nesting depth and reports unbalanced
+/// delimiters (their items are skipped, since pest would only repeat them).
+fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(usize, usize)> {
+    let bytes = text.as_bytes();
+    let mut items = Vec::new();
+    let mut i = 0;
+    let mut item_start: Option<usize> = None;
+    let mut braced = false;
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let mut too_deep = false;
+    let mut bad_item = false;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c == b'/' && bytes.get(i + 1) == Some(&b'/') {
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
+            let open = i;
+            let mut depth = 0usize;
+            while i < bytes.len() {
+                if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
+                    depth += 1;
+                    i += 2;
+                } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+            if depth > 0 {
+                diags.push(
+                    ParseError::Unclosed {
+                        span: Span::new(file, open, open + 2),
+                        what: "block comment",
+                    }
+                    .into_diagnostic(),
+                );
+                bad_item = true;
+            }
+            continue;
+        }
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if item_start.is_none() {
+            item_start = Some(i);
+            let word: &[u8] = &bytes[i..bytes.len().min(i + 7)];
+            braced = [&b"struct"[..], b"enum", b"fn", b"unit", b"system"]
+                .iter()
+                .any(|k| {
+                    word.starts_with(k)
+                        && word
+                            .get(k.len())
+                            .is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                });
+        }
+        match c {
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' && bytes[i] != b'\n' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'(' | b'[' | b'{' => {
+                stack.push((c, i));
+                if stack.len() > MAX_NESTING && !too_deep {
+                    too_deep = true;
+                    diags.push(
+                        ParseError::TooDeep {
+                            span: Span::new(file, i, i + 1),
+                            limit: MAX_NESTING,
+                        }
+                        .into_diagnostic(),
+                    );
+                }
+            }
+            b')' | b']' | b'}' => {
+                let open = match c {
+                    b')' => b'(',
+                    b']' => b'[',
+                    _ => b'{',
+                };
+                match stack.last() {
+                    Some((o, _)) if *o == open => {
+                        stack.pop();
+                    }
+                    _ => {
+                        diags.push(
+                            ParseError::UnexpectedClose {
+                                span: Span::new(file, i, i + 1),
+                                ch: c as char,
+                            }
+                            .into_diagnostic(),
+                        );
+                        bad_item = true;
+                        stack.clear();
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+        let at_end = stack.is_empty() && ((c == b'}' && braced) || (c == b';' && !braced));
+        if at_end || (stack.is_empty() && c == b'}' && !braced) {
+            if let Some(s) = item_start.take() {
+                if !too_deep && !bad_item {
+                    items.push((s, i));
+                }
+            }
+            too_deep = false;
+            bad_item = false;
+        }
+    }
+    if let Some(s) = item_start {
+        if let Some((ch, pos)) = stack.first() {
+            let what = match ch {
+                b'(' => "`(`",
+                b'[' => "`[`",
+                _ => "`{`",
+            };
+            diags.push(
+                ParseError::Unclosed {
+                    span: Span::new(file, *pos, pos + 1),
+                    what,
+                }
+                .into_diagnostic(),
+            );
+        } else if !too_deep && !bad_item {
+            items.push((s, bytes.len()));
+        }
+    }
+    items
+}
+
+struct Builder<'d> {
+    file: FileId,
+    base: usize,
+    diags: &'d mut Vec<Diagnostic>,
+}
+
+fn inner(p: Pair<'_, Rule>) -> impl Iterator<Item = Pair<'_, Rule>> {
+    p.into_inner()
+}
+
+impl Builder<'_> {
+    fn span(&self, p: &Pair<'_, Rule>) -> Span {
+        let s = p.as_span();
+        Span::new(self.file, self.base + s.start(), self.base + s.end())
+    }
+
+    fn ident(&self, p: Pair<'_, Rule>) -> Ident {
+        Ident {
+            name: p.as_str().to_string(),
+            span: self.span(&p),
+        }
+    }
+
+    fn item(&mut self, p: Pair<'_, Rule>) -> Option<Item> {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let mut it = inner(p).peekable();
+        Some(match rule {
+            Rule::use_item => Item::Use(UseItem {
+                path: it.map(|x| self.ident(x)).collect(),
+                span,
+            }),
+            Rule::const_item => {
+                let name = self.ident(it.next()?);
+                let ty = self.type_expr(it.next()?);
+                let value = self.expr(it.next()?, 0);
+                Item::Const(ConstDef { name, ty, value })
+            }
+            Rule::clock_item => {
+                let name = self.ident(it.next()?);
+                let mut array_len = None;
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::clock_array) {
+                    array_len = Some(self.expr(inner(it.next()?).next()?, 0));
+                }
+                let body = it.next()?;
+                let is_list = body.as_rule() == Rule::clock_list;
+                let specs = if is_list {
+                    inner(body).map(|s| self.clock_spec(s)).collect()
+                } else {
+                    vec![self.clock_spec(body)]
+                };
+                Item::Clock(ClockDef {
+                    name,
+                    array_len,
+                    specs,
+                    is_list,
+                })
+            }
+            Rule::struct_item => {
+                let name = self.ident(it.next()?);
+                let fields = it.map(|f| self.name_type(f)).collect();
+                Item::Struct(StructDef { name, fields })
+            }
+            Rule::enum_item => {
+                let name = self.ident(it.next()?);
+                Item::Enum(EnumDef {
+                    name,
+                    variants: it.map(|v| self.ident(v)).collect(),
+                })
+            }
+            Rule::fn_item => {
+                let name = self.ident(it.next()?);
+                let mut params = Vec::new();
+                while it.peek().map(|p| p.as_rule()) == Some(Rule::fn_param) {
+                    params.push(self.name_type(it.next()?));
+                }
+                let ret = self.type_expr(it.next()?);
+                let body = self.block(it.next()?);
+                Item::Fn(FnDef {
+                    name,
+                    params,
+                    ret,
+                    body,
+                })
+            }
+            Rule::unit_item => {
+                let name = self.ident(it.next()?);
+                let mut params = Vec::new();
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
+                    params = self.generic_params(it.next()?);
+                }
+                let members = it.filter_map(|m| self.unit_member(m)).collect();
+                Item::Unit(UnitDef {
+                    name,
+                    params,
+                    members,
+                })
+            }
+            Rule::system_item => {
+                let name = self.ident(it.next()?);
+                let mut params = Vec::new();
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
+                    params = self.generic_params(it.next()?);
+                }
+                let members = it.filter_map(|m| self.system_member(m)).collect();
+                Item::System(SystemDef {
+                    name,
+                    params,
+                    members,
+                })
+            }
+            _ => return None,
+        })
+    }
+
+    fn name_type(&mut self, p: Pair<'_, Rule>) -> (Ident, TypeExpr) {
+        let mut it = inner(p);
+        let name = it.next().expect("name in field");
+        let ty = it.next().expect("type in field");
+        (self.ident(name), self.type_expr(ty))
+    }
+
+    fn clock_spec(&mut self, p: Pair<'_, Rule>) -> ClockSpec {
+        let span = self.span(&p);
+        let mut it = inner(p);
+        let rate = self.time_lit(it.next().expect("clock rate"));
+        let phase = it.next().map(|t| self.time_lit(t));
+        ClockSpec { rate, phase, span }
+    }
+
+    fn time_lit(&mut self, p: Pair<'_, Rule>) -> TimeLit {
+        let span = self.span(&p);
+        let mut it = inner(p);
+        let number = it.next().expect("time number").as_str().to_string();
+        let unit = it.next().expect("time unit").as_str().to_string();
+        TimeLit { number, unit, span }
+    }
+
+    fn generic_params(&mut self, p: Pair<'_, Rule>) -> Vec<GenericParam> {
+        inner(p)
+            .map(|g| {
+                let mut it = inner(g);
+                let name = self.ident(it.next().expect("param name"));
+                let ty = self.type_expr(it.next().expect("param type"));
+                let default = it.next().map(|e| self.expr(e, 0));
+                GenericParam { name, ty, default }
+            })
+            .collect()
+    }
+
+    fn unit_member(&mut self, p: Pair<'_, Rule>) -> Option<UnitMember> {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let mut it = inner(p);
+        Some(match rule {
+            Rule::port_decl => {
+                let dir = if it.next()?.as_str() == "in" {
+                    Dir::In
+                } else {
+                    Dir::Out
+                };
+                let name = self.ident(it.next()?);
+                let ty = self.type_expr(it.next()?);
+                let kind = match it.next().and_then(|k| inner(k).next()) {
+                    None => PortKindAst::Plain,
+                    Some(k) => match k.as_rule() {
+                        Rule::cdc_fwft => PortKindAst::CdcFwft,
+                        Rule::cdc_plain => PortKindAst::Cdc,
+                        _ => PortKindAst::Rate(self.expr(inner(k).next()?, 0)),
+                    },
+                };
+                UnitMember::Port {
+                    dir,
+                    name,
+                    ty,
+                    kind,
+                    span,
+                }
+            }
+            Rule::reg_decl => {
+                let name = self.ident(it.next()?);
+                let ty = self.type_expr(it.next()?);
+                let init = it.next().map(|e| self.expr(e, 0));
+                UnitMember::Reg { name, ty, init }
+            }
+            Rule::stage_decl => {
+                let name = self.ident(it.next()?);
+                let ty = self.type_expr(it.next()?);
+                let pipes = it.next().map(|e| self.expr(e, 0));
+                UnitMember::Stage { name, ty, pipes }
+            }
+            Rule::counter_decl => UnitMember::Counter {
+                name: self.ident(it.next()?),
+            },
+            Rule::tick_block => UnitMember::Tick {
+                body: self.block(it.next()?),
+                span,
+            },
+            _ => return None,
+        })
+    }
+
+    fn endpoint(&mut self, p: Pair<'_, Rule>) -> Endpoint {
+        let span = self.span(&p);
+        let parts: Vec<_> = inner(p).collect();
+        let mut parts = parts.into_iter();
+        let inst = self.ident(parts.next().expect("endpoint instance"));
+        let mut index = None;
+        let mut port = parts.next().expect("endpoint port");
+        if port.as_rule() == Rule::expr {
+            index = Some(self.expr(port, 0));
+            port = parts.next().expect("endpoint port after index");
+        }
+        Endpoint {
+            inst,
+            index,
+            port: self.ident(port),
+            span,
+        }
+    }
+
+    fn system_member(&mut self, p: Pair<'_, Rule>) -> Option<SystemMember> {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let mut it = inner(p).peekable();
+        Some(match rule {
+            Rule::expose_decl => {
+                let dir = if it.next()?.as_str() == "in" {
+                    Dir::In
+                } else {
+                    Dir::Out
+                };
+                let name = self.ident(it.next()?);
+                let ty = self.type_expr(it.next()?);
+                let target = self.endpoint(it.next()?);
+                SystemMember::Expose {
+                    dir,
+                    name,
+                    ty,
+                    target,
+                    span,
+                }
+            }
+            Rule::inst_decl => {
+                let name = self.ident(it.next()?);
+                let mut index = None;
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::inst_index) {
+                    index = Some(self.expr(inner(it.next()?).next()?, 0));
+                }
+                let target = self.ident(it.next()?);
+                let mut args = Vec::new();
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_args) {
+                    for a in inner(it.next()?) {
+                        let mut ai = inner(a);
+                        let n = self.ident(ai.next()?);
+                        let v = self.expr(ai.next()?, 0);
+                        args.push((n, v));
+                    }
+                }
+                let clock = match it.next() {
+                    Some(c) => {
+                        let mut ci = inner(c);
+                        let n = self.ident(ci.next()?);
+                        Some((n, ci.next().map(|e| self.expr(e, 0))))
+                    }
+                    None => None,
+                };
+                SystemMember::Inst {
+                    name,
+                    index,
+                    target,
+                    args,
+                    clock,
+                    span,
+                }
+            }
+            Rule::connect_decl => {
+                let from = self.endpoint(it.next()?);
+                let to = self.endpoint(it.next()?);
+                let (mut latency, mut capacity) = (None, None);
+                for x in it {
+                    let r = x.as_rule();
+                    let e = self.expr(inner(x).next()?, 0);
+                    if r == Rule::latency_spec {
+                        latency = Some(e);
+                    } else {
+                        capacity = Some(e);
+                    }
+                }
+                SystemMember::Connect {
+                    from,
+                    to,
+                    latency,
+                    capacity,
+                    span,
+                }
+            }
+            Rule::cdc_decl => {
+                let from = self.endpoint(it.next()?);
+                let to = self.endpoint(it.next()?);
+                let depth = self.expr(inner(it.next()?).next()?, 0);
+                let sync = match it.next() {
+                    Some(s) => Some(self.expr(inner(s).next()?, 0)),
+                    None => None,
+                };
+                SystemMember::Cdc {
+                    from,
+                    to,
+                    depth,
+                    sync,
+                    span,
+                }
+            }
+            Rule::sys_for => {
+                let var = self.ident(it.next()?);
+                let start = self.expr(it.next()?, 0);
+                let end = self.expr(it.next()?, 0);
+                let body = it.filter_map(|m| self.system_member(m)).collect();
+                SystemMember::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                    span,
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    fn type_expr(&mut self, p: Pair<'_, Rule>) -> TypeExpr {
+        let span = self.span(&p);
+        let first = inner(p).next().expect("type_expr has one child");
+        let kind = match first.as_rule() {
+            Rule::array_type => {
+                let mut it = inner(first);
+                let elem = self.type_expr(it.next().expect("array element type"));
+                let len = self.expr(it.next().expect("array length"), 0);
+                TypeExprKind::Array(Box::new(elem), Box::new(len))
+            }
+            _ => TypeExprKind::Named(self.ident(first)),
+        };
+        TypeExpr { kind, span }
+    }
+
+    fn block(&mut self, p: Pair<'_, Rule>) -> Block {
+        let span = self.span(&p);
+        let stmts = inner(p).filter_map(|s| self.stmt(s)).collect();
+        Block { stmts, span }
+    }
+
+    fn string(&mut self, p: Pair<'_, Rule>) -> String {
+        let raw = p.as_str();
+        let body = &raw[1..raw.len() - 1];
+        let mut out = String::new();
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                match chars.next() {
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some('"') => out.push('"'),
+                    Some('\\') => out.push('\\'),
+                    _ => {
+                        let span = self.span(&p);
+                        self.diags
+                            .push(ParseError::BadEscape { span }.into_diagnostic());
+                    }
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    fn stmt(&mut self, p: Pair<'_, Rule>) -> Option<Stmt> {
+        let span = self.span(&p);
+        let rule = p.as_rule();
+        let mut it = inner(p).peekable();
+        let kind = match rule {
+            Rule::let_stmt => {
+                let name = self.ident(it.next()?);
+                let mut ty = None;
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::type_expr) {
+                    ty = Some(self.type_expr(it.next()?));
+                }
+                StmtKind::Let {
+                    name,
+                    ty,
+                    value: self.expr(it.next()?, 0),
+                }
+            }
+            Rule::if_stmt => {
+                let mut arms = Vec::new();
+                let cond = self.cond(it.next()?);
+                arms.push((cond, self.block(it.next()?)));
+                let mut otherwise = None;
+                for x in it {
+                    if x.as_rule() == Rule::else_if {
+                        let mut ei = inner(x);
+                        let c = self.cond(ei.next()?);
+                        arms.push((c, self.block(ei.next()?)));
+                    } else {
+                        otherwise = Some(self.block(x));
+                    }
+                }
+                StmtKind::If { arms, otherwise }
+            }
+            Rule::match_stmt => {
+                let scrutinee = self.expr(it.next()?, 0);
+                let mut arms = Vec::new();
+                for arm in it {
+                    let mut pats = Vec::new();
+                    let mut body = None;
+                    for x in inner(arm) {
+                        if x.as_rule() == Rule::pattern {
+                            pats.push(self.pattern(x)?);
+                        } else {
+                            body = Some(self.block(x));
+                        }
+                    }
+                    arms.push((pats, body?));
+                }
+                StmtKind::Match { scrutinee, arms }
+            }
+            Rule::for_stmt => {
+                let var = self.ident(it.next()?);
+                let start = self.expr(it.next()?, 0);
+                let end = self.expr(it.next()?, 0);
+                StmtKind::For {
+                    var,
+                    start,
+                    end,
+                    body: self.block(it.next()?),
+                }
+            }
+            Rule::return_stmt => StmtKind::Return(self.expr(it.next()?, 0)),
+            Rule::finish_stmt => StmtKind::Finish,
+            Rule::assert_stmt => {
+                let cond = self.expr(it.next()?, 0);
+                StmtKind::Assert {
+                    cond,
+                    message: self.string(it.next()?),
+                }
+            }
+            Rule::trace_stmt => {
+                let name = self.string(it.next()?);
+                let mut args = Vec::new();
+                for a in it {
+                    let mut ai = inner(a);
+                    let n = self.ident(ai.next()?);
+                    args.push((n, self.expr(ai.next()?, 0)));
+                }
+                StmtKind::Trace { name, args }
+            }
+            Rule::reg_write => {
+                let place = self.place(it.next()?);
+                StmtKind::RegWrite {
+                    place,
+                    value: self.expr(it.next()?, 0),
+                }
+            }
+            Rule::counter_add => {
+                let name = self.ident(it.next()?);
+                StmtKind::CounterAdd {
+                    name,
+                    value: self.expr(it.next()?, 0),
+                }
+            }
+            Rule::assign_stmt => {
+                let place = self.place(it.next()?);
+                StmtKind::Assign {
+                    place,
+                    value: self.expr(it.next()?, 0),
+                }
+            }
+            Rule::expr_stmt => StmtKind::Expr(self.expr(it.next()?, 0)),
+            _ => return None,
+        };
+        Some(Stmt { kind, span })
+    }
+
+    fn cond(&mut self, p: Pair<'_, Rule>) -> Cond {
+        let c = inner(p).next().expect("condition has one child");
+        if c.as_rule() == Rule::let_some {
+            let mut it = inner(c);
+            let name = self.ident(it.next().expect("binding"));
+            Cond::LetSome(name, self.expr(it.next().expect("value"), 0))
+        } else {
+            Cond::Expr(self.expr(c, 0))
+        }
+    }
+
+    fn pattern(&mut self, p: Pair<'_, Rule>) -> Option<Pattern> {
+        let x = inner(p).next()?;
+        let span = self.span(&x);
+        Some(match x.as_rule() {
+            Rule::wildcard_pat => Pattern::Wildcard(span),
+            Rule::some_pat => Pattern::Some(self.ident(inner(x).next()?)),
+            Rule::none_pat => Pattern::None(span),
+            Rule::bool_lit => Pattern::Bool(x.as_str() == "true", span),
+            Rule::neg_int_pat => {
+                let (v, suffix) = self.int(inner(x).next()?)?;
+                Pattern::Int(-v, suffix, span)
+            }
+            Rule::int_lit => {
+                let (v, suffix) = self.int(x)?;
+                Pattern::Int(v, suffix, span)
+            }
+            Rule::enum_pat => {
+                let mut it = inner(x);
+                let e = self.ident(it.next()?);
+                Pattern::Enum(e, self.ident(it.next()?))
+            }
+            _ => return None,
+        })
+    }
+
+    /// Value and suffix of an integer literal.
+    fn int(&mut self, p: Pair<'_, Rule>) -> Option<(i128, Option<(bool, u32)>)> {
+        let span = self.span(&p);
+        let text = p.as_str().replace('_', "");
+        let (radix, digits) = if let Some(h) = text.strip_prefix("0x") {
+            (16, h.to_string())
+        } else if let Some(b) = text.strip_prefix("0b") {
+            (2, b.to_string())
+        } else {
+            (10, text.clone())
+        };
+        let (digits, suffix) = match digits.find(['u', 'i']) {
+            Some(pos) => (digits[..pos].to_string(), Some(digits[pos..].to_string())),
+            None => (digits, None),
+        };
+        let suffix = match suffix {
+            None => None,
+            Some(s) => {
+                let signed = s.starts_with('i');
+                match s[1..].parse::<u32>() {
+                    Ok(w) if (1..=64).contains(&w) => Some((signed, w)),
+                    _ => {
+                        self.diags
+                            .push(ParseError::BadSuffix { span, suffix: s }.into_diagnostic());
+                        return Some((0, None));
+                    }
+                }
+            }
+        };
+        match u64::from_str_radix(&digits, radix) {
+            Ok(v) => Some((i128::from(v), suffix)),
+            Err(_) => {
+                self.diags
+                    .push(ParseError::LiteralTooLarge { span }.into_diagnostic());
+                Some((0, suffix))
+            }
+        }
+    }
+
+    fn too_deep(&mut self, span: Span) -> Expr {
+        self.diags.push(
+            ParseError::TooDeep {
+                span,
+                limit: MAX_EXPR_DEPTH,
+            }
+            .into_diagnostic(),
+        );
+        Expr {
+            kind: ExprKind::Int(0, None),
+            span,
+        }
+    }
+
+    fn place(&mut self, p: Pair<'_, Rule>) -> Expr {
+        let mut it = inner(p);
+        let head = self.ident(it.next().expect("place name"));
+        let mut e = Expr {
+            span: head.span,
+            kind: ExprKind::Name(head),
+        };
+        for (n, s) in it.enumerate() {
+            if n > MAX_EXPR_DEPTH {
+                return self.too_deep(e.span);
+            }
+            e = self.suffix(e, s, n + 1);
+        }
+        e
+    }
+
+    fn suffix(&mut self, base: Expr, s: Pair<'_, Rule>, depth: usize) -> Expr {
+        let span = base.span.to(self.span(&s));
+        let rule = s.as_rule();
+        let mut it = inner(s);
+        let kind = match rule {
+            Rule::field_suffix => {
+                ExprKind::Field(Box::new(base), self.ident(it.next().expect("field name")))
+            }
+            Rule::index_suffix => {
+                let idx = self.expr(it.next().expect("index"), depth + 1);
+                ExprKind::Index(Box::new(base), Box::new(idx))
+            }
+            _ => {
+                let name = self.ident(it.next().expect("method name"));
+                let args = it
+                    .next()
+                    .map(|a| inner(a).map(|x| self.expr(x, depth + 1)).collect())
+                    .unwrap_or_default();
+                ExprKind::Method(Box::new(base), name, args)
+            }
+        };
+        Expr { kind, span }
+    }
+
+    /// Builds an expression; `depth` is the tree depth above it.
+    fn expr(&mut self, p: Pair<'_, Rule>, depth: usize) -> Expr {
+        let span = self.span(&p);
+        if depth > MAX_EXPR_DEPTH {
+            return self.too_deep(span);
+        }
+        match p.as_rule() {
+            Rule::expr | Rule::paren_expr => {
+                self.expr(inner(p).next().expect("wrapped expression"), depth + 1)
+            }
+            Rule::or_expr
+            | Rule::and_expr
+            | Rule::cmp_expr
+            | Rule::bor_expr
+            | Rule::bxor_expr
+            | Rule::band_expr
+            | Rule::shift_expr
+            | Rule::add_expr
+            | Rule::mul_expr => {
+                let parts: Vec<_> = inner(p).collect();
+                let n_ops = parts.len() / 2;
+                if depth + n_ops > MAX_EXPR_DEPTH {
+                    return self.too_deep(span);
+                }
+                let mut it = parts.into_iter();
+                let mut lhs = self.expr(it.next().expect("operand"), depth + n_ops);
+                let mut level = depth + n_ops;
+                while let (Some(op), Some(rhs)) = (it.next(), it.next()) {
+                    level -= 1;
+                    let rhs = self.expr(rhs, level + 1);
+                    let op = binop(op.as_str());
+                    let span = lhs.span.to(rhs.span);
+                    lhs = Expr {
+                        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                        span,
+                    };
+                }
+                lhs
+            }
+            Rule::cast_expr => {
+                let mut it = inner(p);
+                let first = it.next().expect("cast operand");
+                let casts: Vec<_> = it.collect();
+                if depth + casts.len() > MAX_EXPR_DEPTH {
+                    return self.too_deep(span);
+                }
+                let mut e = self.expr(first, depth + casts.len());
+                for t in casts {
+                    let ty = self.type_expr(t);
+                    let span = e.span.to(ty.span);
+                    e = Expr {
+                        kind: ExprKind::Cast(Box::new(e), ty),
+                        span,
+                    };
+                }
+                e
+            }
+            Rule::unary_expr => {
+                let parts: Vec<_> = inner(p).collect();
+                let n_ops = parts.len() - 1;
+                if depth + n_ops > MAX_EXPR_DEPTH {
+                    return self.too_deep(span);
+                }
+                let mut parts = parts.into_iter().rev();
+                let operand = parts.next().expect("unary operand");
+                let mut e = self.expr(operand, depth + n_ops);
+                for op in parts {
+                    let span = self.span(&op).to(e.span);
+                    e = match (op.as_str(), &e.kind) {
+                        ("-", ExprKind::Int(v, s)) if *v >= 0 => Expr {
+                            kind: ExprKind::Int(-v, *s),
+                            span,
+                        },
+                        (o, _) => {
+                            let op = match o {
+                                "-" => UnOp::Neg,
+                                "!" => UnOp::Not,
+                                _ => UnOp::BitNot,
+                            };
+                            Expr {
+                                kind: ExprKind::Unary(op, Box::new(e)),
+                                span,
+                            }
+                        }
+                    };
+                }
+                e
+            }
+            Rule::postfix_expr => {
+                let parts: Vec<_> = inner(p).collect();
+                let n = parts.len() - 1;
+                if depth + n > MAX_EXPR_DEPTH {
+                    return self.too_deep(span);
+                }
+                let mut it = parts.into_iter();
+                let mut e = self.expr(it.next().expect("postfix base"), depth + n);
+                for (k, s) in it.enumerate() {
+                    e = self.suffix(e, s, depth + n - k);
+                }
+                e
+            }
+            Rule::int_lit => {
+                let (v, s) = self.int(p).unwrap_or((0, None));
+                Expr {
+                    kind: ExprKind::Int(v, s),
+                    span,
+                }
+            }
+            Rule::bool_lit => Expr {
+                kind: ExprKind::Bool(p.as_str() == "true"),
+                span,
+            },
+            Rule::ident => Expr {
+                kind: ExprKind::Name(self.ident(p)),
+                span,
+            },
+            Rule::enum_value => {
+                let mut it = inner(p);
+                let e = self.ident(it.next().expect("enum name"));
+                let v = self.ident(it.next().expect("variant"));
+                Expr {
+                    kind: ExprKind::EnumValue(e, v),
+                    span,
+                }
+            }
+            Rule::array_lit => {
+                let elems = inner(p).map(|x| self.expr(x, depth + 1)).collect();
+                Expr {
+                    kind: ExprKind::ArrayLit(elems),
+                    span,
+                }
+            }
+            Rule::array_repeat => {
+                let mut it = inner(p);
+                let v = self.expr(it.next().expect("repeated value"), depth + 1);
+                let n = self.expr(it.next().expect("repeat count"), depth + 1);
+                Expr {
+                    kind: ExprKind::ArrayRepeat(Box::new(v), Box::new(n)),
+                    span,
+                }
+            }
+            Rule::call_expr => {
+                let mut it = inner(p);
+                let f = self.ident(it.next().expect("callee"));
+                let args = it
+                    .next()
+                    .map(|a| inner(a).map(|x| self.expr(x, depth + 1)).collect())
+                    .unwrap_or_default();
+                Expr {
+                    kind: ExprKind::Call(f, args),
+                    span,
+                }
+            }
+            Rule::struct_lit => {
+                let mut it = inner(p);
+                let name = self.ident(it.next().expect("struct name"));
+                let fields = it
+                    .map(|f| {
+                        let mut fi = inner(f);
+                        let n = self.ident(fi.next().expect("field name"));
+                        (n, self.expr(fi.next().expect("field value"), depth + 1))
+                    })
+                    .collect();
+                Expr {
+                    kind: ExprKind::StructLit(name, fields),
+                    span,
+                }
+            }
+            _ => Expr {
+                kind: ExprKind::Int(0, None),
+                span,
+            },
+        }
+    }
+}
+
+fn binop(s: &str) -> BinOp {
+    use BinOp::*;
+    match s.trim() {
+        "||" => Or,
+        "&&" => And,
+        "==" => Eq,
+        "!=" => Ne,
+        "<" => Lt,
+        "<=" => Le,
+        ">" => Gt,
+        ">=" => Ge,
+        "|" => BitOr,
+        "^" => BitXor,
+        "&" => BitAnd,
+        "<<" => Shl,
+        ">>" => Shr,
+        "+" => Add,
+        "-" => Sub,
+        "*" => Mul,
+        "/" => Div,
+        _ => Rem,
+    }
+}
+
+/// The keywords, as listed by the grammar's `keyword` rule.
+pub fn keywords() -> Vec<&'static str> {
+    let grammar = include_str!("grammar.pest");
+    let start = grammar
+        .find("keyword = @{")
+        .expect("grammar has a keyword rule");
+    let rest = &grammar[start..];
+    let end = rest.find('}').expect("keyword rule ends");
+    rest[..end].split('"').skip(1).step_by(2).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keywords_come_from_the_grammar() {
+        let k = keywords();
+        assert!(k.contains(&"inst") && k.contains(&"None") && k.contains(&"assert"));
+        let documented = "use const clock phase struct enum fn unit system in out cdc fwft rate reg stage pipes counter tick let if else \
+            match for return inst on connect latency capacity depth sync as true false finish assert trace Some None";
+        let mut documented: Vec<&str> = documented.split_whitespace().collect();
+        let mut k = k;
+        k.sort_unstable();
+        documented.sort_unstable();
+        assert_eq!(k, documented);
+    }
+
+    #[test]
+    fn a_keyword_prefix_is_still_a_name() {
+        let (m, d) = parse_file(
+            FileId(0),
+            "fn f(returned: u8) -> u8 { let instx = returned; return instx; }",
+        );
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(m.items.len(), 1);
+    }
+
+    #[test]
+    fn every_broken_item_is_reported() {
+        let (m, d) = parse_file(
+            FileId(0),
+            "const A: u8 = ;\nconst B: u8 = 1;\nfn f( -> u8 { return 1; }\n",
+        );
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(m.items.len(), 1);
+    }
+
+    #[test]
+    fn deep_nesting_is_a_diagnostic() {
+        let src = format!("const A: u8 = {}1{};", "(".repeat(5000), ")".repeat(5000));
+        let (_, d) = parse_file(FileId(0), &src);
+        assert_eq!(d[0].code, "E0102");
+        let chain = format!("const A: u8 = 1{};", " + 1".repeat(5000));
+        let (_, d) = parse_file(FileId(0), &chain);
+        assert_eq!(d[0].code, "E0102");
+    }
+}

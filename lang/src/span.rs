@@ -1,0 +1,131 @@
+//! Source files and byte spans.
+
+use serde::Serialize;
+
+/// Index of a source file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct FileId(pub u32);
+
+/// A byte range `start..end` in one source file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize)]
+pub struct Span {
+    /// The file the range belongs to.
+    pub file: FileId,
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// A span of `start..end` in `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Self {
+        let clamp = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        Span {
+            file,
+            start: clamp(start),
+            end: clamp(end),
+        }
+    }
+
+    /// The smallest span covering both.
+    pub fn to(self, other: Span) -> Span {
+        Span {
+            file: self.file,
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// Whether the span covers no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
+/// One loaded source file.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Name shown in diagnostics (a path, or `std/NAME.chr`).
+    pub name: String,
+    /// Full text.
+    pub text: String,
+    line_starts: Vec<usize>,
+}
+
+impl SourceFile {
+    /// A file with its line index.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut line_starts = vec![0];
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+        SourceFile {
+            name: name.into(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// One-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let line = self
+            .line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1);
+        let start = self.line_starts[line];
+        let end = offset.min(self.text.len());
+        let col = self
+            .text
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count());
+        (line + 1, col + 1)
+    }
+}
+
+/// Every source file of a compilation, indexed by [`FileId`].
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a file and returns its id.
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).expect("fewer than 2^32 source files"));
+        self.files.push(SourceFile::new(name, text));
+        id
+    }
+
+    /// The file with this id.
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// The id of the file with this name, if loaded.
+    pub fn find(&self, name: &str) -> Option<FileId> {
+        self.files
+            .iter()
+            .position(|f| f.name == name)
+            .map(|i| FileId(i as u32))
+    }
+
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
