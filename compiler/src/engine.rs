@@ -6,9 +6,8 @@ use crate::ir::{Program, Stage};
 
 /// An execution engine (the interpreter or the JIT).
 pub trait Engine {
-    /// Runs the tick of every unit of cluster `cluster`, in order, including
-    /// each unit's end-of-tick commits.
-    fn tick_cluster(&mut self, state: &mut [u64], cluster: u32, host: &mut dyn Host);
+    /// Runs one unit's tick, including its end-of-tick commits.
+    fn tick_unit(&mut self, state: &mut [u64], unit: u32, host: &mut dyn Host);
 }
 
 /// The state every run starts from: each slot's initial value.

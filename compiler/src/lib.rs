@@ -6,5 +6,6 @@ pub mod host;
 pub mod interp;
 pub mod ir;
 pub mod jit;
+pub mod lower;
 pub mod testing;
 pub mod diag_render;

@@ -5,20 +5,22 @@
 //! condition, then only the chosen arm; a statement evaluates its index or
 //! pipe first, then its values, then checks ranges.
 
+use std::sync::Arc;
+
 use crate::engine::{Engine, commit_stage};
 use crate::host::Host;
 use crate::ir::{Commit, Expr, Indexed, Program, RecvKind, Stmt, eval};
 
 /// Interprets a program's units.
-pub struct Interpreter<'p> {
-    program: &'p Program,
+pub struct Interpreter {
+    program: Arc<Program>,
     locals: Vec<u64>,
     item: Vec<u64>,
 }
 
-impl<'p> Interpreter<'p> {
+impl Interpreter {
     /// Prepares an interpreter for `program` (which must validate).
-    pub fn new(program: &'p Program) -> Self {
+    pub fn new(program: Arc<Program>) -> Self {
         Interpreter {
             program,
             locals: Vec::new(),
@@ -27,12 +29,13 @@ impl<'p> Interpreter<'p> {
     }
 
     /// Runs one unit's tick and its commits.
-    pub fn tick_unit(&mut self, state: &mut [u64], unit: u32, host: &mut dyn Host) {
-        let u = &self.program.units[unit as usize];
+    fn run_unit(&mut self, state: &mut [u64], unit: u32, host: &mut dyn Host) {
+        let program = &*self.program;
+        let u = &program.units[unit as usize];
         self.locals.clear();
         self.locals.resize(u.locals.len(), 0);
         let mut frame = Frame {
-            program: self.program,
+            program,
             locals: &mut self.locals,
             item: &mut self.item,
             state,
@@ -45,18 +48,15 @@ impl<'p> Interpreter<'p> {
                     let (from, to, count) = (*from as usize, *to as usize, *count as usize);
                     frame.state.copy_within(from..from + count, to);
                 }
-                Commit::Stage(s) => commit_stage(&self.program.stages[*s as usize], frame.state),
+                Commit::Stage(s) => commit_stage(&program.stages[*s as usize], frame.state),
             }
         }
     }
 }
 
-impl Engine for Interpreter<'_> {
-    fn tick_cluster(&mut self, state: &mut [u64], cluster: u32, host: &mut dyn Host) {
-        let program = self.program;
-        for &u in &program.clusters[cluster as usize].units {
-            self.tick_unit(state, u, host);
-        }
+impl Engine for Interpreter {
+    fn tick_unit(&mut self, state: &mut [u64], unit: u32, host: &mut dyn Host) {
+        self.run_unit(state, unit, host);
     }
 }
 
@@ -187,19 +187,11 @@ impl Frame<'_> {
                 let ok = self.host.can_send(*port);
                 self.locals[*dst as usize] = u64::from(ok);
             }
-            Stmt::Send {
-                port,
-                value,
-                dst,
-                fault,
-            } => {
+            Stmt::Send { port, value, dst } => {
                 let values = self.exprs(value);
-                let sent = self.host.send(*port, &values);
+                let sent = self.host.send(*port, &values, dst.is_none());
                 if let Some(d) = dst {
                     self.locals[*d as usize] = u64::from(sent);
-                }
-                if let (false, Some(f)) = (sent, fault) {
-                    self.host.fault(*f);
                 }
             }
             Stmt::Recv {

@@ -458,16 +458,14 @@ pub enum Stmt {
         /// `u1` result.
         dst: LocalId,
     },
-    /// `port.send(v)` (`fault` set: refusal faults) or `dst = port.try_send(v)`.
+    /// `port.send(v)` (no `dst`: a refusal faults) or `dst = port.try_send(v)`.
     Send {
         /// Output port.
         port: PortId,
         /// Flattened item.
         value: Vec<Expr>,
-        /// `u1` result of `try_send`.
+        /// `u1` result of `try_send`; `None` for `send`.
         dst: Option<LocalId>,
-        /// Fault on refusal (`send`).
-        fault: Option<FaultId>,
     },
     /// Read an input port: `ok` tells whether an item came, `dst` receives
     /// its fields (left unchanged when none came).

@@ -147,21 +147,10 @@ fn write_block(out: &mut String, block: &[Stmt], depth: usize) -> fmt::Result {
             }
             Stmt::StageRetain { stage, pipe } => writeln!(out, "st{stage}.retain({})", expr(pipe))?,
             Stmt::CanSend { port, dst } => writeln!(out, "l{dst} = p{port}.can_send()")?,
-            Stmt::Send {
-                port,
-                value,
-                dst,
-                fault,
-            } => {
-                match dst {
-                    Some(d) => write!(out, "l{d} = p{port}.try_send({})", list(value))?,
-                    None => write!(out, "p{port}.send({})", list(value))?,
-                }
-                match fault {
-                    Some(f) => writeln!(out, " else f{f}")?,
-                    None => writeln!(out)?,
-                }
-            }
+            Stmt::Send { port, value, dst } => match dst {
+                Some(d) => writeln!(out, "l{d} = p{port}.try_send({})", list(value))?,
+                None => writeln!(out, "p{port}.send({})", list(value))?,
+            },
             Stmt::Recv {
                 port,
                 kind,

@@ -4,7 +4,7 @@
 use super::{Commit, Expr, Indexed, PortKind, Program, RecvKind, Stmt, Ty, Unit};
 
 /// Returns the type of `e` in `unit`, or a description of the first problem.
-pub fn type_of(p: &Program, unit: &Unit, e: &Expr) -> Result<Ty, String> {
+pub fn type_of(p: &Program, locals: &[Ty], e: &Expr) -> Result<Ty, String> {
     match e {
         Expr::Const(ty, v) => {
             check_ty(*ty)?;
@@ -13,8 +13,7 @@ pub fn type_of(p: &Program, unit: &Unit, e: &Expr) -> Result<Ty, String> {
             }
             Ok(*ty)
         }
-        Expr::Local(l) => unit
-            .locals
+        Expr::Local(l) => locals
             .get(*l as usize)
             .copied()
             .ok_or_else(|| format!("no local l{l}")),
@@ -23,32 +22,32 @@ pub fn type_of(p: &Program, unit: &Unit, e: &Expr) -> Result<Ty, String> {
             .get(*s as usize)
             .map(|s| s.ty)
             .ok_or_else(|| format!("no slot s{s}")),
-        Expr::LoadIndexed(ix) => indexed(p, unit, ix),
+        Expr::LoadIndexed(ix) => indexed(p, locals, ix),
         Expr::Unary(_, ty, a) => {
-            expect(p, unit, a, *ty)?;
+            expect(p, locals, a, *ty)?;
             Ok(*ty)
         }
         Expr::Binary(op, ty, a, b) => {
-            expect(p, unit, a, *ty)?;
+            expect(p, locals, a, *ty)?;
             if matches!(op, super::BinOp::Shl | super::BinOp::Shr) {
-                let amount = type_of(p, unit, b)?;
+                let amount = type_of(p, locals, b)?;
                 if amount.signed {
                     return Err(format!("signed shift amount {amount}"));
                 }
             } else {
-                expect(p, unit, b, *ty)?;
+                expect(p, locals, b, *ty)?;
             }
             Ok(if op.is_comparison() { Ty::BOOL } else { *ty })
         }
         Expr::Cast { from, to, arg } => {
             check_ty(*to)?;
-            expect(p, unit, arg, *from)?;
+            expect(p, locals, arg, *from)?;
             Ok(*to)
         }
         Expr::Select { cond, then, els } => {
-            expect(p, unit, cond, Ty::BOOL)?;
-            let ty = type_of(p, unit, then)?;
-            expect(p, unit, els, ty)?;
+            expect(p, locals, cond, Ty::BOOL)?;
+            let ty = type_of(p, locals, then)?;
+            expect(p, locals, els, ty)?;
             Ok(ty)
         }
     }
@@ -62,8 +61,8 @@ fn check_ty(ty: Ty) -> Result<(), String> {
     }
 }
 
-fn expect(p: &Program, unit: &Unit, e: &Expr, want: Ty) -> Result<(), String> {
-    let got = type_of(p, unit, e)?;
+fn expect(p: &Program, locals: &[Ty], e: &Expr, want: Ty) -> Result<(), String> {
+    let got = type_of(p, locals, e)?;
     if got == want {
         Ok(())
     } else {
@@ -74,8 +73,8 @@ fn expect(p: &Program, unit: &Unit, e: &Expr, want: Ty) -> Result<(), String> {
     }
 }
 
-fn indexed(p: &Program, unit: &Unit, ix: &Indexed) -> Result<Ty, String> {
-    let index = type_of(p, unit, &ix.index)?;
+fn indexed(p: &Program, locals: &[Ty], ix: &Indexed) -> Result<Ty, String> {
+    let index = type_of(p, locals, &ix.index)?;
     if index.signed {
         return Err("signed index".into());
     }
@@ -116,11 +115,12 @@ fn port_of(p: &Program, unit_id: usize, port: u32, kinds: &[PortKind]) -> Result
 }
 
 fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(), String> {
+    let locals = &unit.locals;
     for s in stmts {
         match s {
             Stmt::Assign(l, e) => {
                 let ty = local(unit, *l, None)?;
-                expect(p, unit, e, ty)?;
+                expect(p, locals, e, ty)?;
             }
             Stmt::Store(slot, e) => {
                 let ty = p
@@ -128,14 +128,14 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                     .get(*slot as usize)
                     .ok_or_else(|| format!("no slot s{slot}"))?
                     .ty;
-                expect(p, unit, e, ty)?;
+                expect(p, locals, e, ty)?;
             }
             Stmt::StoreIndexed(ix, e) => {
-                let ty = indexed(p, unit, ix)?;
-                expect(p, unit, e, ty)?;
+                let ty = indexed(p, locals, ix)?;
+                expect(p, locals, e, ty)?;
             }
             Stmt::If { cond, then, els } => {
-                expect(p, unit, cond, Ty::BOOL)?;
+                expect(p, locals, cond, Ty::BOOL)?;
                 block(p, unit_id, unit, then)?;
                 block(p, unit_id, unit, els)?;
             }
@@ -144,21 +144,21 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                     .stages
                     .get(*stage as usize)
                     .ok_or_else(|| format!("no stage st{stage}"))?;
-                if type_of(p, unit, pipe)?.signed {
+                if type_of(p, locals, pipe)?.signed {
                     return Err("signed pipe index".into());
                 }
                 if value.len() != st.item.len() {
                     return Err(format!("stage st{stage} takes {} fields", st.item.len()));
                 }
                 for (v, ty) in value.iter().zip(&st.item) {
-                    expect(p, unit, v, *ty)?;
+                    expect(p, locals, v, *ty)?;
                 }
             }
             Stmt::StageRetain { stage, pipe } => {
                 p.stages
                     .get(*stage as usize)
                     .ok_or_else(|| format!("no stage st{stage}"))?;
-                if type_of(p, unit, pipe)?.signed {
+                if type_of(p, locals, pipe)?.signed {
                     return Err("signed pipe index".into());
                 }
             }
@@ -166,24 +166,16 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                 port_of(p, unit_id, *port, &[PortKind::Out])?;
                 local(unit, *dst, Some(Ty::BOOL))?;
             }
-            Stmt::Send {
-                port,
-                value,
-                dst,
-                fault,
-            } => {
+            Stmt::Send { port, value, dst } => {
                 let item = port_of(p, unit_id, *port, &[PortKind::Out])?;
                 if item.len() != value.len() {
                     return Err(format!("port p{port} takes {} fields", item.len()));
                 }
                 for (v, ty) in value.iter().zip(&item) {
-                    expect(p, unit, v, *ty)?;
+                    expect(p, locals, v, *ty)?;
                 }
                 if let Some(d) = dst {
                     local(unit, *d, Some(Ty::BOOL))?;
-                }
-                if dst.is_some() == fault.is_some() {
-                    return Err("a send has exactly one of a result or a fault".into());
                 }
             }
             Stmt::Recv {
@@ -218,11 +210,11 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                     return Err(format!("trace t{trace} takes {} arguments", t.args.len()));
                 }
                 for (a, (_, ty)) in args.iter().zip(&t.args) {
-                    expect(p, unit, a, *ty)?;
+                    expect(p, locals, a, *ty)?;
                 }
             }
             Stmt::Assert { cond, fault } => {
-                expect(p, unit, cond, Ty::BOOL)?;
+                expect(p, locals, cond, Ty::BOOL)?;
                 if *fault as usize >= p.faults.len() {
                     return Err(format!("no fault f{fault}"));
                 }

@@ -1,4 +1,4 @@
-//! Translation of one cluster's IR into a Cranelift function.
+//! Translation of units' IR into one Cranelift function.
 //!
 //! Every value is an `i64` in canonical form (zero-extended from its
 //! width); operations sign-extend where their meaning needs it and mask
@@ -19,13 +19,13 @@ use crate::ir::{BinOp, Commit, Expr, Indexed, Program, RecvKind, Stmt, Ty, UnOp}
 
 const I64: Type = types::I64;
 
-/// Builds the function of cluster `cluster` into `func`.
-pub(super) fn cluster(
+/// Builds into `func` one function that runs `units` in order.
+pub(super) fn function(
     module: &mut JITModule,
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     program: &Program,
-    cluster: usize,
+    units: &[u32],
     imports: &[FuncId],
 ) -> Result<(), JitError> {
     let ptr = module.target_config().pointer_type();
@@ -56,7 +56,7 @@ pub(super) fn cluster(
         buf,
         vars: Vec::new(),
     };
-    for &u in &program.clusters[cluster].units {
+    for &u in units {
         let unit = &program.units[u as usize];
         g.vars = unit.locals.iter().map(|_| g.b.declare_var(I64)).collect();
         let zero = g.b.ins().iconst(I64, 0);
@@ -444,28 +444,15 @@ impl Gen<'_> {
                 let r = self.call_result(idx::CAN_SEND, &[id]);
                 self.set_flag(*dst, r);
             }
-            Stmt::Send {
-                port,
-                value,
-                dst,
-                fault,
-            } => {
+            Stmt::Send { port, value, dst } => {
                 let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
                 let addr = self.fill_buffer(&values);
                 let id = self.i32(*port);
+                let required = self.i32(u32::from(dst.is_none()));
                 let len = self.i32(values.len() as u32);
-                let sent = self.call_result(idx::SEND, &[id, addr, len]);
+                let sent = self.call_result(idx::SEND, &[id, required, addr, len]);
                 if let Some(d) = dst {
                     self.set_flag(*d, sent);
-                }
-                if let Some(f) = fault {
-                    let refused = self.b.create_block();
-                    let done = self.b.create_block();
-                    self.b.ins().brif(sent, done, &[], refused, &[]);
-                    self.b.switch_to_block(refused);
-                    self.fault(*f);
-                    self.b.ins().jump(done, &[]);
-                    self.b.switch_to_block(done);
                 }
             }
             Stmt::Recv {

@@ -63,7 +63,7 @@ pub(crate) fn imports() -> Vec<Import> {
         Import {
             name: "chronon_send",
             addr: send as *const u8,
-            sig: Sig::IdBuf,
+            sig: Sig::IdFlagBuf,
         },
         Import {
             name: "chronon_recv",
@@ -129,10 +129,16 @@ extern "C" fn can_send(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     u32::from(unsafe { host(ctx) }.can_send(port))
 }
 
-extern "C" fn send(ctx: *mut HostCtx<'_>, port: u32, buf: *mut u64, len: u32) -> u32 {
+extern "C" fn send(
+    ctx: *mut HostCtx<'_>,
+    port: u32,
+    required: u32,
+    buf: *mut u64,
+    len: u32,
+) -> u32 {
     // SAFETY: called only by JIT code with the engine's context and its item buffer.
     let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.send(port, item))
+    u32::from(host.send(port, item, required != 0))
 }
 
 extern "C" fn recv(ctx: *mut HostCtx<'_>, port: u32, remove: u32, buf: *mut u64, len: u32) -> u32 {

@@ -1,5 +1,5 @@
-//! The Cranelift JIT: one native function per cluster that runs the
-//! cluster's units in order, state reached through one pointer, host calls
+//! The Cranelift JIT: one native function per unit instance (the runtime
+//! calls ticks unit by unit), state reached through one pointer, host calls
 //! only for channels, FIFOs, traces, faults and `finish`.
 //!
 //! Every IR construct compiles; there is no fallback to the interpreter.
@@ -48,17 +48,17 @@ impl Default for JitConfig {
     }
 }
 
-type ClusterFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
+type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
 
 /// Compiled native code for a program.
 pub struct Jit {
     module: Option<JITModule>,
-    clusters: Vec<ClusterFn>,
+    units: Vec<UnitFn>,
     slots: usize,
 }
 
 impl Jit {
-    /// Compiles every cluster of `program` (which must validate).
+    /// Compiles every unit of `program` (which must validate).
     pub fn compile(program: &Program, config: JitConfig) -> Result<Jit, JitError> {
         let mut flags = settings::builder();
         flags
@@ -109,18 +109,18 @@ impl Jit {
         sig.params.push(AbiParam::new(ptr));
         sig.params.push(AbiParam::new(ptr));
         sig.returns.push(AbiParam::new(types::I32));
-        let ids = declare_clusters(&mut module, program, &sig)?;
+        let ids = declare_units(&mut module, program, &sig)?;
         let mut ctx = module.make_context();
         let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
         for (i, id) in ids.iter().enumerate() {
             ctx.func.signature = sig.clone();
             ctx.func.name = UserFuncName::user(0, id.as_u32());
-            codegen::cluster(
+            codegen::function(
                 &mut module,
                 &mut ctx.func,
                 &mut fctx,
                 program,
-                i,
+                &[i as u32],
                 &import_ids,
             )?;
             module
@@ -129,46 +129,46 @@ impl Jit {
             module.clear_context(&mut ctx);
         }
         module.finalize_definitions().map_err(err)?;
-        let clusters = ids
+        let units = ids
             .iter()
             .map(|id| {
                 let code = module.get_finalized_function(*id);
                 // SAFETY: the function was defined with the signature
                 // (state pointer, context pointer) -> i32 in the platform's
                 // default calling convention, which is `extern "C"`.
-                unsafe { std::mem::transmute::<*const u8, ClusterFn>(code) }
+                unsafe { std::mem::transmute::<*const u8, UnitFn>(code) }
             })
             .collect();
         Ok(Jit {
             module: Some(module),
-            clusters,
+            units,
             slots: program.slots.len(),
         })
     }
 }
 
-fn declare_clusters(
+fn declare_units(
     module: &mut JITModule,
     program: &Program,
     sig: &Signature,
 ) -> Result<Vec<FuncId>, JitError> {
-    (0..program.clusters.len())
+    (0..program.units.len())
         .map(|i| {
             module
-                .declare_function(&format!("cluster{i}"), Linkage::Local, sig)
+                .declare_function(&format!("unit{i}"), Linkage::Local, sig)
                 .map_err(err)
         })
         .collect()
 }
 
 impl Engine for Jit {
-    fn tick_cluster(&mut self, state: &mut [u64], cluster: u32, host: &mut dyn Host) {
+    fn tick_unit(&mut self, state: &mut [u64], unit: u32, host: &mut dyn Host) {
         assert_eq!(
             state.len(),
             self.slots,
             "state does not match the compiled program"
         );
-        let f = self.clusters[cluster as usize];
+        let f = self.units[unit as usize];
         let mut ctx = HostCtx { host };
         // SAFETY: `f` was compiled for this program; it reads and writes only
         // slots below `self.slots` (indexed accesses are bounds-checked in the

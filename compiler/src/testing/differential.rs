@@ -17,15 +17,17 @@ pub fn compare_engines(program: &Program, instants: u32, host_seed: u64) -> Resu
         optimize: true,
     };
     let mut jit = Jit::compile(program, config).map_err(|e| e.to_string())?;
-    let mut interp = Interpreter::new(program);
+    let mut interp = Interpreter::new(std::sync::Arc::new(program.clone()));
     let mut state_i = initial_state(program);
     let mut state_j = state_i.clone();
     let mut host_i = ScriptHost::new(program, host_seed);
     let mut host_j = ScriptHost::new(program, host_seed);
     for instant in 0..instants {
         for cluster in 0..program.clusters.len() as u32 {
-            interp.tick_cluster(&mut state_i, cluster, &mut host_i);
-            jit.tick_cluster(&mut state_j, cluster, &mut host_j);
+            for &unit in &program.clusters[cluster as usize].units {
+                interp.tick_unit(&mut state_i, unit, &mut host_i);
+                jit.tick_unit(&mut state_j, unit, &mut host_j);
+            }
             if host_i.log != host_j.log {
                 let at = host_i
                     .log

@@ -310,20 +310,15 @@ impl UnitGen<'_> {
                         let dst = self.new_local(Ty::BOOL);
                         Stmt::CanSend { port, dst }
                     }
-                    1 => {
-                        let fault = Some(add_fault(self.p, self.unit, "send"));
-                        Stmt::Send {
-                            port,
-                            value,
-                            dst: None,
-                            fault,
-                        }
-                    }
+                    1 => Stmt::Send {
+                        port,
+                        value,
+                        dst: None,
+                    },
                     _ => Stmt::Send {
                         port,
                         value,
                         dst: Some(self.new_local(Ty::BOOL)),
-                        fault: None,
                     },
                 }
             }

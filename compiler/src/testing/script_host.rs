@@ -12,8 +12,8 @@ use super::rng::Rng;
 pub enum Call {
     /// `can_send(port)` and its answer.
     CanSend(PortId, bool),
-    /// `send(port, item)` and its answer.
-    Send(PortId, Vec<u64>, bool),
+    /// `send(port, item, required)` and its answer.
+    Send(PortId, Vec<u64>, bool, bool),
     /// `recv(port, remove)` and what it gave.
     Recv(PortId, bool, Option<Vec<u64>>),
     /// `request(port)` and its answer.
@@ -67,9 +67,9 @@ impl Host for ScriptHost {
         a
     }
 
-    fn send(&mut self, port: PortId, item: &[u64]) -> bool {
+    fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
         let a = self.answer();
-        self.log.push(Call::Send(port, item.to_vec(), a));
+        self.log.push(Call::Send(port, item.to_vec(), required, a));
         a
     }
 

@@ -1,0 +1,101 @@
+//! Flattening of the front end's types and values to IR scalars.
+
+use chronon_lang::design::{Type, Value};
+
+use crate::ir::Ty;
+
+/// The scalar fields of a type, in layout order: struct fields in order,
+/// array elements in order, an option's valid bit before its value.
+pub fn scalars(ty: &Type) -> Vec<Ty> {
+    let mut out = Vec::new();
+    push_scalars(ty, &mut out);
+    out
+}
+
+fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
+    match ty {
+        Type::Bool => out.push(Ty::BOOL),
+        Type::Int { signed, width } => out.push(Ty {
+            width: *width as u8,
+            signed: *signed,
+        }),
+        Type::Enum(e) => out.push(Ty::unsigned(e.width as u8)),
+        Type::Array(t, n) => {
+            for _ in 0..*n {
+                push_scalars(t, out);
+            }
+        }
+        Type::Struct(s) => {
+            for (_, t) in &s.fields {
+                push_scalars(t, out);
+            }
+        }
+        Type::Option(t) => {
+            out.push(Ty::BOOL);
+            push_scalars(t, out);
+        }
+        Type::Error => {}
+    }
+}
+
+/// Number of scalar fields of a type.
+pub fn size(ty: &Type) -> usize {
+    match ty {
+        Type::Bool | Type::Int { .. } | Type::Enum(_) => 1,
+        Type::Array(t, n) => size(t) * *n as usize,
+        Type::Struct(s) => s.fields.iter().map(|(_, t)| size(t)).sum(),
+        Type::Option(t) => 1 + size(t),
+        Type::Error => 0,
+    }
+}
+
+/// Offset of struct field `index` in the struct's scalars.
+pub fn field_offset(ty: &Type, index: usize) -> (usize, Type) {
+    match ty {
+        Type::Struct(s) => {
+            let offset = s.fields[..index].iter().map(|(_, t)| size(t)).sum();
+            (offset, s.fields[index].1.clone())
+        }
+        other => panic!("field of a non-struct type {other} survived type checking"),
+    }
+}
+
+/// Element type and element count of an array type.
+pub fn element(ty: &Type) -> (Type, u32) {
+    match ty {
+        Type::Array(t, n) => ((**t).clone(), *n),
+        other => panic!("index of a non-array type {other} survived type checking"),
+    }
+}
+
+/// Canonical scalars of a constant of type `ty`.
+pub fn constant(ty: &Type, value: &Value) -> Vec<(Ty, u64)> {
+    let mut out = Vec::new();
+    push_constant(ty, value, &mut out);
+    out
+}
+
+fn push_constant(ty: &Type, value: &Value, out: &mut Vec<(Ty, u64)>) {
+    match (ty, value) {
+        (Type::Array(t, _), Value::Array(vs)) => {
+            for v in vs {
+                push_constant(t, v, out);
+            }
+        }
+        (Type::Struct(s), Value::Struct(vs)) => {
+            for ((_, t), v) in s.fields.iter().zip(vs) {
+                push_constant(t, v, out);
+            }
+        }
+        (Type::Option(t), v) => {
+            out.push((Ty::BOOL, 0));
+            push_constant(t, v, out);
+        }
+        (t, v) => {
+            let tys = scalars(t);
+            let scalar = tys.first().copied().unwrap_or(Ty::BOOL);
+            let raw = v.as_int().unwrap_or(0);
+            out.push((scalar, (raw as u64) & scalar.mask()));
+        }
+    }
+}

@@ -1,0 +1,1021 @@
+//! Lowering from the front end's elaborated design to the IR.
+//!
+//! Aggregates become runs of scalar slots and locals; functions are inlined;
+//! `for` loops are unrolled; `match` becomes a chain of conditionals;
+//! expressions with effects (`recv`, `try_send`, ...) are hoisted into
+//! statements in evaluation order; `&&` and `||` short-circuit. A dynamic
+//! index into a register becomes a bounds-checked slot access; into a
+//! local, a range check followed by a select chain. Fault sites keep the
+//! source location of the construct.
+
+mod layout;
+mod order;
+
+use chronon_lang::ast::{BinOp as LBin, UnOp as LUn};
+use chronon_lang::design::{
+    Design, Expr as LExpr, ExprKind as EK, PlaceElem, PortKind as LPortKind, Stmt as LStmt,
+    StmtKind as SK, Type, Value,
+};
+use chronon_lang::span::{SourceMap, Span};
+use chronon_runtime::Clock;
+
+use crate::ir::{
+    BinOp, Channel, Commit, Counter, Domain, Expr, FaultSite, Fifo, Indexed, Port, PortKind,
+    Program, RecvKind, Slot, Stage, Stmt, TracePoint, Ty, UnOp, Unit,
+};
+
+pub use layout::{scalars, size};
+
+/// A design the back end cannot lower: a clock the runtime cannot
+/// represent, or a compiler bug.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct LowerError(pub String);
+
+/// Where each instance's pieces landed in the program.
+struct InstLayout {
+    /// First current-value slot of each register.
+    reg_cur: Vec<u32>,
+    /// First next-value slot of each register.
+    reg_next: Vec<u32>,
+    /// IR stage id of each stage register.
+    stages: Vec<u32>,
+    /// Slot of each counter.
+    counters: Vec<u32>,
+    /// IR port id of each port.
+    ports: Vec<u32>,
+}
+
+/// Lowers an elaborated design; `sources` gives fault sites their locations.
+pub fn lower(design: &Design, sources: &SourceMap) -> Result<Program, LowerError> {
+    let mut p = Program::default();
+    for c in &design.clocks {
+        let clock = Clock::from_big(&c.period_ps, &c.phase_ps)
+            .map_err(|e| LowerError(format!("clock `{}`: {e}", c.name)))?;
+        p.domains.push(Domain {
+            name: c.name.clone(),
+            period_ps: *clock.period(),
+            phase_ps: *clock.phase(),
+        });
+    }
+    let mut layouts = Vec::new();
+    for (i, inst) in design.instances.iter().enumerate() {
+        layouts.push(declare_instance(
+            &mut p,
+            design,
+            i as u32,
+            inst.spec,
+            &inst.path,
+            inst.domain as u32,
+        ));
+    }
+    for ch in &design.channels {
+        p.channels.push(Channel {
+            from: layouts[ch.from.instance].ports[ch.from.port],
+            to: layouts[ch.to.instance].ports[ch.to.port],
+            latency: ch.latency,
+            capacity: ch.capacity,
+        });
+    }
+    for f in &design.fifos {
+        p.fifos.push(Fifo {
+            from: layouts[f.writer.instance].ports[f.writer.port],
+            to: layouts[f.reader.instance].ports[f.reader.port],
+            depth: f.depth,
+            sync: f.sync,
+        });
+    }
+    for (i, inst) in design.instances.iter().enumerate() {
+        let spec = &design.specs[inst.spec];
+        let mut l = UnitLower {
+            d: design,
+            p: &mut p,
+            src: sources,
+            unit: i as u32,
+            inst: &layouts[i],
+            locals: Vec::new(),
+            local_map: Vec::new(),
+            local_types: spec.locals.iter().map(|loc| loc.ty.clone()).collect(),
+            out: Vec::new(),
+            ret: None,
+        };
+        l.local_map = spec
+            .locals
+            .iter()
+            .map(|loc| l.new_locals(&loc.ty))
+            .collect();
+        let body = l.block(&spec.tick);
+        let locals = std::mem::take(&mut l.locals);
+        p.units[i].body = body;
+        p.units[i].locals = locals;
+    }
+    p.clusters = order::clusters(&p).map_err(LowerError)?;
+    crate::ir::validate::validate(&p)
+        .map_err(|e| LowerError(format!("internal compiler error: {e}")))?;
+    Ok(p)
+}
+
+fn add_slots(p: &mut Program, name: &str, tys: &[Ty], init: &[u64]) -> u32 {
+    let base = p.slots.len() as u32;
+    for (i, ty) in tys.iter().enumerate() {
+        let suffix = if tys.len() > 1 {
+            format!(".{i}")
+        } else {
+            String::new()
+        };
+        p.slots.push(Slot {
+            name: format!("{name}{suffix}"),
+            ty: *ty,
+            init: init.get(i).copied().unwrap_or(0),
+        });
+    }
+    base
+}
+
+fn declare_instance(
+    p: &mut Program,
+    d: &Design,
+    unit: u32,
+    spec: usize,
+    path: &str,
+    domain: u32,
+) -> InstLayout {
+    let spec = &d.specs[spec];
+    let mut layout = InstLayout {
+        reg_cur: vec![],
+        reg_next: vec![],
+        stages: vec![],
+        counters: vec![],
+        ports: vec![],
+    };
+    let mut commits = Vec::new();
+    for r in &spec.regs {
+        let tys = scalars(&r.ty);
+        let init: Vec<u64> = layout::constant(&r.ty, &r.init)
+            .iter()
+            .map(|(_, v)| *v)
+            .collect();
+        let cur = add_slots(p, &format!("{path}.{}", r.name), &tys, &init);
+        let next = add_slots(p, &format!("{path}.{}'", r.name), &tys, &init);
+        if !tys.is_empty() {
+            commits.push(Commit::Copy {
+                from: next,
+                to: cur,
+                count: tys.len() as u32,
+            });
+        }
+        layout.reg_cur.push(cur);
+        layout.reg_next.push(next);
+    }
+    for s in &spec.stages {
+        let item = scalars(&s.ty);
+        let pipes = s.pipes;
+        let name = format!("{path}.{}", s.name);
+        let per_pipe =
+            |tys: &[Ty]| -> Vec<Ty> { (0..pipes).flat_map(|_| tys.iter().copied()).collect() };
+        let valid = add_slots(p, &format!("{name}.valid"), &per_pipe(&[Ty::BOOL]), &[]);
+        let value = add_slots(p, &format!("{name}.value"), &per_pipe(&item), &[]);
+        let valid_next = add_slots(p, &format!("{name}.valid'"), &per_pipe(&[Ty::BOOL]), &[]);
+        let value_next = add_slots(p, &format!("{name}.value'"), &per_pipe(&item), &[]);
+        let touched = add_slots(p, &format!("{name}.touched"), &per_pipe(&[Ty::BOOL]), &[]);
+        let span = None;
+        p.faults.push(FaultSite {
+            unit,
+            construct: format!("stage register `{}`", s.name),
+            message: format!(
+                "stage register `{}`: a pipe written or retained twice in one tick",
+                s.name
+            ),
+            span: span.clone(),
+        });
+        let twice_fault = (p.faults.len() - 1) as u32;
+        p.faults.push(FaultSite {
+            unit,
+            construct: format!("stage register `{}`", s.name),
+            message: format!("stage register `{}`: pipe index out of range", s.name),
+            span,
+        });
+        let range_fault = (p.faults.len() - 1) as u32;
+        p.stages.push(Stage {
+            unit,
+            name: s.name.clone(),
+            pipes,
+            item,
+            valid,
+            value,
+            valid_next,
+            value_next,
+            touched,
+            twice_fault,
+            range_fault,
+        });
+        let id = (p.stages.len() - 1) as u32;
+        commits.push(Commit::Stage(id));
+        layout.stages.push(id);
+    }
+    for c in &spec.counters {
+        let slot = add_slots(p, &format!("{path}.{}", c.name), &[Ty::U64], &[]);
+        p.counters.push(Counter {
+            unit,
+            name: c.name.clone(),
+            slot,
+        });
+        layout.counters.push(slot);
+    }
+    for port in &spec.ports {
+        let kind = match port.kind {
+            LPortKind::ChannelIn => PortKind::In,
+            LPortKind::CdcRegistered => PortKind::CdcIn,
+            LPortKind::CdcFwft => PortKind::CdcFwftIn,
+            LPortKind::Out { .. } => PortKind::Out,
+        };
+        let rate = match port.kind {
+            LPortKind::Out { rate } => rate,
+            _ => 1,
+        };
+        p.ports.push(Port {
+            unit,
+            name: port.name.clone(),
+            kind,
+            item: scalars(&port.ty),
+            rate,
+        });
+        layout.ports.push((p.ports.len() - 1) as u32);
+    }
+    p.units.push(Unit {
+        path: path.to_string(),
+        domain,
+        locals: Vec::new(),
+        body: Vec::new(),
+        commits,
+    });
+    layout
+}
+
+/// Where a written place lives.
+#[derive(Clone, Copy)]
+enum Target {
+    /// State slots from this one.
+    Slots(u32),
+    /// Locals from this one.
+    Locals(u32),
+}
+
+impl Target {
+    fn offset(self, by: usize) -> Target {
+        match self {
+            Target::Slots(s) => Target::Slots(s + by as u32),
+            Target::Locals(l) => Target::Locals(l + by as u32),
+        }
+    }
+}
+
+struct UnitLower<'a> {
+    d: &'a Design,
+    p: &'a mut Program,
+    src: &'a SourceMap,
+    unit: u32,
+    inst: &'a InstLayout,
+    locals: Vec<Ty>,
+    /// First IR local of each front-end local in scope.
+    local_map: Vec<u32>,
+    /// Type of each front-end local in scope.
+    local_types: Vec<Type>,
+    out: Vec<Stmt>,
+    /// Inside an inlined function: its result locals and its `returned` flag.
+    ret: Option<(u32, u32)>,
+}
+
+fn bin(op: BinOp, ty: Ty, a: Expr, b: Expr) -> Expr {
+    Expr::Binary(op, ty, Box::new(a), Box::new(b))
+}
+
+fn not(e: Expr) -> Expr {
+    Expr::Unary(UnOp::Not, Ty::BOOL, Box::new(e))
+}
+
+fn scalar(ty: &Type) -> Ty {
+    scalars(ty).first().copied().unwrap_or(Ty::BOOL)
+}
+
+impl UnitLower<'_> {
+    fn new_locals(&mut self, ty: &Type) -> u32 {
+        let base = self.locals.len() as u32;
+        self.locals.extend(scalars(ty));
+        base
+    }
+
+    fn temp(&mut self, ty: Ty, e: Expr) -> Expr {
+        let l = self.locals.len() as u32;
+        self.locals.push(ty);
+        self.out.push(Stmt::Assign(l, e));
+        Expr::Local(l)
+    }
+
+    fn span_text(&self, span: Span) -> Option<String> {
+        if (span.file.0 as usize) >= self.src.len() {
+            return None;
+        }
+        let file = self.src.get(span.file);
+        let (line, col) = file.line_col(span.start as usize);
+        Some(format!("{}:{}:{}", file.name, line + 1, col + 1))
+    }
+
+    fn fault(&mut self, construct: String, message: String, span: Span) -> u32 {
+        let span = self.span_text(span);
+        self.p.faults.push(FaultSite {
+            unit: self.unit,
+            construct,
+            message,
+            span,
+        });
+        (self.p.faults.len() - 1) as u32
+    }
+
+    fn block(&mut self, stmts: &[LStmt]) -> Vec<Stmt> {
+        let saved = std::mem::take(&mut self.out);
+        self.stmts(stmts);
+        std::mem::replace(&mut self.out, saved)
+    }
+
+    /// Lowers statements into `self.out`; after a statement that may
+    /// `return` from an inlined function, the rest runs only if it did not.
+    fn stmts(&mut self, stmts: &[LStmt]) {
+        for (i, s) in stmts.iter().enumerate() {
+            self.stmt(s);
+            if let Some((_, done)) = self.ret {
+                if may_return(s) && i + 1 < stmts.len() {
+                    let rest = self.block(&stmts[i + 1..]);
+                    self.out.push(Stmt::If {
+                        cond: not(Expr::Local(done)),
+                        then: rest,
+                        els: Vec::new(),
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    fn stmt(&mut self, s: &LStmt) {
+        match &s.kind {
+            SK::AssignLocal { local, path, value } => {
+                let vals = self.expr(value);
+                let base = self.local_map[*local];
+                let ty = self.local_type(*local);
+                self.write(Target::Locals(base), &ty, path, vals, s.span);
+            }
+            SK::RegWrite { reg, path, value } => {
+                let vals = self.expr(value);
+                let spec = &self.d.specs[self.spec()];
+                let ty = spec.regs[*reg].ty.clone();
+                self.write(
+                    Target::Slots(self.inst.reg_next[*reg]),
+                    &ty,
+                    path,
+                    vals,
+                    s.span,
+                );
+            }
+            SK::CounterAdd { counter, value } => {
+                let v = self.expr(value).remove(0);
+                let slot = self.inst.counters[*counter];
+                self.out.push(Stmt::Store(
+                    slot,
+                    bin(BinOp::Add, Ty::U64, Expr::Load(slot), v),
+                ));
+            }
+            SK::Send { port, value } => {
+                let value = self.expr(value);
+                self.out.push(Stmt::Send {
+                    port: self.inst.ports[*port],
+                    value,
+                    dst: None,
+                });
+            }
+            SK::StageWrite { stage, pipe, value } => {
+                let pipe = self.expr(pipe).remove(0);
+                let value = self.expr(value);
+                self.out.push(Stmt::StageWrite {
+                    stage: self.inst.stages[*stage],
+                    pipe,
+                    value,
+                });
+            }
+            SK::StageRetain { stage, pipe } => {
+                let pipe = self.expr(pipe).remove(0);
+                self.out.push(Stmt::StageRetain {
+                    stage: self.inst.stages[*stage],
+                    pipe,
+                });
+            }
+            SK::Expr(e) => {
+                self.expr(e);
+            }
+            SK::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let cond = self.expr(cond).remove(0);
+                let then = self.block(then);
+                let els = self.block(otherwise);
+                self.out.push(Stmt::If { cond, then, els });
+            }
+            SK::IfSome {
+                binding,
+                value,
+                then,
+                otherwise,
+            } => {
+                let mut vals = self.expr(value);
+                let ok = vals.remove(0);
+                let ok = self.temp(Ty::BOOL, ok);
+                let base = self.local_map[*binding];
+                let saved = std::mem::take(&mut self.out);
+                for (i, v) in vals.into_iter().enumerate() {
+                    self.out.push(Stmt::Assign(base + i as u32, v));
+                }
+                self.stmts(then);
+                let then = std::mem::replace(&mut self.out, saved);
+                let els = self.block(otherwise);
+                self.out.push(Stmt::If {
+                    cond: ok,
+                    then,
+                    els,
+                });
+            }
+            SK::Match {
+                scrutinee,
+                arms,
+                default,
+            } => {
+                let ty = scalar(&scrutinee.ty);
+                let v = self.expr(scrutinee).remove(0);
+                let v = self.temp(ty, v);
+                let mut chain = self.block(default);
+                for arm in arms.iter().rev() {
+                    let cond = arm
+                        .values
+                        .iter()
+                        .map(|k| {
+                            bin(
+                                BinOp::Eq,
+                                ty,
+                                v.clone(),
+                                Expr::Const(ty, (*k as u64) & ty.mask()),
+                            )
+                        })
+                        .reduce(|a, b| bin(BinOp::Or, Ty::BOOL, a, b))
+                        .unwrap_or(Expr::Const(Ty::BOOL, 0));
+                    let then = self.block(&arm.body);
+                    chain = vec![Stmt::If {
+                        cond,
+                        then,
+                        els: chain,
+                    }];
+                }
+                self.out.extend(chain);
+            }
+            SK::For {
+                var,
+                start,
+                end,
+                body,
+            } => {
+                let base = self.local_map[*var];
+                let ty = scalar(&self.local_type(*var));
+                let returns = self.ret.filter(|_| body.iter().any(may_return));
+                for i in *start..*end {
+                    let saved = std::mem::take(&mut self.out);
+                    self.out.push(Stmt::Assign(
+                        base,
+                        Expr::Const(ty, u64::from(i) & ty.mask()),
+                    ));
+                    self.stmts(body);
+                    let iteration = std::mem::replace(&mut self.out, saved);
+                    match returns {
+                        Some((_, done)) if i > *start => self.out.push(Stmt::If {
+                            cond: not(Expr::Local(done)),
+                            then: iteration,
+                            els: Vec::new(),
+                        }),
+                        _ => self.out.extend(iteration),
+                    }
+                }
+            }
+            SK::Return(e) => {
+                let vals = self.expr(e);
+                if let Some((result, done)) = self.ret {
+                    for (i, v) in vals.into_iter().enumerate() {
+                        self.out.push(Stmt::Assign(result + i as u32, v));
+                    }
+                    self.out.push(Stmt::Assign(done, Expr::Const(Ty::BOOL, 1)));
+                }
+            }
+            SK::Finish => self.out.push(Stmt::Finish),
+            SK::Assert { cond, message } => {
+                let cond = self.expr(cond).remove(0);
+                let fault = self.fault("assert".into(), message.clone(), s.span);
+                self.out.push(Stmt::Assert { cond, fault });
+            }
+            SK::Trace { name, args } => {
+                let mut names = Vec::new();
+                let mut values = Vec::new();
+                for (n, e) in args {
+                    let tys = scalars(&e.ty);
+                    let vals = self.expr(e);
+                    for (i, (ty, v)) in tys.iter().zip(vals).enumerate() {
+                        let label = if tys.len() > 1 {
+                            format!("{n}.{i}")
+                        } else {
+                            n.clone()
+                        };
+                        names.push((label, *ty));
+                        values.push(v);
+                    }
+                }
+                self.p.traces.push(TracePoint {
+                    unit: self.unit,
+                    name: name.clone(),
+                    args: names,
+                });
+                let trace = (self.p.traces.len() - 1) as u32;
+                self.out.push(Stmt::Trace {
+                    trace,
+                    args: values,
+                });
+            }
+        }
+    }
+
+    fn spec(&self) -> usize {
+        self.d.instances[self.unit as usize].spec
+    }
+
+    fn local_type(&self, local: usize) -> Type {
+        self.local_types[local].clone()
+    }
+
+    fn assign(&mut self, target: Target, vals: Vec<Expr>) {
+        for (i, v) in vals.into_iter().enumerate() {
+            match target.offset(i) {
+                Target::Slots(s) => self.out.push(Stmt::Store(s, v)),
+                Target::Locals(l) => self.out.push(Stmt::Assign(l, v)),
+            }
+        }
+    }
+
+    /// Writes `vals` to the part of `target` (of type `ty`) named by `path`.
+    fn write(
+        &mut self,
+        target: Target,
+        ty: &Type,
+        path: &[PlaceElem],
+        vals: Vec<Expr>,
+        span: Span,
+    ) {
+        let Some((first, rest)) = path.split_first() else {
+            self.assign(target, vals);
+            return;
+        };
+        match first {
+            PlaceElem::Field(i) => {
+                let (offset, fty) = layout::field_offset(ty, *i);
+                self.write(target.offset(offset), &fty, rest, vals, span);
+            }
+            PlaceElem::Index(e) => {
+                let (ety, n) = layout::element(ty);
+                let k = size(&ety);
+                let index = self.expr(e).remove(0);
+                if let Expr::Const(_, i) = index {
+                    if i < u64::from(n) {
+                        self.write(target.offset(i as usize * k), &ety, rest, vals, span);
+                    } else {
+                        let fault = self.index_fault(span);
+                        self.out.push(Stmt::Assert {
+                            cond: Expr::Const(Ty::BOOL, 0),
+                            fault,
+                        });
+                    }
+                    return;
+                }
+                let ity = scalar(&e.ty);
+                let index = self.temp(ity, index);
+                let vals: Vec<Expr> = vals.into_iter().map(|v| self.pure(v)).collect();
+                if let (Target::Slots(base), true) = (target, rest.is_empty()) {
+                    let fault = self.index_fault(span);
+                    for (j, v) in vals.into_iter().enumerate() {
+                        let ix = Indexed {
+                            base: base + j as u32,
+                            stride: k as u32,
+                            len: n,
+                            index: Box::new(index.clone()),
+                            fault,
+                        };
+                        self.out.push(Stmt::StoreIndexed(ix, v));
+                    }
+                    return;
+                }
+                self.check_index(index.clone(), ity, n, span);
+                for i in 0..n {
+                    let saved = std::mem::take(&mut self.out);
+                    self.write(
+                        target.offset(i as usize * k),
+                        &ety,
+                        rest,
+                        vals.clone(),
+                        span,
+                    );
+                    let then = std::mem::replace(&mut self.out, saved);
+                    let cond = bin(
+                        BinOp::Eq,
+                        ity,
+                        index.clone(),
+                        Expr::Const(ity, u64::from(i) & ity.mask()),
+                    );
+                    self.out.push(Stmt::If {
+                        cond,
+                        then,
+                        els: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Makes `e` cheap and safe to duplicate.
+    fn pure(&mut self, e: Expr) -> Expr {
+        match e {
+            Expr::Const(..) | Expr::Local(_) => e,
+            other => {
+                let ty = crate::ir::validate::type_of(self.p, &self.locals, &other)
+                    .expect("lowered expressions are well typed");
+                self.temp(ty, other)
+            }
+        }
+    }
+
+    fn index_fault(&mut self, span: Span) -> u32 {
+        self.fault(
+            "array index".into(),
+            "array index out of range".into(),
+            span,
+        )
+    }
+
+    fn check_index(&mut self, index: Expr, ity: Ty, n: u32, span: Span) {
+        let fault = self.index_fault(span);
+        let in_range = if u64::from(n) > ity.mask() {
+            Expr::Const(Ty::BOOL, 1)
+        } else {
+            bin(BinOp::Lt, ity, index, Expr::Const(ity, u64::from(n)))
+        };
+        self.out.push(Stmt::Assert {
+            cond: in_range,
+            fault,
+        });
+    }
+
+    /// A register place made only of fields and constant indices: its first
+    /// current-value slot and its type.
+    fn reg_place(&mut self, e: &LExpr) -> Option<(u32, Type)> {
+        match &e.kind {
+            EK::Reg(r) => Some((self.inst.reg_cur[*r], e.ty.clone())),
+            EK::Field(b, i) => {
+                let (base, ty) = self.reg_place(b)?;
+                let (offset, fty) = layout::field_offset(&ty, *i);
+                Some((base + offset as u32, fty))
+            }
+            EK::Index(b, i) => match &i.kind {
+                EK::Const(Value::Int(k)) => {
+                    let (base, ty) = self.reg_place(b)?;
+                    let (ety, n) = layout::element(&ty);
+                    (*k >= 0 && *k < i128::from(n))
+                        .then(|| (base + (*k as usize * size(&ety)) as u32, ety))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn expr(&mut self, e: &LExpr) -> Vec<Expr> {
+        let ty = scalar(&e.ty);
+        match &e.kind {
+            EK::Const(v) => layout::constant(&e.ty, v)
+                .into_iter()
+                .map(|(t, v)| Expr::Const(t, v))
+                .collect(),
+            EK::Local(l) => {
+                let base = self.local_map[*l];
+                (0..size(&e.ty) as u32)
+                    .map(|i| Expr::Local(base + i))
+                    .collect()
+            }
+            EK::Reg(r) => {
+                let base = self.inst.reg_cur[*r];
+                (0..size(&e.ty) as u32)
+                    .map(|i| Expr::Load(base + i))
+                    .collect()
+            }
+            EK::Unary(op, a) => {
+                let a = self.expr(a).remove(0);
+                let op = match op {
+                    LUn::Neg => UnOp::Neg,
+                    LUn::Not | LUn::BitNot => UnOp::Not,
+                };
+                vec![Expr::Unary(op, ty, Box::new(a))]
+            }
+            EK::Binary(op, a, b) => vec![self.binary(*op, a, b)],
+            EK::Cast(a) => {
+                let from = scalar(&a.ty);
+                let a = self.expr(a).remove(0);
+                vec![Expr::Cast {
+                    from,
+                    to: ty,
+                    arg: Box::new(a),
+                }]
+            }
+            EK::Field(b, i) => {
+                let (offset, fty) = layout::field_offset(&b.ty, *i);
+                let vals = self.expr(b);
+                vals.into_iter().skip(offset).take(size(&fty)).collect()
+            }
+            EK::Index(b, i) => self.index(e, b, i),
+            EK::StructLit(es) | EK::ArrayLit(es) => es.iter().flat_map(|x| self.expr(x)).collect(),
+            EK::ArrayRepeat(x, n) => {
+                let vals = self.expr(x);
+                let vals: Vec<Expr> = vals.into_iter().map(|v| self.pure(v)).collect();
+                (0..*n).flat_map(|_| vals.clone()).collect()
+            }
+            EK::Call(f, args) => self.call(*f, args),
+            EK::CanSend(port) => {
+                let dst = self.locals.len() as u32;
+                self.locals.push(Ty::BOOL);
+                self.out.push(Stmt::CanSend {
+                    port: self.inst.ports[*port],
+                    dst,
+                });
+                vec![Expr::Local(dst)]
+            }
+            EK::TrySend(port, v) => {
+                let value = self.expr(v);
+                let dst = self.locals.len() as u32;
+                self.locals.push(Ty::BOOL);
+                self.out.push(Stmt::Send {
+                    port: self.inst.ports[*port],
+                    value,
+                    dst: Some(dst),
+                });
+                vec![Expr::Local(dst)]
+            }
+            EK::Recv(port) | EK::Peek(port) | EK::Take(port) => {
+                let kind = match &e.kind {
+                    EK::Recv(_) => RecvKind::Recv,
+                    EK::Peek(_) => RecvKind::Peek,
+                    _ => RecvKind::Take,
+                };
+                let port = self.inst.ports[*port];
+                let item = self.p.ports[port as usize].item.clone();
+                let ok = self.locals.len() as u32;
+                self.locals.push(Ty::BOOL);
+                let dst: Vec<u32> = item
+                    .iter()
+                    .map(|t| {
+                        self.locals.push(*t);
+                        (self.locals.len() - 1) as u32
+                    })
+                    .collect();
+                // Fields start at zero so a failed read gives a defined value.
+                for (l, t) in dst.iter().zip(&item) {
+                    self.out.push(Stmt::Assign(*l, Expr::Const(*t, 0)));
+                }
+                self.out.push(Stmt::Recv {
+                    port,
+                    kind,
+                    ok,
+                    dst: dst.clone(),
+                });
+                std::iter::once(ok).chain(dst).map(Expr::Local).collect()
+            }
+            EK::Request(port) | EK::Valid(port) => {
+                let dst = self.locals.len() as u32;
+                self.locals.push(Ty::BOOL);
+                let port = self.inst.ports[*port];
+                self.out.push(match &e.kind {
+                    EK::Request(_) => Stmt::Request { port, dst },
+                    _ => Stmt::Valid { port, dst },
+                });
+                vec![Expr::Local(dst)]
+            }
+            EK::StageValid(stage, pipe) => {
+                let st = &self.p.stages[self.inst.stages[*stage] as usize];
+                let (base, len, fault) = (st.valid, st.pipes, st.range_fault);
+                let index = Box::new(self.expr(pipe).remove(0));
+                vec![Expr::LoadIndexed(Indexed {
+                    base,
+                    stride: 1,
+                    len,
+                    index,
+                    fault,
+                })]
+            }
+            EK::StageRead(stage, pipe) => {
+                let st = &self.p.stages[self.inst.stages[*stage] as usize];
+                let (base, len, fault, k) =
+                    (st.value, st.pipes, st.range_fault, st.item.len() as u32);
+                let index = self.expr(pipe).remove(0);
+                let index = if k > 1 { self.pure(index) } else { index };
+                (0..k)
+                    .map(|f| {
+                        Expr::LoadIndexed(Indexed {
+                            base: base + f,
+                            stride: k,
+                            len,
+                            index: Box::new(index.clone()),
+                            fault,
+                        })
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn index(&mut self, e: &LExpr, b: &LExpr, i: &LExpr) -> Vec<Expr> {
+        let (ety, n) = layout::element(&b.ty);
+        let k = size(&ety);
+        let ity = scalar(&i.ty);
+        if let EK::Const(Value::Int(c)) = &i.kind {
+            if *c >= 0 && *c < i128::from(n) {
+                let vals = self.expr(b);
+                return vals.into_iter().skip(*c as usize * k).take(k).collect();
+            }
+        }
+        if let Some((base, _)) = self.reg_place(b) {
+            let index = self.expr(i).remove(0);
+            let index = if k > 1 { self.pure(index) } else { index };
+            let fault = self.index_fault(e.span);
+            return (0..k as u32)
+                .map(|j| {
+                    Expr::LoadIndexed(Indexed {
+                        base: base + j,
+                        stride: k as u32,
+                        len: n,
+                        index: Box::new(index.clone()),
+                        fault,
+                    })
+                })
+                .collect();
+        }
+        let vals = self.expr(b);
+        let vals: Vec<Expr> = vals.into_iter().map(|v| self.pure(v)).collect();
+        let index = self.expr(i).remove(0);
+        let index = self.pure(index);
+        self.check_index(index.clone(), ity, n, e.span);
+        (0..k)
+            .map(|j| {
+                let mut acc = vals[j].clone();
+                for el in 1..n as usize {
+                    let cond = bin(
+                        BinOp::Eq,
+                        ity,
+                        index.clone(),
+                        Expr::Const(ity, el as u64 & ity.mask()),
+                    );
+                    acc = Expr::Select {
+                        cond: Box::new(cond),
+                        then: Box::new(vals[el * k + j].clone()),
+                        els: Box::new(acc),
+                    };
+                }
+                acc
+            })
+            .collect()
+    }
+
+    fn binary(&mut self, op: LBin, a: &LExpr, b: &LExpr) -> Expr {
+        let ty = scalar(&a.ty);
+        if matches!(op, LBin::And | LBin::Or) {
+            let lhs = self.expr(a).remove(0);
+            let saved = std::mem::take(&mut self.out);
+            let rhs = self.expr(b).remove(0);
+            let effects = std::mem::replace(&mut self.out, saved);
+            let short = Expr::Const(Ty::BOOL, u64::from(op == LBin::Or));
+            if effects.is_empty() {
+                let (then, els) = if op == LBin::And {
+                    (rhs, short)
+                } else {
+                    (short, rhs)
+                };
+                return Expr::Select {
+                    cond: Box::new(lhs),
+                    then: Box::new(then),
+                    els: Box::new(els),
+                };
+            }
+            let t = self.temp(Ty::BOOL, lhs);
+            let Expr::Local(tl) = t else {
+                unreachable!("temp is a local")
+            };
+            let mut body = effects;
+            body.push(Stmt::Assign(tl, rhs));
+            let cond = if op == LBin::And {
+                t.clone()
+            } else {
+                not(t.clone())
+            };
+            self.out.push(Stmt::If {
+                cond,
+                then: body,
+                els: Vec::new(),
+            });
+            return t;
+        }
+        let lv = self.expr(a);
+        let rv = self.expr(b);
+        let irop = match op {
+            LBin::Eq => BinOp::Eq,
+            LBin::Ne => BinOp::Ne,
+            LBin::Lt => BinOp::Lt,
+            LBin::Le => BinOp::Le,
+            LBin::Gt => BinOp::Gt,
+            LBin::Ge => BinOp::Ge,
+            LBin::BitOr => BinOp::Or,
+            LBin::BitXor => BinOp::Xor,
+            LBin::BitAnd => BinOp::And,
+            LBin::Shl => BinOp::Shl,
+            LBin::Shr => BinOp::Shr,
+            LBin::Add => BinOp::Add,
+            LBin::Sub => BinOp::Sub,
+            LBin::Mul => BinOp::Mul,
+            LBin::Div => BinOp::Div,
+            LBin::Rem => BinOp::Rem,
+            LBin::And | LBin::Or => unreachable!("handled above"),
+        };
+        if matches!(irop, BinOp::Eq | BinOp::Ne) && lv.len() != 1 {
+            // Aggregate equality: every scalar equal.
+            let tys = scalars(&a.ty);
+            let all = lv
+                .into_iter()
+                .zip(rv)
+                .zip(tys)
+                .map(|((x, y), t)| bin(BinOp::Eq, t, x, y))
+                .reduce(|x, y| bin(BinOp::And, Ty::BOOL, x, y))
+                .unwrap_or(Expr::Const(Ty::BOOL, 1));
+            return if irop == BinOp::Eq { all } else { not(all) };
+        }
+        let (Some(x), Some(y)) = (lv.into_iter().next(), rv.into_iter().next()) else {
+            return Expr::Const(Ty::BOOL, u64::from(irop == BinOp::Eq));
+        };
+        bin(irop, ty, x, y)
+    }
+
+    /// Inlines a call: fresh locals, parameters assigned, returns turned
+    /// into assignments to result locals.
+    fn call(&mut self, f: usize, args: &[LExpr]) -> Vec<Expr> {
+        let func = &self.d.functions[f];
+        let vals: Vec<Vec<Expr>> = args.iter().map(|a| self.expr(a)).collect();
+        let map: Vec<u32> = func.locals.iter().map(|l| self.new_locals(&l.ty)).collect();
+        let types: Vec<Type> = func.locals.iter().map(|l| l.ty.clone()).collect();
+        for (param, v) in func.params.iter().zip(vals) {
+            self.assign(Target::Locals(map[*param]), v);
+        }
+        let result = self.new_locals(&func.ret);
+        let done = self.locals.len() as u32;
+        self.locals.push(Ty::BOOL);
+        self.out.push(Stmt::Assign(done, Expr::Const(Ty::BOOL, 0)));
+        for (i, t) in scalars(&func.ret).iter().enumerate() {
+            self.out
+                .push(Stmt::Assign(result + i as u32, Expr::Const(*t, 0)));
+        }
+        let saved_map = std::mem::replace(&mut self.local_map, map);
+        let saved_types = std::mem::replace(&mut self.local_types, types);
+        let saved_ret = self.ret.replace((result, done));
+        self.stmts(&func.body);
+        self.local_map = saved_map;
+        self.local_types = saved_types;
+        self.ret = saved_ret;
+        (0..size(&func.ret) as u32)
+            .map(|i| Expr::Local(result + i))
+            .collect()
+    }
+}
+
+/// Whether a statement may execute `return`.
+fn may_return(s: &LStmt) -> bool {
+    match &s.kind {
+        SK::Return(_) => true,
+        SK::If {
+            then, otherwise, ..
+        }
+        | SK::IfSome {
+            then, otherwise, ..
+        } => then.iter().any(may_return) || otherwise.iter().any(may_return),
+        SK::Match { arms, default, .. } => {
+            arms.iter().any(|a| a.body.iter().any(may_return)) || default.iter().any(may_return)
+        }
+        SK::For { body, .. } => body.iter().any(may_return),
+        _ => false,
+    }
+}
