@@ -129,7 +129,11 @@ impl BufferedRecorder {
 
     /// Queues `record`; `count` is its kind's drop counter.
     #[inline]
-    fn push(&mut self, record: Owned, count: fn(&mut DropCounts) -> &mut u64) -> Result<(), RecordError> {
+    fn push(
+        &mut self,
+        record: Owned,
+        count: fn(&mut DropCounts) -> &mut u64,
+    ) -> Result<(), RecordError> {
         if self.batch.len() == self.capacity && !self.ship()? {
             *count(&mut self.dropped) += 1;
             return Ok(());
@@ -145,7 +149,10 @@ impl BufferedRecorder {
         if self.mode == Mode::Lossy && self.to_writer.is_full() {
             return Ok(false);
         }
-        let fresh = self.recycled.try_recv().unwrap_or_else(|_| Vec::with_capacity(self.capacity));
+        let fresh = self
+            .recycled
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(self.capacity));
         let batch = std::mem::replace(&mut self.batch, fresh);
         if self.to_writer.send(Message::Batch(batch)).is_err() {
             return Err(self.join_failure());
@@ -252,7 +259,9 @@ impl Recorder for BufferedRecorder {
             signal: self.dropped.signal + dropped.signal,
         };
         let batch = std::mem::take(&mut self.batch);
-        if self.to_writer.send(Message::Batch(batch)).is_err() || self.to_writer.send(Message::Finish(total)).is_err() {
+        if self.to_writer.send(Message::Batch(batch)).is_err()
+            || self.to_writer.send(Message::Finish(total)).is_err()
+        {
             return Err(self.join_failure());
         }
         match self.writer.take().map(JoinHandle::join) {

@@ -7,7 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::RecordError;
-use crate::output::{ChunkedOutput, RecordOutput, push_i64, push_time, push_u64, push_u128, whole_lines};
+use crate::output::{
+    ChunkedOutput, RecordOutput, push_i64, push_time, push_u64, push_u128, whole_lines,
+};
 use crate::record::CounterRecord;
 use crate::schema::Schema;
 use crate::sink::{DropCounts, Recorder};
@@ -28,13 +30,23 @@ impl CsvWriter {
     /// Creates (truncating) `path`.
     pub fn create(path: &Path, schema: &Schema) -> Result<CsvWriter, RecordError> {
         schema.validate()?;
-        Ok(Self::start(ChunkedOutput::create(path, whole_lines)?, schema))
+        Ok(Self::start(
+            ChunkedOutput::create(path, whole_lines)?,
+            schema,
+        ))
     }
 
     /// Writes to `output`; `name` names it in errors.
-    pub fn with_output(output: Box<dyn RecordOutput>, name: PathBuf, schema: &Schema) -> Result<CsvWriter, RecordError> {
+    pub fn with_output(
+        output: Box<dyn RecordOutput>,
+        name: PathBuf,
+        schema: &Schema,
+    ) -> Result<CsvWriter, RecordError> {
         schema.validate()?;
-        Ok(Self::start(ChunkedOutput::new(output, name, whole_lines), schema))
+        Ok(Self::start(
+            ChunkedOutput::new(output, name, whole_lines),
+            schema,
+        ))
     }
 
     fn start(mut out: ChunkedOutput, schema: &Schema) -> CsvWriter {
@@ -47,7 +59,11 @@ impl CsvWriter {
                 .iter()
                 .map(|c| format!(",{},", schema.domains[c.domain as usize].name).into_bytes())
                 .collect(),
-            names: schema.counters.iter().map(|c| format!(",{},", c.name).into_bytes()).collect(),
+            names: schema
+                .counters
+                .iter()
+                .map(|c| format!(",{},", c.name).into_bytes())
+                .collect(),
         }
     }
 }

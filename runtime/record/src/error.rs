@@ -7,7 +7,9 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum SchemaError {
     /// A name is empty or has characters the text formats reserve.
-    #[error("{what} name {name:?} must be non-empty printable ASCII without spaces, '=', ',', '\"' or '\\'")]
+    #[error(
+        "{what} name {name:?} must be non-empty printable ASCII without spaces, '=', ',', '\"' or '\\'"
+    )]
     BadName {
         /// What the name names.
         what: &'static str,
@@ -89,7 +91,9 @@ pub enum RecordError {
         got: usize,
     },
     /// A record is earlier than one already written to a time-ordered output.
-    #[error("record at {time} ps comes after one at {last} ps; this output needs records in time order")]
+    #[error(
+        "record at {time} ps comes after one at {last} ps; this output needs records in time order"
+    )]
     OutOfOrder {
         /// The late record's exact time.
         time: String,

@@ -25,6 +25,8 @@ pub mod vcd;
 pub use error::{RecordError, SchemaError};
 pub use output::RecordOutput;
 pub use record::{CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRecord, TraceRecord};
-pub use schema::{CounterInfo, DomainInfo, EventInfo, FifoInfo, MAX_ARGS, Schema, SignalInfo, UnitInfo};
+pub use schema::{
+    CounterInfo, DomainInfo, EventInfo, FifoInfo, MAX_ARGS, Schema, SignalInfo, UnitInfo,
+};
 pub use sink::{DropCounts, Recorder};
 pub use time::Time;

@@ -75,11 +75,10 @@ pub fn merge(dir: &Path, out: &mut dyn Write) -> Result<MergeStats, MergeError> 
         path: manifest_path.clone(),
         source,
     })?;
-    let manifest: Manifest =
-        serde_json::from_slice(&text).map_err(|e| MergeError::Manifest {
-            path: manifest_path.clone(),
-            message: e.to_string(),
-        })?;
+    let manifest: Manifest = serde_json::from_slice(&text).map_err(|e| MergeError::Manifest {
+        path: manifest_path.clone(),
+        message: e.to_string(),
+    })?;
     let schema = &manifest.schema;
     if manifest.files.len() != schema.domains.len() {
         return Err(MergeError::Manifest {
@@ -223,10 +222,13 @@ impl DomainLog {
     fn read_line(&mut self, keys: &Keys) -> Result<Option<Line>, MergeError> {
         loop {
             let mut text = String::new();
-            let n = self.reader.read_line(&mut text).map_err(|source| MergeError::Io {
-                path: self.path.clone(),
-                source,
-            })?;
+            let n = self
+                .reader
+                .read_line(&mut text)
+                .map_err(|source| MergeError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
             if n == 0 {
                 return Ok(None);
             }
@@ -267,8 +269,12 @@ impl DomainLog {
             .and_then(|t| t.strip_suffix("ps"))
             .and_then(Time::parse)
             .ok_or_else(|| self.error("bad exact time".to_owned()))?;
-        let kind = fields.next().ok_or_else(|| self.error("missing record kind".to_owned()))?;
-        let name = fields.next().ok_or_else(|| self.error("missing name".to_owned()))?;
+        let kind = fields
+            .next()
+            .ok_or_else(|| self.error("missing record kind".to_owned()))?;
+        let name = fields
+            .next()
+            .ok_or_else(|| self.error("missing name".to_owned()))?;
         let lookup = |map: &HashMap<String, u32>, what: &str, key: &str| {
             map.get(key)
                 .copied()

@@ -86,7 +86,6 @@ impl ChunkedOutput {
         &mut self.buf
     }
 
-
     /// Writes a chunk when enough is buffered.
     #[inline]
     pub(crate) fn end_record(&mut self) -> Result<(), RecordError> {
@@ -125,7 +124,8 @@ impl ChunkedOutput {
         while done < self.buf.len() {
             match self.out.write(&self.buf[done..]) {
                 Ok(0) => {
-                    let source = io::Error::new(io::ErrorKind::WriteZero, "destination accepted no bytes");
+                    let source =
+                        io::Error::new(io::ErrorKind::WriteZero, "destination accepted no bytes");
                     return Err(self.torn(done, source));
                 }
                 Ok(n) => done += n,

@@ -183,12 +183,7 @@ fn check_name(what: &'static str, name: &str) -> Result<(), SchemaError> {
     }
 }
 
-fn check_index(
-    what: &'static str,
-    name: &str,
-    index: u32,
-    len: usize,
-) -> Result<(), SchemaError> {
+fn check_index(what: &'static str, name: &str, index: u32, len: usize) -> Result<(), SchemaError> {
     if (index as usize) < len {
         Ok(())
     } else {

@@ -142,13 +142,21 @@ impl TextWriter {
                 complete: false,
             },
             logs,
-            units: schema.units.iter().map(|u| u.path.as_bytes().to_vec()).collect(),
+            units: schema
+                .units
+                .iter()
+                .map(|u| u.path.as_bytes().to_vec())
+                .collect(),
             events: schema
                 .events
                 .iter()
                 .map(|e| EventText {
                     name: e.name.as_bytes().to_vec(),
-                    args: e.args.iter().map(|a| format!(" {a}=").into_bytes()).collect(),
+                    args: e
+                        .args
+                        .iter()
+                        .map(|a| format!(" {a}=").into_bytes())
+                        .collect(),
                 })
                 .collect(),
             fifos: schema
@@ -217,7 +225,10 @@ fn log_names(schema: &Schema) -> Vec<String> {
 impl Recorder for TextWriter {
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let unknown = |what, index| RecordError::UnknownIndex { what, index };
-        let event = self.events.get(r.event as usize).ok_or(unknown("event", r.event))?;
+        let event = self
+            .events
+            .get(r.event as usize)
+            .ok_or(unknown("event", r.event))?;
         if event.args.len() != r.args.len() {
             return Err(RecordError::ArgCount {
                 event: String::from_utf8_lossy(&event.name).into_owned(),
@@ -225,8 +236,17 @@ impl Recorder for TextWriter {
                 got: r.args.len(),
             });
         }
-        let unit = self.units.get(r.unit as usize).ok_or(unknown("unit", r.unit))?;
-        let log = start_line(&mut self.logs, &mut self.manifest.records, r.domain, r.cycle, r.time)?;
+        let unit = self
+            .units
+            .get(r.unit as usize)
+            .ok_or(unknown("unit", r.unit))?;
+        let log = start_line(
+            &mut self.logs,
+            &mut self.manifest.records,
+            r.domain,
+            r.cycle,
+            r.time,
+        )?;
         let buf = log.buf();
         buf.extend_from_slice(b"T ");
         buf.extend_from_slice(unit);
@@ -248,20 +268,24 @@ impl Recorder for TextWriter {
             fifos,
             ..
         } = self;
-        let fifo = fifos.get(r.fifo as usize).ok_or(RecordError::UnknownIndex {
-            what: "fifo",
-            index: r.fifo,
-        })?;
+        let fifo = fifos
+            .get(r.fifo as usize)
+            .ok_or(RecordError::UnknownIndex {
+                what: "fifo",
+                index: r.fifo,
+            })?;
         let domain = if r.kind.writer_side() {
             fifo.writer_domain
         } else {
             fifo.reader_domain
         };
         let unit = if r.kind.in_tick() {
-            let unit = units.get(r.unit as usize).ok_or(RecordError::UnknownIndex {
-                what: "unit",
-                index: r.unit,
-            })?;
+            let unit = units
+                .get(r.unit as usize)
+                .ok_or(RecordError::UnknownIndex {
+                    what: "unit",
+                    index: r.unit,
+                })?;
             Some(unit.as_slice())
         } else {
             None
@@ -285,11 +309,20 @@ impl Recorder for TextWriter {
     }
 
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
-        let (name, domain) = self.counters.get(r.counter as usize).ok_or(RecordError::UnknownIndex {
-            what: "counter",
-            index: r.counter,
-        })?;
-        let log = start_line(&mut self.logs, &mut self.manifest.records, *domain, r.cycle, r.time)?;
+        let (name, domain) =
+            self.counters
+                .get(r.counter as usize)
+                .ok_or(RecordError::UnknownIndex {
+                    what: "counter",
+                    index: r.counter,
+                })?;
+        let log = start_line(
+            &mut self.logs,
+            &mut self.manifest.records,
+            *domain,
+            r.cycle,
+            r.time,
+        )?;
         let buf = log.buf();
         buf.extend_from_slice(b"C ");
         buf.extend_from_slice(name);

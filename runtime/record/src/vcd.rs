@@ -77,7 +77,11 @@ fn identifier(mut n: usize) -> Vec<u8> {
 
 impl VcdWriter {
     /// Creates (truncating) `path`.
-    pub fn create(path: &Path, schema: &Schema, config: &VcdConfig) -> Result<VcdWriter, RecordError> {
+    pub fn create(
+        path: &Path,
+        schema: &Schema,
+        config: &VcdConfig,
+    ) -> Result<VcdWriter, RecordError> {
         schema.validate()?;
         let out = ChunkedOutput::create(path, whole_lines)?;
         Self::start(out, schema, config)
@@ -91,11 +95,21 @@ impl VcdWriter {
         config: &VcdConfig,
     ) -> Result<VcdWriter, RecordError> {
         schema.validate()?;
-        Self::start(ChunkedOutput::new(output, name, whole_lines), schema, config)
+        Self::start(
+            ChunkedOutput::new(output, name, whole_lines),
+            schema,
+            config,
+        )
     }
 
-    fn start(mut out: ChunkedOutput, schema: &Schema, config: &VcdConfig) -> Result<VcdWriter, RecordError> {
-        let selected = |name: &str| config.patterns.is_empty() || config.patterns.iter().any(|p| glob_match(p, name));
+    fn start(
+        mut out: ChunkedOutput,
+        schema: &Schema,
+        config: &VcdConfig,
+    ) -> Result<VcdWriter, RecordError> {
+        let selected = |name: &str| {
+            config.patterns.is_empty() || config.patterns.iter().any(|p| glob_match(p, name))
+        };
         // (scope path, variable name, width, which slot)
         let mut vars: Vec<(Vec<&str>, &str, u32, Slot)> = Vec::new();
         for (i, s) in schema.signals.iter().enumerate() {
@@ -107,7 +121,12 @@ impl VcdWriter {
         for (i, f) in schema.fifos.iter().enumerate() {
             if selected(&format!("{}.occupancy", f.path)) {
                 let width = (32 - f.depth.leading_zeros()).max(1);
-                vars.push((f.path.split('.').collect(), "occupancy", width, Slot::Fifo(i)));
+                vars.push((
+                    f.path.split('.').collect(),
+                    "occupancy",
+                    width,
+                    Slot::Fifo(i),
+                ));
             }
         }
         vars.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
@@ -167,7 +186,14 @@ impl VcdWriter {
     }
 
     #[inline]
-    fn change(out: &mut ChunkedOutput, now_fs: &mut u128, last_time: &mut Time, var: &mut Var, time: Time, value: u64) -> Result<(), RecordError> {
+    fn change(
+        out: &mut ChunkedOutput,
+        now_fs: &mut u128,
+        last_time: &mut Time,
+        var: &mut Var,
+        time: Time,
+        value: u64,
+    ) -> Result<(), RecordError> {
         out.check()?;
         if time < *last_time {
             return Err(RecordError::OutOfOrder {
@@ -175,11 +201,17 @@ impl VcdWriter {
                 last: last_time.to_string(),
             });
         }
-        let value = if var.width == 64 { value } else { value & ((1 << var.width) - 1) };
+        let value = if var.width == 64 {
+            value
+        } else {
+            value & ((1 << var.width) - 1)
+        };
         if value == var.last {
             return Ok(());
         }
-        let fs = time.floor_fs().ok_or_else(|| RecordError::TimeOverflow(time.to_string()))?;
+        let fs = time
+            .floor_fs()
+            .ok_or_else(|| RecordError::TimeOverflow(time.to_string()))?;
         *last_time = time;
         var.last = value;
         let buf = out.buf();
@@ -218,7 +250,14 @@ impl Recorder for VcdWriter {
                 index: r.signal,
             }),
             Some(None) => Ok(()),
-            Some(Some(var)) => Self::change(&mut self.out, &mut self.now_fs, &mut self.last_time, var, r.time, r.value),
+            Some(Some(var)) => Self::change(
+                &mut self.out,
+                &mut self.now_fs,
+                &mut self.last_time,
+                var,
+                r.time,
+                r.value,
+            ),
         }
     }
 
@@ -229,9 +268,14 @@ impl Recorder for VcdWriter {
                 index: r.fifo,
             }),
             Some(None) => Ok(()),
-            Some(Some(var)) => {
-                Self::change(&mut self.out, &mut self.now_fs, &mut self.last_time, var, r.time, u64::from(r.occupancy))
-            }
+            Some(Some(var)) => Self::change(
+                &mut self.out,
+                &mut self.now_fs,
+                &mut self.last_time,
+                var,
+                r.time,
+                u64::from(r.occupancy),
+            ),
         }
     }
 
@@ -270,6 +314,9 @@ mod tests {
     fn identifiers_are_distinct_and_printable() {
         let ids: std::collections::HashSet<_> = (0..20_000).map(identifier).collect();
         assert_eq!(ids.len(), 20_000);
-        assert!(ids.iter().all(|id| id.iter().all(|c| (b'!'..=b'~').contains(c))));
+        assert!(
+            ids.iter()
+                .all(|id| id.iter().all(|c| (b'!'..=b'~').contains(c)))
+        );
     }
 }

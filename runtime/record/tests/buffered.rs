@@ -15,7 +15,11 @@ use chronon_record::*;
 use common::*;
 
 fn tiny(mode: Mode) -> BufferConfig {
-    BufferConfig { mode, batch_records: 7, queue_batches: 2 }
+    BufferConfig {
+        mode,
+        batch_records: 7,
+        queue_batches: 2,
+    }
 }
 
 #[test]
@@ -31,19 +35,37 @@ fn lossless_buffering_changes_no_byte() {
     let mut buffered = BufferedRecorder::spawn(Box::new(inner), tiny(Mode::Lossless));
     feed(&mut buffered, &w.records).expect("record");
     buffered.finish(&DropCounts::default()).expect("finish");
-    for name in ["00-fast.log", "01-mirror.log", "02-slow.log", "03-quad.log", MANIFEST] {
-        assert_eq!(fs::read(direct.join(name)).expect("direct"), fs::read(via.join(name)).expect("via"), "{name}");
+    for name in [
+        "00-fast.log",
+        "01-mirror.log",
+        "02-slow.log",
+        "03-quad.log",
+        MANIFEST,
+    ] {
+        assert_eq!(
+            fs::read(direct.join(name)).expect("direct"),
+            fs::read(via.join(name)).expect("via"),
+            "{name}"
+        );
     }
 
-    let config = PerfettoConfig { compress: false, tick_slices: true };
-    let mut writer = PerfettoWriter::create(&dir.join("direct.pftrace"), &w.schema, config).expect("create");
+    let config = PerfettoConfig {
+        compress: false,
+        tick_slices: true,
+    };
+    let mut writer =
+        PerfettoWriter::create(&dir.join("direct.pftrace"), &w.schema, config).expect("create");
     feed(&mut writer, &w.records).expect("record");
     writer.finish(&DropCounts::default()).expect("finish");
-    let inner = PerfettoWriter::create(&dir.join("via.pftrace"), &w.schema, config).expect("create");
+    let inner =
+        PerfettoWriter::create(&dir.join("via.pftrace"), &w.schema, config).expect("create");
     let mut buffered = BufferedRecorder::spawn(Box::new(inner), tiny(Mode::Lossless));
     feed(&mut buffered, &w.records).expect("record");
     buffered.finish(&DropCounts::default()).expect("finish");
-    assert_eq!(fs::read(dir.join("direct.pftrace")).expect("direct"), fs::read(dir.join("via.pftrace")).expect("via"));
+    assert_eq!(
+        fs::read(dir.join("direct.pftrace")).expect("direct"),
+        fs::read(dir.join("via.pftrace")).expect("via")
+    );
 }
 
 /// Counts what reaches it, by kind, and holds its first record until the
@@ -68,7 +90,13 @@ impl Gated {
 
 fn describe(r: &Rec) -> String {
     match r {
-        Rec::Trace { unit, time, event, args, .. } => format!("trace {unit} {time} {event} {args:?}"),
+        Rec::Trace {
+            unit,
+            time,
+            event,
+            args,
+            ..
+        } => format!("trace {unit} {time} {event} {args:?}"),
         Rec::Fifo(f) => format!("fifo {} {:?} {}", f.time, f.kind, f.txn),
         Rec::Counter(c) => format!("counter {} {} {}", c.counter, c.time, c.value),
         Rec::Tick(t) => format!("tick {} {}", t.unit, t.time),
@@ -78,7 +106,14 @@ fn describe(r: &Rec) -> String {
 
 impl Recorder for Gated {
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
-        self.see(describe(&Rec::Trace { domain: r.domain, cycle: r.cycle, time: r.time, unit: r.unit, event: r.event, args: r.args.to_vec() }))
+        self.see(describe(&Rec::Trace {
+            domain: r.domain,
+            cycle: r.cycle,
+            time: r.time,
+            unit: r.unit,
+            event: r.event,
+            args: r.args.to_vec(),
+        }))
     }
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
         self.see(describe(&Rec::Fifo(*r)))
@@ -104,28 +139,53 @@ fn lossy_buffering_counts_every_drop() {
     let (open, gate) = mpsc::channel();
     let seen = Arc::new(Mutex::new(Vec::new()));
     let finished = Arc::new(Mutex::new(None));
-    let inner = Gated { gate, open: false, seen: seen.clone(), finished: finished.clone() };
+    let inner = Gated {
+        gate,
+        open: false,
+        seen: seen.clone(),
+        finished: finished.clone(),
+    };
     let mut buffered = BufferedRecorder::spawn(Box::new(inner), tiny(Mode::Lossy));
     feed(&mut buffered, &w.records).expect("lossy recording never blocks");
     let dropped = buffered.dropped();
     open.send(()).expect("writer waits");
     buffered.finish(&DropCounts::default()).expect("finish");
 
-    assert!(dropped.total() > 0, "the gated writer must have made the buffer drop");
-    assert_eq!(*finished.lock().expect("not poisoned"), Some(dropped), "the writer is told the drops");
+    assert!(
+        dropped.total() > 0,
+        "the gated writer must have made the buffer drop"
+    );
+    assert_eq!(
+        *finished.lock().expect("not poisoned"),
+        Some(dropped),
+        "the writer is told the drops"
+    );
     let seen = seen.lock().expect("not poisoned");
     let all: Vec<String> = w.records.iter().map(describe).collect();
     assert_eq!(seen.len() as u64 + dropped.total(), all.len() as u64);
-    let kinds = |list: &[String], kind: &str| list.iter().filter(|s| s.starts_with(kind)).count() as u64;
-    assert_eq!(kinds(&seen, "trace ") + dropped.trace, kinds(&all, "trace "));
+    let kinds =
+        |list: &[String], kind: &str| list.iter().filter(|s| s.starts_with(kind)).count() as u64;
+    assert_eq!(
+        kinds(&seen, "trace ") + dropped.trace,
+        kinds(&all, "trace ")
+    );
     assert_eq!(kinds(&seen, "fifo ") + dropped.fifo, kinds(&all, "fifo "));
-    assert_eq!(kinds(&seen, "counter ") + dropped.counter, kinds(&all, "counter "));
+    assert_eq!(
+        kinds(&seen, "counter ") + dropped.counter,
+        kinds(&all, "counter ")
+    );
     assert_eq!(kinds(&seen, "tick ") + dropped.tick, kinds(&all, "tick "));
-    assert_eq!(kinds(&seen, "signal ") + dropped.signal, kinds(&all, "signal "));
+    assert_eq!(
+        kinds(&seen, "signal ") + dropped.signal,
+        kinds(&all, "signal ")
+    );
     // What was kept is the lossless stream with records left out.
     let mut rest = all.iter();
     for s in seen.iter() {
-        assert!(rest.any(|a| a == s), "kept record {s} out of order or invented");
+        assert!(
+            rest.any(|a| a == s),
+            "kept record {s} out of order or invented"
+        );
     }
 }
 
@@ -138,11 +198,19 @@ fn lossy_drops_are_reported_in_the_manifest() {
     feed(&mut buffered, &w.records).expect("record");
     let dropped = buffered.dropped();
     buffered.finish(&DropCounts::default()).expect("finish");
-    let manifest: Manifest = serde_json::from_slice(&fs::read(dir.join(MANIFEST)).expect("manifest")).expect("json");
+    let manifest: Manifest =
+        serde_json::from_slice(&fs::read(dir.join(MANIFEST)).expect("manifest")).expect("json");
     assert_eq!(manifest.dropped, dropped);
     let written: u64 = manifest.records.iter().sum();
-    let recordable = w.records.iter().filter(|r| matches!(r, Rec::Trace { .. } | Rec::Fifo(_) | Rec::Counter(_))).count() as u64;
-    assert_eq!(written + dropped.trace + dropped.fifo + dropped.counter, recordable);
+    let recordable = w
+        .records
+        .iter()
+        .filter(|r| matches!(r, Rec::Trace { .. } | Rec::Fifo(_) | Rec::Counter(_)))
+        .count() as u64;
+    assert_eq!(
+        written + dropped.trace + dropped.fifo + dropped.counter,
+        recordable
+    );
 }
 
 #[test]
@@ -150,9 +218,17 @@ fn a_writer_error_reaches_the_producer() {
     let w = workload(30_000, 3);
     let failing = FailAfter::new(200_000);
     let name = scratch("buffer-fail").join("t.pftrace");
-    let inner = PerfettoWriter::with_output(Box::new(failing), name.clone(), &w.schema, PerfettoConfig::default()).expect("create");
+    let inner = PerfettoWriter::with_output(
+        Box::new(failing),
+        name.clone(),
+        &w.schema,
+        PerfettoConfig::default(),
+    )
+    .expect("create");
     let mut buffered = BufferedRecorder::spawn(Box::new(inner), BufferConfig::default());
-    let err = feed(&mut buffered, &w.records).and_then(|()| buffered.finish(&DropCounts::default())).expect_err("fails");
+    let err = feed(&mut buffered, &w.records)
+        .and_then(|()| buffered.finish(&DropCounts::default()))
+        .expect_err("fails");
     match &err {
         RecordError::Io { path, source } => {
             assert_eq!(path, &name);
@@ -160,5 +236,8 @@ fn a_writer_error_reaches_the_producer() {
         }
         other => panic!("expected the writer's I/O error, got {other}"),
     }
-    assert!(buffered.finish(&DropCounts::default()).is_err(), "a stopped buffer stays stopped");
+    assert!(
+        buffered.finish(&DropCounts::default()).is_err(),
+        "a stopped buffer stays stopped"
+    );
 }

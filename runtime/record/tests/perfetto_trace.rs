@@ -26,19 +26,39 @@ fn expected(schema: &Schema, records: &[Rec], ticks: bool, dropped: &DropCounts)
     for r in records {
         last = last.max(ns(r.time()));
         match r {
-            Rec::Trace { unit, event, args, time, .. } => {
+            Rec::Trace {
+                unit,
+                event,
+                args,
+                time,
+                ..
+            } => {
                 let e = &schema.events[*event as usize];
-                let named: serde_json::Map<String, Value> = e.args.iter().zip(args).map(|(n, v)| (n.clone(), json!(v))).collect();
-                push(uuid::unit(*unit), json!([ns(*time), 3, e.name, named, [], [], null]));
+                let named: serde_json::Map<String, Value> = e
+                    .args
+                    .iter()
+                    .zip(args)
+                    .map(|(n, v)| (n.clone(), json!(v)))
+                    .collect();
+                push(
+                    uuid::unit(*unit),
+                    json!([ns(*time), 3, e.name, named, [], [], null]),
+                );
             }
             Rec::Fifo(f) => {
                 let id = flow_id(f.fifo, f.txn);
                 let (flows, ends) = match f.kind {
                     FifoEventKind::Consume => (vec![], vec![id]),
-                    FifoEventKind::Write | FifoEventKind::Visible | FifoEventKind::Read | FifoEventKind::Output => (vec![id], vec![]),
+                    FifoEventKind::Write
+                    | FifoEventKind::Visible
+                    | FifoEventKind::Read
+                    | FifoEventKind::Output => (vec![id], vec![]),
                     _ => (vec![], vec![]),
                 };
-                let reader = !matches!(f.kind, FifoEventKind::Write | FifoEventKind::Full | FifoEventKind::NotFull);
+                let reader = !matches!(
+                    f.kind,
+                    FifoEventKind::Write | FifoEventKind::Full | FifoEventKind::NotFull
+                );
                 let t = ns(f.time);
                 push(
                     uuid::fifo(f.fifo, reader),
@@ -52,18 +72,33 @@ fn expected(schema: &Schema, records: &[Rec], ticks: bool, dropped: &DropCounts)
                     _ => None,
                 };
                 if let Some((which, v)) = flag {
-                    push(uuid::fifo_counter(f.fifo, which), json!([t, 4, null, {}, [], [], v]));
+                    push(
+                        uuid::fifo_counter(f.fifo, which),
+                        json!([t, 4, null, {}, [], [], v]),
+                    );
                 }
                 if matches!(f.kind, FifoEventKind::Write | FifoEventKind::Read) {
-                    push(uuid::fifo_counter(f.fifo, 0), json!([t, 4, null, {}, [], [], f.occupancy]));
+                    push(
+                        uuid::fifo_counter(f.fifo, 0),
+                        json!([t, 4, null, {}, [], [], f.occupancy]),
+                    );
                 }
             }
-            Rec::Counter(c) => push(uuid::counter(c.counter), json!([ns(c.time), 4, null, {}, [], [], c.value])),
+            Rec::Counter(c) => push(
+                uuid::counter(c.counter),
+                json!([ns(c.time), 4, null, {}, [], [], c.value]),
+            ),
             Rec::Tick(k) if ticks => {
                 if let Some(end) = open.remove(&k.unit) {
-                    push(uuid::unit(k.unit), json!([ns(end), 2, null, {}, [], [], null]));
+                    push(
+                        uuid::unit(k.unit),
+                        json!([ns(end), 2, null, {}, [], [], null]),
+                    );
                 }
-                push(uuid::unit(k.unit), json!([ns(k.time), 1, "tick", {}, [], [], null]));
+                push(
+                    uuid::unit(k.unit),
+                    json!([ns(k.time), 1, "tick", {}, [], [], null]),
+                );
                 let d = schema.units[k.unit as usize].domain as usize;
                 open.insert(k.unit, edge(d, k.cycle + 1));
             }
@@ -72,7 +107,10 @@ fn expected(schema: &Schema, records: &[Rec], ticks: bool, dropped: &DropCounts)
     }
     for (unit, end) in open {
         last = last.max(ns(end));
-        push(uuid::unit(unit), json!([ns(end), 2, null, {}, [], [], null]));
+        push(
+            uuid::unit(unit),
+            json!([ns(end), 2, null, {}, [], [], null]),
+        );
     }
     push(
         uuid::PROCESS,
@@ -80,7 +118,10 @@ fn expected(schema: &Schema, records: &[Rec], ticks: bool, dropped: &DropCounts)
             "dropped_trace": dropped.trace, "dropped_fifo": dropped.fifo, "dropped_counter": dropped.counter,
             "dropped_tick": dropped.tick, "dropped_signal": dropped.signal}, [], [], null]),
     );
-    let tracks: serde_json::Map<String, Value> = tracks.into_iter().map(|(k, v)| (k.to_string(), Value::Array(v))).collect();
+    let tracks: serde_json::Map<String, Value> = tracks
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), Value::Array(v)))
+        .collect();
     json!({ "tracks": tracks })
 }
 
@@ -92,7 +133,11 @@ fn check(trace: &Path, expect: &Value, prefix: bool) {
     if prefix {
         args.push(flag);
     }
-    if let Some((ok, out)) = python("check_perfetto.py", &args, "perfetto.protos.perfetto.trace.perfetto_trace_pb2") {
+    if let Some((ok, out)) = python(
+        "check_perfetto.py",
+        &args,
+        "perfetto.protos.perfetto.trace.perfetto_trace_pb2",
+    ) {
         assert!(ok, "{}: {out}", trace.display());
         println!("{out}");
     }
@@ -111,8 +156,19 @@ fn traces_decode_to_the_recorded_events() {
     for compress in [false, true] {
         for tick_slices in [false, true] {
             let path = dir.join(format!("run-{compress}-{tick_slices}.pftrace"));
-            write(&path, &w, PerfettoConfig { compress, tick_slices });
-            check(&path, &expected(&w.schema, &w.records, tick_slices, &DropCounts::default()), false);
+            write(
+                &path,
+                &w,
+                PerfettoConfig {
+                    compress,
+                    tick_slices,
+                },
+            );
+            check(
+                &path,
+                &expected(&w.schema, &w.records, tick_slices, &DropCounts::default()),
+                false,
+            );
         }
     }
 }
@@ -124,7 +180,17 @@ fn sub_nanosecond_fifo_latency_keeps_its_order() {
     schema.fifos[0].writer_domain = 3;
     schema.fifos[0].reader_domain = 3;
     let at = |ps| Time::from_ps(ps);
-    let f = |kind, cycle, ps, occupancy| Rec::Fifo(FifoRecord { fifo: 0, kind, cycle, time: at(ps), unit: 7, txn: 0, occupancy });
+    let f = |kind, cycle, ps, occupancy| {
+        Rec::Fifo(FifoRecord {
+            fifo: 0,
+            kind,
+            cycle,
+            time: at(ps),
+            unit: 7,
+            txn: 0,
+            occupancy,
+        })
+    };
     let records = vec![
         f(FifoEventKind::Write, 0, 0, 1),
         f(FifoEventKind::Visible, 3, 750, 1),
@@ -134,12 +200,18 @@ fn sub_nanosecond_fifo_latency_keeps_its_order() {
         f(FifoEventKind::Consume, 5, 1250, 0),
     ];
     let path = scratch("perfetto-subns").join("fifo.pftrace");
-    let mut writer = PerfettoWriter::create(&path, &schema, PerfettoConfig::default()).expect("create");
+    let mut writer =
+        PerfettoWriter::create(&path, &schema, PerfettoConfig::default()).expect("create");
     feed(&mut writer, &records).expect("record");
     writer.finish(&DropCounts::default()).expect("finish");
     let expect = expected(&schema, &records, false, &DropCounts::default());
     let reader = &expect["tracks"][uuid::fifo(0, true).to_string()];
-    let times: Vec<u64> = reader.as_array().expect("rows").iter().map(|r| r[0].as_u64().expect("ts")).collect();
+    let times: Vec<u64> = reader
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r[0].as_u64().expect("ts"))
+        .collect();
     assert_eq!(times, [0, 0, 1, 1, 1]);
     check(&path, &expect, false);
 }
@@ -148,9 +220,20 @@ fn sub_nanosecond_fifo_latency_keeps_its_order() {
 fn out_of_order_records_are_refused() {
     let w = workload(10, 1);
     let path = scratch("perfetto-order").join("t.pftrace");
-    let mut writer = PerfettoWriter::create(&path, &w.schema, PerfettoConfig::default()).expect("create");
-    let late = CounterRecord { counter: 0, cycle: 5, time: Time::from_ps(5_000), value: 1 };
-    let early = CounterRecord { counter: 0, cycle: 1, time: Time::from_ps(900), value: 1 };
+    let mut writer =
+        PerfettoWriter::create(&path, &w.schema, PerfettoConfig::default()).expect("create");
+    let late = CounterRecord {
+        counter: 0,
+        cycle: 5,
+        time: Time::from_ps(5_000),
+        value: 1,
+    };
+    let early = CounterRecord {
+        counter: 0,
+        cycle: 1,
+        time: Time::from_ps(900),
+        value: 1,
+    };
     writer.counter(&late).expect("first");
     let err = writer.counter(&early).expect_err("earlier record");
     assert!(matches!(err, RecordError::OutOfOrder { .. }), "{err}");
@@ -162,7 +245,14 @@ fn recovery_keeps_the_longest_whole_prefix() {
     let dir = scratch("perfetto-recover");
     for compress in [false, true] {
         let full = dir.join(format!("full-{compress}.pftrace"));
-        write(&full, &w, PerfettoConfig { compress, tick_slices: true });
+        write(
+            &full,
+            &w,
+            PerfettoConfig {
+                compress,
+                tick_slices: true,
+            },
+        );
         let bytes = fs::read(&full).expect("trace");
         let expect = expected(&w.schema, &w.records, true, &DropCounts::default());
 
@@ -180,7 +270,10 @@ fn recovery_keeps_the_longest_whole_prefix() {
             let kept = fs::read(&out).expect("recovered");
             assert_eq!(kept.len() as u64, stats.kept_bytes);
             assert_eq!(stats.kept_bytes + stats.dropped_bytes, cut as u64);
-            assert!(stats.dropped_bytes > 0, "a cut inside the last packet drops it");
+            assert!(
+                stats.dropped_bytes > 0,
+                "a cut inside the last packet drops it"
+            );
             assert_eq!(&kept[..], &bytes[..kept.len()]);
             assert!(kept.len() >= last_kept, "longer input keeps no less");
             last_kept = kept.len();
@@ -198,9 +291,19 @@ fn a_failing_trace_stops_with_its_error_and_keeps_whole_packets() {
     for (compress, limit) in [(false, 1_300_000), (true, 150_000), (false, 50)] {
         let failing = FailAfter::new(limit);
         let name = dir.join("failing.pftrace");
-        let mut writer = PerfettoWriter::with_output(Box::new(failing.clone()), name.clone(), &w.schema, PerfettoConfig { compress, tick_slices: true })
-            .expect("create");
-        let err = feed(&mut writer, &w.records).and_then(|()| writer.finish(&DropCounts::default())).expect_err("fails");
+        let mut writer = PerfettoWriter::with_output(
+            Box::new(failing.clone()),
+            name.clone(),
+            &w.schema,
+            PerfettoConfig {
+                compress,
+                tick_slices: true,
+            },
+        )
+        .expect("create");
+        let err = feed(&mut writer, &w.records)
+            .and_then(|()| writer.finish(&DropCounts::default()))
+            .expect_err("fails");
         match &err {
             RecordError::Io { path, source } => {
                 assert_eq!(path, &name);
@@ -215,7 +318,11 @@ fn a_failing_trace_stops_with_its_error_and_keeps_whole_packets() {
         let stats = recover(&file, &dir.join("again.pftrace")).expect("recover");
         assert_eq!(stats.dropped_bytes, 0, "only whole packets were left");
         if !bytes.is_empty() {
-            check(&file, &expected(&w.schema, &w.records, true, &DropCounts::default()), true);
+            check(
+                &file,
+                &expected(&w.schema, &w.records, true, &DropCounts::default()),
+                true,
+            );
         }
     }
 }

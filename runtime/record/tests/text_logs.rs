@@ -34,7 +34,15 @@ fn expected_merge(w: &Workload) -> Vec<String> {
         .units
         .iter()
         .enumerate()
-        .map(|(i, u)| (u.path.bytes().map(|b| if b == b'.' { 0 } else { b }).collect(), i))
+        .map(|(i, u)| {
+            (
+                u.path
+                    .bytes()
+                    .map(|b| if b == b'.' { 0 } else { b })
+                    .collect(),
+                i,
+            )
+        })
         .collect();
     by_path.sort();
     let mut rank = vec![0; s.units.len()];
@@ -44,7 +52,14 @@ fn expected_merge(w: &Workload) -> Vec<String> {
     let mut keyed = Vec::new();
     for (seq, r) in w.records.iter().enumerate() {
         let (time, domain, phase, slot, line) = match r {
-            Rec::Trace { domain, cycle, time, unit, event, args } => {
+            Rec::Trace {
+                domain,
+                cycle,
+                time,
+                unit,
+                event,
+                args,
+            } => {
                 let e = &s.events[*event as usize];
                 let mut line = format!("{cycle} T {} {}", s.units[*unit as usize].path, e.name);
                 for (name, value) in e.args.iter().zip(args) {
@@ -54,19 +69,46 @@ fn expected_merge(w: &Workload) -> Vec<String> {
             }
             Rec::Fifo(f) => {
                 let info = &s.fifos[f.fifo as usize];
-                let writer = matches!(f.kind, FifoEventKind::Write | FifoEventKind::Full | FifoEventKind::NotFull);
-                let tick = matches!(f.kind, FifoEventKind::Write | FifoEventKind::Read | FifoEventKind::Consume);
-                let domain = if writer { info.writer_domain } else { info.reader_domain };
-                let mut line = format!("{} F {} {} txn={} occ={}", f.cycle, info.path, f.kind.name(), f.txn, f.occupancy);
+                let writer = matches!(
+                    f.kind,
+                    FifoEventKind::Write | FifoEventKind::Full | FifoEventKind::NotFull
+                );
+                let tick = matches!(
+                    f.kind,
+                    FifoEventKind::Write | FifoEventKind::Read | FifoEventKind::Consume
+                );
+                let domain = if writer {
+                    info.writer_domain
+                } else {
+                    info.reader_domain
+                };
+                let mut line = format!(
+                    "{} F {} {} txn={} occ={}",
+                    f.cycle,
+                    info.path,
+                    f.kind.name(),
+                    f.txn,
+                    f.occupancy
+                );
                 if tick {
                     line += &format!(" unit={}", s.units[f.unit as usize].path);
                 }
-                let (phase, slot) = if tick { (0, rank[f.unit as usize]) } else { (1, f.fifo as usize) };
+                let (phase, slot) = if tick {
+                    (0, rank[f.unit as usize])
+                } else {
+                    (1, f.fifo as usize)
+                };
                 (f.time, domain, phase, slot, line)
             }
             Rec::Counter(c) => {
                 let info = &s.counters[c.counter as usize];
-                (c.time, info.domain, 2, c.counter as usize, format!("{} C {} {}", c.cycle, info.name, c.value))
+                (
+                    c.time,
+                    info.domain,
+                    2,
+                    c.counter as usize,
+                    format!("{} C {} {}", c.cycle, info.name, c.value),
+                )
             }
             Rec::Tick(_) | Rec::Signal(_) => continue,
         };
@@ -77,7 +119,11 @@ fn expected_merge(w: &Workload) -> Vec<String> {
         .into_iter()
         .map(|(time, domain, _, _, _, line)| {
             let (cycle, rest) = line.split_once(' ').expect("cycle first");
-            format!("{}ps {} {cycle} {rest}", time_text(time), s.domains[domain as usize].name)
+            format!(
+                "{}ps {} {cycle} {rest}",
+                time_text(time),
+                s.domains[domain as usize].name
+            )
         })
         .collect()
 }
@@ -104,7 +150,8 @@ fn merge_reproduces_the_canonical_global_order() {
         assert_eq!(stats.records as usize, want.len());
         assert_eq!(stats.torn_lines, 0);
 
-        let manifest: Manifest = serde_json::from_slice(&fs::read(dir.join(MANIFEST)).expect("manifest")).expect("json");
+        let manifest: Manifest =
+            serde_json::from_slice(&fs::read(dir.join(MANIFEST)).expect("manifest")).expect("json");
         assert_eq!(manifest.schema, w.schema);
         assert_eq!(manifest.records.iter().sum::<u64>() as usize, want.len());
     }
@@ -119,7 +166,10 @@ fn logs_hold_exact_times_per_domain() {
     writer.finish(&DropCounts::default()).expect("finish");
     let slow = fs::read_to_string(dir.join("02-slow.log")).expect("slow log");
     let mut lines = slow.lines();
-    assert_eq!(lines.next(), Some("# chronon text log v1: domain slow period 1094+42/457ps phase 137ps"));
+    assert_eq!(
+        lines.next(),
+        Some("# chronon text log v1: domain slow period 1094+42/457ps phase 137ps")
+    );
     for line in lines {
         let mut f = line.split(' ');
         let cycle: u64 = f.next().expect("cycle").parse().expect("number");
@@ -152,7 +202,10 @@ fn merge_rejects_bad_logs_and_skips_a_torn_line() {
     assert_eq!(stats.torn_lines, 1);
 
     fs::write(&log, format!("{good}1 250ps X what\n")).expect("write");
-    assert!(matches!(merge(&dir, &mut Vec::new()), Err(MergeError::Line { .. })));
+    assert!(matches!(
+        merge(&dir, &mut Vec::new()),
+        Err(MergeError::Line { .. })
+    ));
 }
 
 #[test]
@@ -162,7 +215,13 @@ fn a_failing_log_stops_with_its_error_and_keeps_whole_lines() {
         let dir = scratch(&format!("text-fail-{limit}"));
         let failing = FailAfter::new(limit);
         let outputs: Vec<Box<dyn RecordOutput>> = (0..4)
-            .map(|d| -> Box<dyn RecordOutput> { if d == 0 { Box::new(failing.clone()) } else { Box::new(FailAfter::new(usize::MAX)) } })
+            .map(|d| -> Box<dyn RecordOutput> {
+                if d == 0 {
+                    Box::new(failing.clone())
+                } else {
+                    Box::new(FailAfter::new(usize::MAX))
+                }
+            })
             .collect();
         let mut writer = TextWriter::with_outputs(&dir, &w.schema, outputs).expect("create");
         let err = feed(&mut writer, &w.records)
@@ -175,19 +234,40 @@ fn a_failing_log_stops_with_its_error_and_keeps_whole_lines() {
             }
             other => panic!("expected an I/O error, got {other}"),
         }
-        assert!(err.to_string().contains("00-fast.log") && err.to_string().contains("device full"), "{err}");
-        let again = writer.finish(&DropCounts::default()).expect_err("stays stopped");
-        assert!(matches!(again, RecordError::Stopped { kind: std::io::ErrorKind::StorageFull, .. }), "{again}");
+        assert!(
+            err.to_string().contains("00-fast.log") && err.to_string().contains("device full"),
+            "{err}"
+        );
+        let again = writer
+            .finish(&DropCounts::default())
+            .expect_err("stays stopped");
+        assert!(
+            matches!(
+                again,
+                RecordError::Stopped {
+                    kind: std::io::ErrorKind::StorageFull,
+                    ..
+                }
+            ),
+            "{again}"
+        );
 
         let bytes = failing.contents();
         assert!(bytes.len() <= limit);
-        assert!(bytes.is_empty() || bytes.ends_with(b"\n"), "limit {limit}: torn tail");
+        assert!(
+            bytes.is_empty() || bytes.ends_with(b"\n"),
+            "limit {limit}: torn tail"
+        );
         let text = String::from_utf8(bytes).expect("utf8");
         for line in text.lines().skip(1) {
             let fields: Vec<&str> = line.split(' ').collect();
-            assert!(fields.len() >= 4 && fields[1].ends_with("ps"), "bad line {line:?}");
+            assert!(
+                fields.len() >= 4 && fields[1].ends_with("ps"),
+                "bad line {line:?}"
+            );
         }
-        let manifest: Manifest = serde_json::from_slice(&fs::read(dir.join(MANIFEST)).expect("manifest")).expect("json");
+        let manifest: Manifest =
+            serde_json::from_slice(&fs::read(dir.join(MANIFEST)).expect("manifest")).expect("json");
         assert!(!manifest.complete);
     }
 }

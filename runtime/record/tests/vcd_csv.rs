@@ -38,20 +38,35 @@ fn expected(w: &Workload, selected: impl Fn(&str) -> bool) -> Value {
         let (name, t, value) = match r {
             Rec::Signal(c) => {
                 let sig = &s.signals[c.signal as usize];
-                let mask = if sig.width == 64 { u64::MAX } else { (1 << sig.width) - 1 };
-                (format!("{}.{}", s.units[sig.unit as usize].path, sig.name), c.time, c.value & mask)
+                let mask = if sig.width == 64 {
+                    u64::MAX
+                } else {
+                    (1 << sig.width) - 1
+                };
+                (
+                    format!("{}.{}", s.units[sig.unit as usize].path, sig.name),
+                    c.time,
+                    c.value & mask,
+                )
             }
-            Rec::Fifo(f) => (format!("{}.occupancy", s.fifos[f.fifo as usize].path), f.time, u64::from(f.occupancy)),
+            Rec::Fifo(f) => (
+                format!("{}.occupancy", s.fifos[f.fifo as usize].path),
+                f.time,
+                u64::from(f.occupancy),
+            ),
             _ => continue,
         };
-        if let Some((last, rows)) = signals.get_mut(&name) {
-            if *last != value {
-                *last = value;
-                rows.push(json!([fs_floor(t) as u64, value]));
-            }
+        if let Some((last, rows)) = signals.get_mut(&name)
+            && *last != value
+        {
+            *last = value;
+            rows.push(json!([fs_floor(t) as u64, value]));
         }
     }
-    let signals: serde_json::Map<String, Value> = signals.into_iter().map(|(k, (_, v))| (k, Value::Array(v))).collect();
+    let signals: serde_json::Map<String, Value> = signals
+        .into_iter()
+        .map(|(k, (_, v))| (k, Value::Array(v)))
+        .collect();
     json!({ "signals": signals })
 }
 
@@ -62,8 +77,16 @@ fn check_vcd(path: &Path, expect: &Value) {
         assert!(ok, "{}: {out}", path.display());
         println!("{out}");
     }
-    match Command::new("vcd2fst").arg(path).arg(path.with_extension("fst")).output() {
-        Ok(out) => assert!(out.status.success(), "vcd2fst: {}", String::from_utf8_lossy(&out.stderr)),
+    match Command::new("vcd2fst")
+        .arg(path)
+        .arg(path.with_extension("fst"))
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "vcd2fst: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
         Err(_) => println!("SKIPPED vcd2fst: GTKWave is not installed"),
     }
 }
@@ -79,11 +102,14 @@ fn vcd_dumps_every_selected_change() {
     ];
     for (name, patterns) in cases {
         let path = dir.join(format!("{name}.vcd"));
-        let config = VcdConfig { patterns: patterns.clone() };
+        let config = VcdConfig {
+            patterns: patterns.clone(),
+        };
         let mut writer = VcdWriter::create(&path, &w.schema, &config).expect("create");
         feed(&mut writer, &w.records).expect("record");
         writer.finish(&DropCounts::default()).expect("finish");
-        let selected = |n: &str| patterns.is_empty() || patterns.iter().any(|p| vcd::glob_match(p, n));
+        let selected =
+            |n: &str| patterns.is_empty() || patterns.iter().any(|p| vcd::glob_match(p, n));
         let expect = expected(&w, selected);
         assert!(!expect["signals"].as_object().expect("map").is_empty());
         check_vcd(&path, &expect);
@@ -96,7 +122,12 @@ fn vcd_header_states_the_timescale_and_rounding() {
     let path = scratch("vcd-head").join("h.vcd");
     let mut writer = VcdWriter::create(&path, &w.schema, &VcdConfig::default()).expect("create");
     feed(&mut writer, &w.records).expect("record");
-    writer.finish(&DropCounts { signal: 3, ..DropCounts::default() }).expect("finish");
+    writer
+        .finish(&DropCounts {
+            signal: 3,
+            ..DropCounts::default()
+        })
+        .expect("finish");
     let text = fs::read_to_string(&path).expect("vcd");
     assert!(text.contains("$timescale 1fs $end"));
     assert!(text.contains("rounded\n  down to a whole femtosecond"));
@@ -110,11 +141,26 @@ fn csv_rows_are_the_counter_samples() {
     let path = scratch("csv").join("counters.csv");
     let mut writer = CsvWriter::create(&path, &w.schema).expect("create");
     feed(&mut writer, &w.records).expect("record");
-    writer.finish(&DropCounts { counter: 2, ..DropCounts::default() }).expect("finish");
+    writer
+        .finish(&DropCounts {
+            counter: 2,
+            ..DropCounts::default()
+        })
+        .expect("finish");
     let text = fs::read_to_string(&path).expect("csv");
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some(HEADER));
-    let samples: Vec<&CounterRecord> = w.records.iter().filter_map(|r| if let Rec::Counter(c) = r { Some(c) } else { None }).collect();
+    let samples: Vec<&CounterRecord> = w
+        .records
+        .iter()
+        .filter_map(|r| {
+            if let Rec::Counter(c) = r {
+                Some(c)
+            } else {
+                None
+            }
+        })
+        .collect();
     let rows: Vec<&str> = lines.collect();
     assert_eq!(rows.len(), samples.len() + 1);
     assert_eq!(rows.last(), Some(&"# dropped counter samples: 2"));
@@ -122,7 +168,10 @@ fn csv_rows_are_the_counter_samples() {
         let f: Vec<&str> = row.split(',').collect();
         let info = &w.schema.counters[c.counter as usize];
         assert_eq!(Time::parse(f[0]), Some(c.time), "{row}");
-        assert_eq!(f[1].parse::<u128>().expect("ns"), c.time.num() / u128::from(c.time.den()) / 1000);
+        assert_eq!(
+            f[1].parse::<u128>().expect("ns"),
+            c.time.num() / u128::from(c.time.den()) / 1000
+        );
         assert_eq!(f[2], w.schema.domains[info.domain as usize].name);
         assert_eq!(f[3].parse::<u64>().expect("cycle"), c.cycle);
         assert_eq!(f[4], info.name);

@@ -16,7 +16,7 @@ pub(crate) fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
 #[inline]
 pub(crate) fn varint_len(v: u64) -> usize {
     // 1 byte per started 7 bits, at least one.
-    ((64 - (v | 1).leading_zeros() as usize) + 6) / 7
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// Reads a varint at the start of `bytes`: its value and length.
@@ -56,7 +56,13 @@ const TAG_TRACE_PACKET: u8 = 0x0a;
 /// Appends one `Trace.packet` holding `event`, as prost would encode the
 /// corresponding [`super::proto::TracePacket`].
 #[inline]
-pub(crate) fn put_event_packet(buf: &mut Vec<u8>, timestamp: u64, sequence_id: u32, flags: u32, event: &Event<'_>) {
+pub(crate) fn put_event_packet(
+    buf: &mut Vec<u8>,
+    timestamp: u64,
+    sequence_id: u32,
+    flags: u32,
+    event: &Event<'_>,
+) {
     let mut annotations = 0;
     for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
         let len = 2 + varint_len(iid) + varint_len(value);
@@ -160,10 +166,46 @@ mod tests {
     #[test]
     fn hand_encoding_matches_prost() {
         let cases: Vec<Event<'static>> = vec![
-            Event { kind: 3, name_iid: 7, track: 1 << 33, arg_iids: &[1, 2], arg_values: &[0, u64::MAX], counter: None, flow: Some(5 << 40), terminating_flow: None },
-            Event { kind: 4, name_iid: 0, track: 9, arg_iids: &[], arg_values: &[], counter: Some(-3), flow: None, terminating_flow: None },
-            Event { kind: 3, name_iid: 300, track: 2, arg_iids: &[], arg_values: &[], counter: None, flow: None, terminating_flow: Some(u64::MAX) },
-            Event { kind: 2, name_iid: 0, track: 2, arg_iids: &[], arg_values: &[], counter: None, flow: None, terminating_flow: None },
+            Event {
+                kind: 3,
+                name_iid: 7,
+                track: 1 << 33,
+                arg_iids: &[1, 2],
+                arg_values: &[0, u64::MAX],
+                counter: None,
+                flow: Some(5 << 40),
+                terminating_flow: None,
+            },
+            Event {
+                kind: 4,
+                name_iid: 0,
+                track: 9,
+                arg_iids: &[],
+                arg_values: &[],
+                counter: Some(-3),
+                flow: None,
+                terminating_flow: None,
+            },
+            Event {
+                kind: 3,
+                name_iid: 300,
+                track: 2,
+                arg_iids: &[],
+                arg_values: &[],
+                counter: None,
+                flow: None,
+                terminating_flow: Some(u64::MAX),
+            },
+            Event {
+                kind: 2,
+                name_iid: 0,
+                track: 2,
+                arg_iids: &[],
+                arg_values: &[],
+                counter: None,
+                flow: None,
+                terminating_flow: None,
+            },
         ];
         for (i, e) in cases.iter().enumerate() {
             let mut ours = Vec::new();
@@ -178,7 +220,10 @@ mod tests {
                             .arg_iids
                             .iter()
                             .zip(e.arg_values)
-                            .map(|(&n, &v)| DebugAnnotation { name_iid: Some(n), uint_value: Some(v) })
+                            .map(|(&n, &v)| DebugAnnotation {
+                                name_iid: Some(n),
+                                uint_value: Some(v),
+                            })
                             .collect(),
                         r#type: (e.kind != 0).then_some(e.kind),
                         name_iid: (e.name_iid != 0).then_some(e.name_iid),

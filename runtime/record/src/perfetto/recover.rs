@@ -66,7 +66,10 @@ fn packet_is_whole(field: &[u8]) -> bool {
         return true;
     };
     let mut inner = Vec::new();
-    if ZlibDecoder::new(compressed.as_slice()).read_to_end(&mut inner).is_err() {
+    if ZlibDecoder::new(compressed.as_slice())
+        .read_to_end(&mut inner)
+        .is_err()
+    {
         return false;
     }
     let mut at = 0;

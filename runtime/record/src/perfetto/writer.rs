@@ -87,7 +87,11 @@ pub struct PerfettoWriter {
 
 impl PerfettoWriter {
     /// Creates (truncating) `path`.
-    pub fn create(path: &Path, schema: &Schema, config: PerfettoConfig) -> Result<PerfettoWriter, RecordError> {
+    pub fn create(
+        path: &Path,
+        schema: &Schema,
+        config: PerfettoConfig,
+    ) -> Result<PerfettoWriter, RecordError> {
         schema.validate()?;
         let out = ChunkedOutput::create(path, whole_packets)?;
         Self::start(out, schema, config)
@@ -101,10 +105,18 @@ impl PerfettoWriter {
         config: PerfettoConfig,
     ) -> Result<PerfettoWriter, RecordError> {
         schema.validate()?;
-        Self::start(ChunkedOutput::new(output, name, whole_packets), schema, config)
+        Self::start(
+            ChunkedOutput::new(output, name, whole_packets),
+            schema,
+            config,
+        )
     }
 
-    fn start(out: ChunkedOutput, schema: &Schema, config: PerfettoConfig) -> Result<PerfettoWriter, RecordError> {
+    fn start(
+        out: ChunkedOutput,
+        schema: &Schema,
+        config: PerfettoConfig,
+    ) -> Result<PerfettoWriter, RecordError> {
         // Interning ids start at 1: events, FIFO kinds, then fixed names.
         let mut event_names = Vec::new();
         let mut intern_event = |name: &str| {
@@ -115,7 +127,11 @@ impl PerfettoWriter {
             });
             iid
         };
-        let event_iids = schema.events.iter().map(|e| intern_event(&e.name)).collect();
+        let event_iids = schema
+            .events
+            .iter()
+            .map(|e| intern_event(&e.name))
+            .collect();
         let fifo_iids = FifoEventKind::ALL.map(|k| intern_event(k.name()));
         let tick_iid = intern_event("tick");
         let summary_iid = intern_event("recording summary");
@@ -136,14 +152,26 @@ impl PerfettoWriter {
             .iter()
             .map(|e| e.args.iter().map(|a| intern_arg(a)).collect())
             .collect();
-        let misc: [&'static str; 7] = ["txn", "occupancy", "dropped_trace", "dropped_fifo", "dropped_counter", "dropped_tick", "dropped_signal"];
+        let misc: [&'static str; 7] = [
+            "txn",
+            "occupancy",
+            "dropped_trace",
+            "dropped_fifo",
+            "dropped_counter",
+            "dropped_tick",
+            "dropped_signal",
+        ];
         let misc_iids = misc.iter().map(|&n| (n, intern_arg(n))).collect();
 
         let mut writer = PerfettoWriter {
             out,
             config,
             schema: schema.clone(),
-            batch: Vec::with_capacity(if config.compress { BATCH + BATCH / 4 } else { 0 }),
+            batch: Vec::with_capacity(if config.compress {
+                BATCH + BATCH / 4
+            } else {
+                0
+            }),
             last_time: Time::ZERO,
             last_ns: 0,
             event_iids,
@@ -199,7 +227,9 @@ impl PerfettoWriter {
     fn put_message(&mut self, packet: &TracePacket) -> Result<(), RecordError> {
         let buf = self.packet_buf();
         buf.push(0x0a);
-        packet.encode_length_delimited(buf).expect("a Vec grows as needed");
+        packet
+            .encode_length_delimited(buf)
+            .expect("a Vec grows as needed");
         self.end_packet()
     }
 
@@ -229,8 +259,12 @@ impl PerfettoWriter {
         if self.batch.is_empty() {
             return Ok(());
         }
-        let mut z = ZlibEncoder::new(Vec::with_capacity(self.batch.len() / 4), Compression::fast());
-        z.write_all(&self.batch).expect("writing to a Vec cannot fail");
+        let mut z = ZlibEncoder::new(
+            Vec::with_capacity(self.batch.len() / 4),
+            Compression::fast(),
+        );
+        z.write_all(&self.batch)
+            .expect("writing to a Vec cannot fail");
         let compressed = z.finish().expect("writing to a Vec cannot fail");
         self.batch.clear();
         let buf = self.out.buf();
@@ -263,7 +297,8 @@ impl PerfettoWriter {
                 last: self.last_time.to_string(),
             });
         }
-        let ns = u64::try_from(t.floor_ns()).map_err(|_| RecordError::TimeOverflow(t.to_string()))?;
+        let ns =
+            u64::try_from(t.floor_ns()).map_err(|_| RecordError::TimeOverflow(t.to_string()))?;
         self.last_time = t;
         let delta = ns - self.last_ns;
         self.last_ns = ns;
@@ -297,7 +332,13 @@ impl PerfettoWriter {
                 flow: None,
                 terminating_flow: None,
             };
-            put_event_packet(self.packet_buf(), delta, SEQUENCE_ID, SEQ_NEEDS_INCREMENTAL_STATE, &event);
+            put_event_packet(
+                self.packet_buf(),
+                delta,
+                SEQUENCE_ID,
+                SEQ_NEEDS_INCREMENTAL_STATE,
+                &event,
+            );
             self.end_packet()?;
         }
         self.earliest_end = self.open_slices.iter().flatten().min().copied();
@@ -305,7 +346,13 @@ impl PerfettoWriter {
     }
 
     fn put_event(&mut self, delta: u64, event: &Event<'_>) -> Result<(), RecordError> {
-        put_event_packet(self.packet_buf(), delta, SEQUENCE_ID, SEQ_NEEDS_INCREMENTAL_STATE, event);
+        put_event_packet(
+            self.packet_buf(),
+            delta,
+            SEQUENCE_ID,
+            SEQ_NEEDS_INCREMENTAL_STATE,
+            event,
+        );
         self.end_packet()
     }
 
@@ -343,11 +390,21 @@ fn track_descriptors(schema: &Schema, unit_ranks: &[u32]) -> Vec<TrackDescriptor
     for (d, dom) in schema.domains.iter().enumerate() {
         tracks.push(TrackDescriptor {
             child_ordering: Some(CHILD_ORDERING_EXPLICIT),
-            ..named(uuid::domain(d as u32), uuid::PROCESS, format!("domain {}", dom.name), d)
+            ..named(
+                uuid::domain(d as u32),
+                uuid::PROCESS,
+                format!("domain {}", dom.name),
+                d,
+            )
         });
     }
     for (u, unit) in schema.units.iter().enumerate() {
-        tracks.push(named(uuid::unit(u as u32), uuid::domain(unit.domain), unit.path.clone(), unit_ranks[u] as usize));
+        tracks.push(named(
+            uuid::unit(u as u32),
+            uuid::domain(unit.domain),
+            unit.path.clone(),
+            unit_ranks[u] as usize,
+        ));
     }
     let base = schema.units.len();
     let counter = |t: TrackDescriptor| TrackDescriptor {
@@ -359,15 +416,45 @@ fn track_descriptors(schema: &Schema, unit_ranks: &[u32]) -> Vec<TrackDescriptor
         let rank = base + 4 * f;
         let w = uuid::domain(fifo.writer_domain);
         let r = uuid::domain(fifo.reader_domain);
-        tracks.push(named(uuid::fifo(f32, false), w, format!("{} write", fifo.path), rank));
-        tracks.push(named(uuid::fifo(f32, true), r, format!("{} read", fifo.path), rank + 1));
-        tracks.push(counter(named(uuid::fifo_counter(f32, 0), w, format!("{} occupancy", fifo.path), rank + 2)));
-        tracks.push(counter(named(uuid::fifo_counter(f32, 1), w, format!("{} full", fifo.path), rank + 3)));
-        tracks.push(counter(named(uuid::fifo_counter(f32, 2), r, format!("{} empty", fifo.path), rank + 3)));
+        tracks.push(named(
+            uuid::fifo(f32, false),
+            w,
+            format!("{} write", fifo.path),
+            rank,
+        ));
+        tracks.push(named(
+            uuid::fifo(f32, true),
+            r,
+            format!("{} read", fifo.path),
+            rank + 1,
+        ));
+        tracks.push(counter(named(
+            uuid::fifo_counter(f32, 0),
+            w,
+            format!("{} occupancy", fifo.path),
+            rank + 2,
+        )));
+        tracks.push(counter(named(
+            uuid::fifo_counter(f32, 1),
+            w,
+            format!("{} full", fifo.path),
+            rank + 3,
+        )));
+        tracks.push(counter(named(
+            uuid::fifo_counter(f32, 2),
+            r,
+            format!("{} empty", fifo.path),
+            rank + 3,
+        )));
     }
     let base = base + 4 * schema.fifos.len();
     for (c, info) in schema.counters.iter().enumerate() {
-        tracks.push(counter(named(uuid::counter(c as u32), uuid::domain(info.domain), info.name.clone(), base + c)));
+        tracks.push(counter(named(
+            uuid::counter(c as u32),
+            uuid::domain(info.domain),
+            info.name.clone(),
+            base + c,
+        )));
     }
     tracks
 }
@@ -375,8 +462,12 @@ fn track_descriptors(schema: &Schema, unit_ranks: &[u32]) -> Vec<TrackDescriptor
 impl Recorder for PerfettoWriter {
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let e = r.event as usize;
-        let (Some(&name_iid), Some(arg_iids)) = (self.event_iids.get(e), self.arg_iids.get(e)) else {
-            return Err(RecordError::UnknownIndex { what: "event", index: r.event });
+        let (Some(&name_iid), Some(arg_iids)) = (self.event_iids.get(e), self.arg_iids.get(e))
+        else {
+            return Err(RecordError::UnknownIndex {
+                what: "event",
+                index: r.event,
+            });
         };
         if arg_iids.len() != r.args.len() {
             return Err(RecordError::ArgCount {
@@ -386,11 +477,18 @@ impl Recorder for PerfettoWriter {
             });
         }
         if r.unit as usize >= self.schema.units.len() {
-            return Err(RecordError::UnknownIndex { what: "unit", index: r.unit });
+            return Err(RecordError::UnknownIndex {
+                what: "unit",
+                index: r.unit,
+            });
         }
         let delta = self.advance(r.time)?;
         // Split borrows: the interned ids stay borrowed while encoding.
-        let buf = if self.config.compress { &mut self.batch } else { self.out.buf() };
+        let buf = if self.config.compress {
+            &mut self.batch
+        } else {
+            self.out.buf()
+        };
         let event = Event {
             kind: TYPE_INSTANT,
             name_iid,
@@ -407,7 +505,10 @@ impl Recorder for PerfettoWriter {
 
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
         if r.fifo as usize >= self.schema.fifos.len() {
-            return Err(RecordError::UnknownIndex { what: "fifo", index: r.fifo });
+            return Err(RecordError::UnknownIndex {
+                what: "fifo",
+                index: r.fifo,
+            });
         }
         let delta = self.advance(r.time)?;
         let kind_index = FifoEventKind::ALL
@@ -416,7 +517,10 @@ impl Recorder for PerfettoWriter {
             .expect("ALL lists every kind");
         let id = flow_id(r.fifo, r.txn);
         let (flow, terminating_flow) = match r.kind {
-            FifoEventKind::Write | FifoEventKind::Visible | FifoEventKind::Read | FifoEventKind::Output => (Some(id), None),
+            FifoEventKind::Write
+            | FifoEventKind::Visible
+            | FifoEventKind::Read
+            | FifoEventKind::Output => (Some(id), None),
             FifoEventKind::Consume => (None, Some(id)),
             _ => (None, None),
         };
@@ -441,10 +545,14 @@ impl Recorder for PerfettoWriter {
             _ => None,
         };
         if let Some((which, value)) = flag {
-            self.put_event(0, &Self::counter_event(uuid::fifo_counter(r.fifo, which), value))?;
+            self.put_event(
+                0,
+                &Self::counter_event(uuid::fifo_counter(r.fifo, which), value),
+            )?;
         }
         if matches!(r.kind, FifoEventKind::Write | FifoEventKind::Read) {
-            let occupancy = Self::counter_event(uuid::fifo_counter(r.fifo, 0), i64::from(r.occupancy));
+            let occupancy =
+                Self::counter_event(uuid::fifo_counter(r.fifo, 0), i64::from(r.occupancy));
             self.put_event(0, &occupancy)?;
         }
         Ok(())
@@ -452,10 +560,16 @@ impl Recorder for PerfettoWriter {
 
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
         if r.counter as usize >= self.schema.counters.len() {
-            return Err(RecordError::UnknownIndex { what: "counter", index: r.counter });
+            return Err(RecordError::UnknownIndex {
+                what: "counter",
+                index: r.counter,
+            });
         }
         let delta = self.advance(r.time)?;
-        self.put_event(delta, &Self::counter_event(uuid::counter(r.counter), r.value))
+        self.put_event(
+            delta,
+            &Self::counter_event(uuid::counter(r.counter), r.value),
+        )
     }
 
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
@@ -464,7 +578,10 @@ impl Recorder for PerfettoWriter {
         }
         let u = r.unit as usize;
         let Some(unit) = self.schema.units.get(u) else {
-            return Err(RecordError::UnknownIndex { what: "unit", index: r.unit });
+            return Err(RecordError::UnknownIndex {
+                what: "unit",
+                index: r.unit,
+            });
         };
         let end = self
             .schema
@@ -500,7 +617,13 @@ impl Recorder for PerfettoWriter {
             self.misc_iids["dropped_tick"],
             self.misc_iids["dropped_signal"],
         ];
-        let values = [dropped.trace, dropped.fifo, dropped.counter, dropped.tick, dropped.signal];
+        let values = [
+            dropped.trace,
+            dropped.fifo,
+            dropped.counter,
+            dropped.tick,
+            dropped.signal,
+        ];
         let summary = Event {
             kind: TYPE_INSTANT,
             name_iid: self.summary_iid,

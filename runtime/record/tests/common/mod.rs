@@ -44,7 +44,12 @@ pub struct Workload {
 
 /// Domains: fast 1326 MHz, mirror 1326 MHz (always coincident with fast),
 /// slow 914 MHz phase 137 ps, quad 4 GHz.
-pub const PERIODS: [(u128, u64, u128); 4] = [(500_000, 663, 0), (500_000, 663, 0), (500_000, 457, 137), (250, 1, 0)];
+pub const PERIODS: [(u128, u64, u128); 4] = [
+    (500_000, 663, 0),
+    (500_000, 663, 0),
+    (500_000, 457, 137),
+    (250, 1, 0),
+];
 
 pub fn schema() -> Schema {
     let domain = |name: &str, (num, den, phase): (u128, u64, u128)| DomainInfo {
@@ -161,7 +166,10 @@ pub fn workload(instants: usize, seed: u64) -> Workload {
     let mut empty = true;
     let mut full = false;
     for _ in 0..instants {
-        let t = (0..4).map(|d| edge(d, next_cycle[d])).min().expect("four domains");
+        let t = (0..4)
+            .map(|d| edge(d, next_cycle[d]))
+            .min()
+            .expect("four domains");
         let mut domains: Vec<usize> = (0..4).filter(|&d| edge(d, next_cycle[d]) == t).collect();
         // Shuffle the domains' emission order.
         for i in (1..domains.len()).rev() {
@@ -169,19 +177,42 @@ pub fn workload(instants: usize, seed: u64) -> Workload {
         }
         for &d in &domains {
             let cycle = next_cycle[d];
-            let mut units: Vec<u32> = (0..schema.units.len() as u32).filter(|&u| schema.units[u as usize].domain == d as u32).collect();
+            let mut units: Vec<u32> = (0..schema.units.len() as u32)
+                .filter(|&u| schema.units[u as usize].domain == d as u32)
+                .collect();
             for i in (1..units.len()).rev() {
                 units.swap(i, rng.below(i as u64 + 1) as usize);
             }
             let mut commits = Vec::new();
             for &u in &units {
-                records.push(Rec::Tick(TickRecord { unit: u, cycle, time: t }));
+                records.push(Rec::Tick(TickRecord {
+                    unit: u,
+                    cycle,
+                    time: t,
+                }));
                 for _ in 0..rng.below(3) {
                     let event = rng.below(3) as u32;
-                    let args = (0..schema.events[event as usize].args.len()).map(|_| rng.next() >> rng.below(64)).collect();
-                    records.push(Rec::Trace { domain: d as u32, cycle, time: t, unit: u, event, args });
+                    let args = (0..schema.events[event as usize].args.len())
+                        .map(|_| rng.next() >> rng.below(64))
+                        .collect();
+                    records.push(Rec::Trace {
+                        domain: d as u32,
+                        cycle,
+                        time: t,
+                        unit: u,
+                        event,
+                        args,
+                    });
                 }
-                let fifo = |kind, unit, txn, occupancy| FifoRecord { fifo: 0, kind, cycle, time: t, unit, txn, occupancy };
+                let fifo = |kind, unit, txn, occupancy| FifoRecord {
+                    fifo: 0,
+                    kind,
+                    cycle,
+                    time: t,
+                    unit,
+                    txn,
+                    occupancy,
+                };
                 // top.a writes every third fast cycle when there is room.
                 if d == 0 && u == 3 && cycle % 3 == 0 && occupancy < 4 {
                     occupancy += 1;
@@ -194,41 +225,62 @@ pub fn workload(instants: usize, seed: u64) -> Workload {
                     txn += 1;
                 }
                 // top.mem advances the oldest item one stage per slow edge.
-                if d == 2 && u == 5 {
-                    if let Some(item) = items.first_mut() {
-                        item.1 += 1;
-                        let (id, stage) = *item;
-                        match stage {
-                            3 => commits.push(Rec::Fifo(fifo(FifoEventKind::Visible, u, id, occupancy))),
-                            4 => {
-                                occupancy -= 1;
-                                records.push(Rec::Fifo(fifo(FifoEventKind::Read, u, id, occupancy)));
-                                commits.push(Rec::Fifo(fifo(FifoEventKind::Output, u, id, occupancy)));
-                            }
-                            5 => {
-                                records.push(Rec::Fifo(fifo(FifoEventKind::Consume, u, id, occupancy)));
-                                items.remove(0);
-                            }
-                            _ => {}
+                if d == 2
+                    && u == 5
+                    && let Some(item) = items.first_mut()
+                {
+                    item.1 += 1;
+                    let (id, stage) = *item;
+                    match stage {
+                        3 => {
+                            commits.push(Rec::Fifo(fifo(FifoEventKind::Visible, u, id, occupancy)))
                         }
-                        if empty && stage == 3 {
-                            empty = false;
-                            commits.push(Rec::Fifo(fifo(FifoEventKind::NotEmpty, u, id, occupancy)));
-                        } else if !empty && stage == 5 && occupancy == 0 {
-                            empty = true;
-                            commits.push(Rec::Fifo(fifo(FifoEventKind::Empty, u, id, occupancy)));
+                        4 => {
+                            occupancy -= 1;
+                            records.push(Rec::Fifo(fifo(FifoEventKind::Read, u, id, occupancy)));
+                            commits.push(Rec::Fifo(fifo(FifoEventKind::Output, u, id, occupancy)));
                         }
+                        5 => {
+                            records.push(Rec::Fifo(fifo(FifoEventKind::Consume, u, id, occupancy)));
+                            items.remove(0);
+                        }
+                        _ => {}
+                    }
+                    if empty && stage == 3 {
+                        empty = false;
+                        commits.push(Rec::Fifo(fifo(FifoEventKind::NotEmpty, u, id, occupancy)));
+                    } else if !empty && stage == 5 && occupancy == 0 {
+                        empty = true;
+                        commits.push(Rec::Fifo(fifo(FifoEventKind::Empty, u, id, occupancy)));
                     }
                 }
             }
             if d == 0 && full && occupancy < 4 {
                 full = false;
-                commits.push(Rec::Fifo(FifoRecord { fifo: 0, kind: FifoEventKind::NotFull, cycle, time: t, unit: 3, txn, occupancy }));
+                commits.push(Rec::Fifo(FifoRecord {
+                    fifo: 0,
+                    kind: FifoEventKind::NotFull,
+                    cycle,
+                    time: t,
+                    unit: 3,
+                    txn,
+                    occupancy,
+                }));
             }
             records.extend(commits);
             match d {
-                0 => records.push(Rec::Counter(CounterRecord { counter: 0, cycle, time: t, value: rng.below(10) as i64 - 3 })),
-                2 => records.push(Rec::Counter(CounterRecord { counter: 1, cycle, time: t, value: i64::from(occupancy) })),
+                0 => records.push(Rec::Counter(CounterRecord {
+                    counter: 0,
+                    cycle,
+                    time: t,
+                    value: rng.below(10) as i64 - 3,
+                })),
+                2 => records.push(Rec::Counter(CounterRecord {
+                    counter: 1,
+                    cycle,
+                    time: t,
+                    value: i64::from(occupancy),
+                })),
                 _ => {}
             }
             let signal = match d {
@@ -238,7 +290,11 @@ pub fn workload(instants: usize, seed: u64) -> Workload {
                 _ => None,
             };
             if let Some((signal, value)) = signal {
-                records.push(Rec::Signal(SignalRecord { signal, time: t, value }));
+                records.push(Rec::Signal(SignalRecord {
+                    signal,
+                    time: t,
+                    value,
+                }));
             }
             next_cycle[d] += 1;
         }
@@ -249,7 +305,14 @@ pub fn workload(instants: usize, seed: u64) -> Workload {
 pub fn feed(rec: &mut dyn Recorder, records: &[Rec]) -> Result<(), RecordError> {
     for r in records {
         match r {
-            Rec::Trace { domain, cycle, time, unit, event, args } => rec.trace(&TraceRecord {
+            Rec::Trace {
+                domain,
+                cycle,
+                time,
+                unit,
+                event,
+                args,
+            } => rec.trace(&TraceRecord {
                 domain: *domain,
                 cycle: *cycle,
                 time: *time,
@@ -298,7 +361,10 @@ impl Write for FailAfter {
         let mut bytes = self.bytes.lock().expect("not poisoned");
         let room = self.limit.saturating_sub(bytes.len());
         if room == 0 {
-            return Err(io::Error::new(io::ErrorKind::StorageFull, "injected: device full"));
+            return Err(io::Error::new(
+                io::ErrorKind::StorageFull,
+                "injected: device full",
+            ));
         }
         let n = room.min(buf.len());
         bytes.extend_from_slice(&buf[..n]);
@@ -311,7 +377,10 @@ impl Write for FailAfter {
 
 impl RecordOutput for FailAfter {
     fn discard_tail(&mut self, keep: u64) -> io::Result<()> {
-        self.bytes.lock().expect("not poisoned").truncate(keep as usize);
+        self.bytes
+            .lock()
+            .expect("not poisoned")
+            .truncate(keep as usize);
         Ok(())
     }
 }
@@ -319,16 +388,30 @@ impl RecordOutput for FailAfter {
 /// Runs a Python checker from tests/py; `None` (with a printed reason) when
 /// python3 or its packages are missing.
 pub fn python(script: &str, args: &[&Path], modules: &str) -> Option<(bool, String)> {
-    let probe = Command::new("python3").args(["-c", &format!("import {modules}")]).output();
+    let probe = Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output();
     match probe {
         Ok(out) if out.status.success() => {}
         _ => {
-            println!("SKIPPED the Python check {script}: python3 with `{modules}` is not installed (.ci/run installs them)");
+            println!(
+                "SKIPPED the Python check {script}: python3 with `{modules}` is not installed (.ci/run installs them)"
+            );
             return None;
         }
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/py").join(script);
-    let out = Command::new("python3").arg(script).args(args).output().expect("python3 runs");
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/py")
+        .join(script);
+    let out = Command::new("python3")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     Some((out.status.success(), text))
 }
