@@ -1,5 +1,6 @@
 //! The Chronon back end: the IR, its interpreter and its Cranelift JIT.
 
+pub mod diag_render;
 pub mod engine;
 pub mod fmt;
 pub mod host;
@@ -7,5 +8,6 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod lower;
+pub mod run;
+pub mod simulate;
 pub mod testing;
-pub mod diag_render;

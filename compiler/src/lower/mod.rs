@@ -343,16 +343,17 @@ impl UnitLower<'_> {
     fn stmts(&mut self, stmts: &[LStmt]) {
         for (i, s) in stmts.iter().enumerate() {
             self.stmt(s);
-            if let Some((_, done)) = self.ret {
-                if may_return(s) && i + 1 < stmts.len() {
-                    let rest = self.block(&stmts[i + 1..]);
-                    self.out.push(Stmt::If {
-                        cond: not(Expr::Local(done)),
-                        then: rest,
-                        els: Vec::new(),
-                    });
-                    return;
-                }
+            if let Some((_, done)) = self.ret
+                && may_return(s)
+                && i + 1 < stmts.len()
+            {
+                let rest = self.block(&stmts[i + 1..]);
+                self.out.push(Stmt::If {
+                    cond: not(Expr::Local(done)),
+                    then: rest,
+                    els: Vec::new(),
+                });
+                return;
             }
         }
     }
@@ -846,11 +847,12 @@ impl UnitLower<'_> {
         let (ety, n) = layout::element(&b.ty);
         let k = size(&ety);
         let ity = scalar(&i.ty);
-        if let EK::Const(Value::Int(c)) = &i.kind {
-            if *c >= 0 && *c < i128::from(n) {
-                let vals = self.expr(b);
-                return vals.into_iter().skip(*c as usize * k).take(k).collect();
-            }
+        if let EK::Const(Value::Int(c)) = &i.kind
+            && *c >= 0
+            && *c < i128::from(n)
+        {
+            let vals = self.expr(b);
+            return vals.into_iter().skip(*c as usize * k).take(k).collect();
         }
         if let Some((base, _)) = self.reg_place(b) {
             let index = self.expr(i).remove(0);

@@ -1,0 +1,360 @@
+//! Compiling and running a design end to end: front end, lowering, engine,
+//! runtime, stop conditions, drain, and a report (what `chronc run` prints).
+
+mod time_arg;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chronon_lang::diag::Diagnostic;
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
+use chronon_runtime::{DomainId, Drain, Picos, RunLimit, Stop};
+use serde::Serialize;
+
+use crate::lower::lower;
+use crate::simulate::{EngineKind, Simulator};
+
+pub use time_arg::parse_time;
+
+/// When the run stops (besides `finish` and faults, which always stop it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopAt {
+    /// After edges `0..count` of a domain (by name; default the first clock).
+    Cycles {
+        /// Number of edges.
+        count: u64,
+        /// Domain name.
+        domain: Option<String>,
+    },
+    /// Every instant at or before this time (picoseconds).
+    Until(Picos),
+    /// Only at `finish` or a fault.
+    Finish,
+}
+
+/// Everything `chronc run` can be asked.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Top system.
+    pub top: Option<String>,
+    /// Top-level parameter overrides `(NAME, VALUE)`.
+    pub params: Vec<(String, String)>,
+    /// Which engine.
+    pub engine: EngineKind,
+    /// Stop condition.
+    pub stop: StopAt,
+    /// Drain after stopping, with this instant limit.
+    pub drain: Option<u64>,
+    /// Seed, recorded in the report (designs have no random sources yet).
+    pub seed: u64,
+}
+
+/// Why a run could not start.
+#[derive(Debug)]
+pub enum RunError {
+    /// The front end reported errors; render them like `chronc check`.
+    Compile(Vec<Diagnostic>),
+    /// A design the back end or runtime rejects, or a bad option.
+    Setup(String),
+}
+
+/// Per-domain results.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct DomainReport {
+    /// Domain name.
+    pub name: String,
+    /// Edges processed.
+    pub edges: u64,
+}
+
+/// A runtime fault, as reported.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct FaultReport {
+    /// Stable code.
+    pub code: String,
+    /// Unit instance path.
+    pub unit: String,
+    /// The construct.
+    pub construct: String,
+    /// Domain name.
+    pub domain: String,
+    /// Local cycle.
+    pub cycle: u64,
+    /// Exact time, `ps + num/den ps`.
+    pub time: String,
+    /// The whole message.
+    pub message: String,
+}
+
+/// A counter's final value.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct CounterReport {
+    /// Unit instance path.
+    pub unit: String,
+    /// Counter name.
+    pub name: String,
+    /// Value.
+    pub value: u64,
+}
+
+/// The result of a run. Everything but `wall_seconds` and `edges_per_second`
+/// is deterministic.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunReport {
+    /// The top system.
+    pub top: String,
+    /// Engine used.
+    pub engine: String,
+    /// Seed.
+    pub seed: u64,
+    /// Why the run stopped: `finished`, `limit`, `fault`, `time-overflow`.
+    pub stop: String,
+    /// Drain outcome, when asked.
+    pub drain: Option<String>,
+    /// Instants processed.
+    pub instants: u64,
+    /// Simulated time of the last instant, exact.
+    pub time: String,
+    /// Per domain.
+    pub domains: Vec<DomainReport>,
+    /// Counters.
+    pub counters: Vec<CounterReport>,
+    /// Faults of the stopping instant.
+    pub faults: Vec<FaultReport>,
+    /// Digest of the final state (equal across engines).
+    pub state_digest: String,
+    /// Wall-clock seconds of the run itself.
+    pub wall_seconds: f64,
+    /// Edges of all domains per wall-clock second.
+    pub edges_per_second: f64,
+}
+
+impl RunReport {
+    /// Whether the run ended cleanly (no fault, no overflow, drained if asked).
+    pub fn is_clean(&self) -> bool {
+        self.faults.is_empty()
+            && self.stop != "time-overflow"
+            && self
+                .drain
+                .as_deref()
+                .is_none_or(|d| d.starts_with("drained"))
+    }
+}
+
+/// Called now and then during long runs with the edges done so far.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, Duration);
+
+/// Compiles `sources` and runs the design.
+pub fn run(
+    sources: &mut SourceMap,
+    options: &RunOptions,
+    progress: Progress<'_>,
+) -> Result<RunReport, RunError> {
+    let compiled = compile(
+        sources,
+        &CompileOptions {
+            top: options.top.clone(),
+            params: options.params.clone(),
+            require_top: true,
+        },
+    );
+    let has_errors = compiled.has_errors();
+    let design = match compiled.design {
+        Some(d) if !has_errors => d,
+        _ => return Err(RunError::Compile(compiled.diagnostics)),
+    };
+    let program = lower(&design, sources).map_err(|e| RunError::Setup(e.to_string()))?;
+    let mut sim = Simulator::new(Arc::new(program), options.engine)
+        .map_err(|e| RunError::Setup(e.to_string()))?;
+    let started = Instant::now();
+    let stop = drive(&mut sim, &options.stop, progress)?;
+    let drain = options.drain.map(|limit| match sim.sim.drain(limit) {
+        Drain::Drained { instants } => format!("drained after {instants} instants"),
+        Drain::LimitReached { in_flight } => {
+            format!("drain limit reached with {in_flight} items in flight")
+        }
+        Drain::Stopped(stop) => format!("stopped while draining: {}", stop_name(&stop)),
+    });
+    let wall = started.elapsed().as_secs_f64();
+    Ok(report(&sim, &design.top, options, &stop, drain, wall))
+}
+
+fn stop_name(stop: &Stop) -> &'static str {
+    match stop {
+        Stop::Finished => "finished",
+        Stop::LimitReached => "limit",
+        Stop::Fault(_) => "fault",
+        Stop::TimeOverflow(_) => "time-overflow",
+    }
+}
+
+/// Edges per progress slice: long enough to be cheap, short enough to
+/// update a progress line a few times a second.
+const SLICE: u64 = 1 << 16;
+
+fn domain_named(sim: &Simulator, name: Option<&str>) -> Result<DomainId, RunError> {
+    match name {
+        None => Ok(DomainId(0)),
+        Some(n) => sim
+            .program()
+            .domains
+            .iter()
+            .position(|d| d.name == n)
+            .map(|i| DomainId(i as u32))
+            .ok_or_else(|| RunError::Setup(format!("no clock domain named `{n}`"))),
+    }
+}
+
+/// Runs to the stop condition in slices (limits are absolute, so slicing
+/// does not change the result), reporting progress between slices.
+fn drive(sim: &mut Simulator, stop: &StopAt, progress: Progress<'_>) -> Result<Stop, RunError> {
+    if sim.program().domains.is_empty() {
+        return Err(RunError::Setup("the design has no clock domain".into()));
+    }
+    let started = Instant::now();
+    let (domain, target_edges, until) = match stop {
+        StopAt::Cycles { count, domain } => {
+            (domain_named(sim, domain.as_deref())?, Some(*count), None)
+        }
+        StopAt::Until(t) => (DomainId(0), None, Some(*t)),
+        StopAt::Finish => (DomainId(0), None, None),
+    };
+    loop {
+        let done = sim.sim.edges_done(domain);
+        let mut next = done.saturating_add(SLICE);
+        if let Some(target) = target_edges {
+            next = next.min(target);
+        }
+        let last_slice = match (target_edges, until) {
+            (Some(target), _) => next >= target,
+            (None, Some(t)) => sim
+                .sim
+                .edge_time(domain, next)
+                .map_or(true, |edge| edge > t),
+            (None, None) => false,
+        };
+        let limit = match (last_slice, until) {
+            (true, Some(t)) => RunLimit::Time(t),
+            _ => RunLimit::Edges {
+                domain,
+                count: next,
+            },
+        };
+        let result = sim.sim.run(limit);
+        if result != Stop::LimitReached || last_slice {
+            return Ok(result);
+        }
+        progress(sim.sim.edges_done(domain), started.elapsed());
+    }
+}
+
+fn report(
+    sim: &Simulator,
+    top: &str,
+    options: &RunOptions,
+    stop: &Stop,
+    drain: Option<String>,
+    wall: f64,
+) -> RunReport {
+    let program = sim.program();
+    let domains: Vec<DomainReport> = program
+        .domains
+        .iter()
+        .enumerate()
+        .map(|(i, d)| DomainReport {
+            name: d.name.clone(),
+            edges: sim.sim.edges_done(DomainId(i as u32)),
+        })
+        .collect();
+    let total_edges: u64 = domains.iter().map(|d| d.edges).sum();
+    let now = sim.sim.now();
+    let (ps, rem) = now.split_ps();
+    let faults = sim
+        .sim
+        .faults()
+        .iter()
+        .map(|f| {
+            let (ps, rem) = f.time.split_ps();
+            FaultReport {
+                code: f.code().to_string(),
+                unit: f.unit.clone(),
+                construct: f.construct.clone(),
+                domain: f.domain.clone(),
+                cycle: f.cycle,
+                time: format!("{ps} ps + {rem}/{} ps", f.time.ticks_per_ps),
+                message: f.to_string(),
+            }
+        })
+        .collect();
+    RunReport {
+        top: top.to_string(),
+        engine: match options.engine {
+            EngineKind::Interp => "interp".into(),
+            EngineKind::Jit => "jit".into(),
+        },
+        seed: options.seed,
+        stop: stop_name(stop).to_string(),
+        drain,
+        instants: sim.sim.instants_done(),
+        time: format!("{ps} ps + {rem}/{} ps", now.ticks_per_ps),
+        domains,
+        counters: sim
+            .counters()
+            .into_iter()
+            .map(|(unit, name, value)| CounterReport { unit, name, value })
+            .collect(),
+        faults,
+        state_digest: format!("{:016x}", sim.digest()),
+        wall_seconds: wall,
+        edges_per_second: if wall > 0.0 {
+            total_edges as f64 / wall
+        } else {
+            0.0
+        },
+    }
+}
+
+impl RunReport {
+    /// The readable summary; with `deterministic`, wall-clock figures are left
+    /// out (for snapshots).
+    pub fn summary(&self, deterministic: bool) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "top {} on {} (seed {})",
+            self.top, self.engine, self.seed
+        );
+        let _ = writeln!(s, "stopped: {}", self.stop);
+        if let Some(d) = &self.drain {
+            let _ = writeln!(s, "drain: {d}");
+        }
+        let _ = writeln!(
+            s,
+            "instants: {}, simulated time: {}",
+            self.instants, self.time
+        );
+        for d in &self.domains {
+            let _ = writeln!(s, "  domain {}: {} edges", d.name, d.edges);
+        }
+        if !deterministic {
+            let _ = writeln!(
+                s,
+                "wall time: {:.3} s, {:.0} edges/s",
+                self.wall_seconds, self.edges_per_second
+            );
+        }
+        if !self.counters.is_empty() {
+            let _ = writeln!(s, "counters:");
+            for c in &self.counters {
+                let _ = writeln!(s, "  {}.{} = {}", c.unit, c.name, c.value);
+            }
+        }
+        for f in &self.faults {
+            let _ = writeln!(s, "fault: {}", f.message);
+        }
+        let _ = writeln!(s, "state digest: {}", self.state_digest);
+        s
+    }
+}

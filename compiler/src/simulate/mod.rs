@@ -1,0 +1,215 @@
+//! Runs a lowered program on the runtime: declares its domains, units,
+//! channels and CDC FIFOs with `chronon-runtime`, gives every unit a tick
+//! that runs the chosen engine over the program's flat state, and adapts
+//! the runtime's [`TickCtx`] to the engines' [`Host`].
+//!
+//! The program's own state (registers, stage registers, counters) lives in
+//! one array shared by all ticks; channels, FIFOs, time, scheduling, traces
+//! and faults are the runtime's.
+
+mod ctx_host;
+
+use std::cell::{Ref, RefCell};
+use std::rc::Rc;
+use std::sync::Arc;
+
+use chronon_runtime::{
+    BuildError, Clock, DesignBuilder, FifoId, FifoSpec, InPort, OutPort, ReadPort, Simulation,
+    TickCtx,
+};
+
+use crate::engine::{Engine, initial_state};
+use crate::interp::Interpreter;
+use crate::ir::{PortKind, Program};
+use crate::jit::{Jit, JitConfig, JitError};
+
+use ctx_host::{CtxHost, Link};
+
+/// Which engine runs the ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineKind {
+    /// The reference interpreter.
+    Interp,
+    /// The Cranelift JIT.
+    Jit,
+}
+
+/// Why a simulation could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The runtime rejected the design.
+    #[error("{code}: {err}", code = .0.code(), err = .0)]
+    Build(#[from] BuildError),
+    /// The JIT failed (a compiler bug).
+    #[error(transparent)]
+    Jit(#[from] JitError),
+}
+
+struct Shared {
+    state: Vec<u64>,
+    engine: Box<dyn Engine>,
+    links: Vec<Link>,
+    faults: Vec<chronon_runtime::AssertId>,
+}
+
+/// A program bound to the runtime and an engine.
+pub struct Simulator {
+    /// The runtime's simulation: run it, drain it, read its clock.
+    pub sim: Simulation,
+    program: Arc<Program>,
+    shared: Rc<RefCell<Shared>>,
+}
+
+impl Simulator {
+    /// Declares `program` to the runtime and compiles it for `engine`.
+    pub fn new(program: Arc<Program>, engine: EngineKind) -> Result<Simulator, SetupError> {
+        let engine: Box<dyn Engine> = match engine {
+            EngineKind::Interp => Box::new(Interpreter::new(program.clone())),
+            EngineKind::Jit => Box::new(Jit::compile(&program, JitConfig::default())?),
+        };
+        let mut b = DesignBuilder::new();
+        let domains: Vec<_> = program
+            .domains
+            .iter()
+            .map(|d| Clock::new(d.period_ps, d.phase_ps).map(|c| b.domain(&d.name, c)))
+            .collect::<Result<_, _>>()
+            .map_err(BuildError::from)?;
+        let units: Vec<_> = program
+            .units
+            .iter()
+            .map(|u| b.unit(&u.path, domains[u.domain as usize], &[]))
+            .collect();
+        let width = |item: &[crate::ir::Ty]| item.len().max(1);
+        let mut links: Vec<Link> = Vec::with_capacity(program.ports.len());
+        for port in &program.ports {
+            let unit = units[port.unit as usize];
+            links.push(match port.kind {
+                PortKind::Out => Link::Out {
+                    port: b.output(unit, &port.name, width(&port.item), port.rate),
+                    fifos: Vec::new(),
+                },
+                PortKind::In => Link::In(b.input(unit, &port.name, width(&port.item))),
+                PortKind::CdcIn | PortKind::CdcFwftIn => Link::FifoIn(None),
+            });
+        }
+        for c in &program.channels {
+            let (Link::Out { port: from, .. }, Link::In(to)) =
+                (&links[c.from as usize], &links[c.to as usize])
+            else {
+                panic!("lowering connects an output to a channel input");
+            };
+            b.connect(
+                OutPort(from.0),
+                InPort(to.0),
+                u64::from(c.latency),
+                c.capacity,
+            );
+        }
+        for f in &program.fifos {
+            let (writer, reader) = (
+                &program.ports[f.from as usize],
+                &program.ports[f.to as usize],
+            );
+            let id: FifoId = b.fifo(FifoSpec {
+                name: format!(
+                    "{}.{} -> {}.{}",
+                    program.units[writer.unit as usize].path,
+                    writer.name,
+                    program.units[reader.unit as usize].path,
+                    reader.name
+                ),
+                writer: units[writer.unit as usize],
+                reader: units[reader.unit as usize],
+                depth: f.depth,
+                sync: f.sync,
+                width: width(&writer.item),
+                read_port: if reader.kind == PortKind::CdcFwftIn {
+                    ReadPort::Fwft
+                } else {
+                    ReadPort::Registered
+                },
+            });
+            if let Link::Out { fifos, .. } = &mut links[f.from as usize] {
+                fifos.push(id);
+            }
+            links[f.to as usize] = Link::FifoIn(Some(id));
+        }
+        let faults = program
+            .faults
+            .iter()
+            .map(|f| {
+                let at = f
+                    .span
+                    .as_deref()
+                    .map(|s| format!(" at {s}"))
+                    .unwrap_or_default();
+                b.assertion(
+                    units[f.unit as usize],
+                    &format!("{}: {}{at}", f.construct, f.message),
+                )
+            })
+            .collect();
+        let shared = Rc::new(RefCell::new(Shared {
+            state: initial_state(&program),
+            engine,
+            links,
+            faults,
+        }));
+        for (i, unit) in units.iter().enumerate() {
+            let shared = shared.clone();
+            let id = i as u32;
+            b.set_tick(*unit, move |ctx: &mut TickCtx<'_>| {
+                let mut guard = shared.borrow_mut();
+                let Shared {
+                    state,
+                    engine,
+                    links,
+                    faults,
+                } = &mut *guard;
+                let mut host = CtxHost { ctx, links, faults };
+                engine.tick_unit(state, id, &mut host);
+            })?;
+        }
+        let sim = b.build()?;
+        Ok(Simulator {
+            sim,
+            program,
+            shared,
+        })
+    }
+
+    /// The program being simulated.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// The program's state (registers, stage registers, counters) now.
+    pub fn state(&self) -> Ref<'_, [u64]> {
+        Ref::map(self.shared.borrow(), |s| s.state.as_slice())
+    }
+
+    /// Every counter: unit path, counter name and value, in program order.
+    pub fn counters(&self) -> Vec<(String, String, u64)> {
+        let state = self.state();
+        self.program
+            .counters
+            .iter()
+            .map(|c| {
+                (
+                    self.program.units[c.unit as usize].path.clone(),
+                    c.name.clone(),
+                    state[c.slot as usize],
+                )
+            })
+            .collect()
+    }
+
+    /// A 64-bit FNV-1a digest of the state, for comparing engines.
+    pub fn digest(&self) -> u64 {
+        self.state().iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
+            w.to_le_bytes()
+                .iter()
+                .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+        })
+    }
+}
