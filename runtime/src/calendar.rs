@@ -138,6 +138,8 @@ pub struct Calendar {
     /// Domains with an edge at the current instant, in declaration order (merge mode).
     current: Vec<u32>,
     current_time: u128,
+    /// The time of the next instant (valid unless `exhausted`).
+    upcoming: u128,
     pattern: Option<Pattern>,
     /// Pattern mode state: the anchor tick and the index of the next instant.
     in_pattern: bool,
@@ -187,12 +189,15 @@ impl Calendar {
             cycle: vec![0; n],
             current: Vec::with_capacity(n),
             current_time: 0,
+            upcoming: ticks.iter().map(|c| c.phase).min().unwrap_or(0),
             pattern: None,
             in_pattern: false,
             anchor: 0,
             position: 0,
             current_span: (0, 0),
-            exhausted: None,
+            exhausted: ticks
+                .is_empty()
+                .then_some(TimeError::Overflow("calendar without clocks")),
             clocks: ticks,
         };
         calendar.pattern = calendar.build_pattern(config.pattern_limit);
@@ -244,6 +249,7 @@ impl Calendar {
             };
             scratch.next_time[d] = c.phase.checked_add(first.checked_mul(c.period)?)?;
         }
+        scratch.upcoming = scratch.next_time.iter().copied().min()?;
         let mut offsets = Vec::new();
         let mut spans = Vec::new();
         let mut domains = Vec::new();
@@ -270,39 +276,28 @@ impl Calendar {
     }
 
     /// The time, in ticks, of the next instant (without consuming it).
+    #[inline]
     pub fn peek_ticks(&self) -> Result<u128, TimeError> {
-        if let Some(e) = &self.exhausted {
-            return Err(e.clone());
+        match &self.exhausted {
+            None => Ok(self.upcoming),
+            Some(e) => Err(e.clone()),
         }
-        if self.in_pattern {
-            let p = self.pattern.as_ref().expect("pattern mode has a pattern");
-            return self
-                .anchor
-                .checked_add(p.offsets[self.position])
-                .ok_or(TimeError::Overflow("calendar time"));
-        }
-        self.next_time
-            .iter()
-            .copied()
-            .min()
-            .ok_or(TimeError::Overflow("calendar without clocks"))
     }
 
     /// Moves to the next instant.
+    #[inline]
     pub fn advance(&mut self) -> Result<(), TimeError> {
         if let Some(e) = &self.exhausted {
             return Err(e.clone());
         }
-        if !self.in_pattern {
-            if let Some(p) = &self.pattern {
-                let t = self.peek_ticks()?;
-                if t >= p.start {
-                    // Every domain has started: the next instant is a repetition anchor.
-                    self.in_pattern = true;
-                    self.anchor = t;
-                    self.position = 0;
-                }
-            }
+        if !self.in_pattern
+            && let Some(p) = &self.pattern
+            && self.upcoming >= p.start
+        {
+            // Every domain has started: the next instant is a repetition anchor.
+            self.in_pattern = true;
+            self.anchor = self.upcoming;
+            self.position = 0;
         }
         if self.in_pattern {
             self.pattern_step()
@@ -311,9 +306,9 @@ impl Calendar {
         }
     }
 
+    #[inline]
     fn pattern_step(&mut self) -> Result<(), TimeError> {
         let p = self.pattern.as_ref().expect("pattern mode has a pattern");
-        let time = self.anchor + p.offsets[self.position];
         let span = p.spans[self.position];
         for &d in &p.domains[span.0 as usize..span.1 as usize] {
             let d = d as usize;
@@ -321,7 +316,7 @@ impl Calendar {
             self.cycle[d] = n;
             self.next_cycle[d] = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
         }
-        self.current_time = time;
+        self.current_time = self.upcoming;
         self.current_span = span;
         self.position += 1;
         if self.position == p.offsets.len() {
@@ -331,14 +326,16 @@ impl Calendar {
                 None => self.exhausted = Some(TimeError::Overflow("calendar time")),
             }
         }
+        match self.anchor.checked_add(p.offsets[self.position]) {
+            Some(t) => self.upcoming = t,
+            None => self.exhausted = Some(TimeError::Overflow("calendar time")),
+        }
         Ok(())
     }
 
     fn merge_step(&mut self) -> Result<(), TimeError> {
-        let mut t = u128::MAX;
-        for &nt in &self.next_time {
-            t = t.min(nt);
-        }
+        let t = self.upcoming;
+        let mut upcoming = u128::MAX;
         self.current.clear();
         for d in 0..self.next_time.len() {
             if self.next_time[d] == t {
@@ -346,15 +343,16 @@ impl Calendar {
                 self.current.push(d as u32);
                 let n = self.next_cycle[d];
                 self.cycle[d] = n;
-                let next = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
-                self.next_cycle[d] = next;
+                self.next_cycle[d] = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
                 match self.next_time[d].checked_add(self.clocks[d].period) {
                     Some(nt) => self.next_time[d] = nt,
                     None => self.exhausted = Some(TimeError::Overflow("calendar time")),
                 }
             }
+            upcoming = upcoming.min(self.next_time[d]);
         }
         self.current_time = t;
+        self.upcoming = upcoming;
         Ok(())
     }
 

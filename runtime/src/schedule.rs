@@ -133,14 +133,11 @@ fn find_cycle(
         .unwrap_or(cluster[0]);
     let mut walk = vec![start];
     let mut current = start;
-    loop {
-        let Some(pred) = edges
-            .iter()
-            .find(|&&(from, to)| to as usize == current && left(from as usize))
-            .map(|&(from, _)| from as usize)
-        else {
-            break;
-        };
+    while let Some(pred) = edges
+        .iter()
+        .find(|&&(from, to)| to as usize == current && left(from as usize))
+        .map(|&(from, _)| from as usize)
+    {
         if let Some(at) = walk.iter().position(|&w| w == pred) {
             let mut cycle: Vec<String> = walk[at..]
                 .iter()

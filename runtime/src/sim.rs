@@ -131,10 +131,22 @@ pub enum Drain {
     Stopped(Stop),
 }
 
+/// What the instant loop needs of a unit, packed in evaluation order.
+#[derive(Debug, Clone, Copy)]
+struct UnitSlot {
+    unit: u32,
+    rank: u32,
+    reg_base: usize,
+    reg_len: usize,
+    counter_base: usize,
+    counter_len: usize,
+}
+
 /// Per domain: what to evaluate and commit at its edges.
 #[derive(Debug, Default)]
 struct DomainPlan {
     units: Vec<u32>,
+    slots: std::ops::Range<usize>,
     regs: std::ops::Range<usize>,
     stages: Vec<u32>,
     fifos: Vec<u32>,
@@ -147,6 +159,7 @@ pub struct Simulation {
     core: Core,
     ticks: Vec<Box<dyn Tick>>,
     plans: Vec<DomainPlan>,
+    slots: Vec<UnitSlot>,
     clusters: Vec<Cluster>,
     sink: Option<Box<dyn TraceSink>>,
     instants: u64,
@@ -255,6 +268,22 @@ impl Simulation {
             ));
         }
 
+        let mut slots = Vec::with_capacity(units.len());
+        for plan in &mut plans {
+            let start = slots.len();
+            for &u in &plan.units {
+                let m = &units[u as usize];
+                slots.push(UnitSlot {
+                    unit: u,
+                    rank: m.rank,
+                    reg_base: m.reg_base,
+                    reg_len: m.reg_len,
+                    counter_base: m.counter_base,
+                    counter_len: m.counter_names.len(),
+                });
+            }
+            plan.slots = start..slots.len();
+        }
         let next = cur.clone();
         let core = Core {
             cur,
@@ -279,6 +308,7 @@ impl Simulation {
             core,
             ticks,
             plans,
+            slots,
             clusters: schedule.clusters,
             sink: None,
             instants: 0,
@@ -457,6 +487,7 @@ impl Simulation {
             core,
             ticks,
             plans,
+            slots,
             sink,
             instants,
             ..
@@ -464,21 +495,20 @@ impl Simulation {
         let domains = calendar.domains();
         for &d in domains {
             let cycle = calendar.cycle(d as usize);
-            for &u in &plans[d as usize].units {
-                let meta = &core.units[u as usize];
+            for slot in &slots[plans[d as usize].slots.clone()] {
                 let mut ctx = TickCtx {
-                    unit: u,
+                    unit: slot.unit,
                     domain: d,
-                    rank: meta.rank,
+                    rank: slot.rank,
                     cycle,
                     time,
-                    reg_base: meta.reg_base,
-                    reg_len: meta.reg_len,
-                    counter_base: meta.counter_base,
-                    counter_len: meta.counter_names.len(),
+                    reg_base: slot.reg_base,
+                    reg_len: slot.reg_len,
+                    counter_base: slot.counter_base,
+                    counter_len: slot.counter_len,
                     core: &mut *core,
                 };
-                ticks[u as usize].tick(&mut ctx);
+                ticks[slot.unit as usize].tick(&mut ctx);
             }
         }
         if !core.trace.is_empty() {
@@ -494,7 +524,15 @@ impl Simulation {
         for &d in domains {
             let plan = &plans[d as usize];
             let regs = plan.regs.clone();
-            core.cur[regs.clone()].copy_from_slice(&core.next[regs]);
+            let (cur, next) = (&mut core.cur[regs.clone()], &core.next[regs]);
+            if cur.len() <= 8 {
+                // Small domains: a word loop beats a memmove call.
+                for (c, n) in cur.iter_mut().zip(next) {
+                    *c = *n;
+                }
+            } else {
+                cur.copy_from_slice(next);
+            }
             for &s in &plan.stages {
                 core.stages[s as usize].commit();
             }

@@ -52,27 +52,42 @@ impl Model {
 fn observed(cal: &Calendar) -> (BigRational, Vec<(u32, u64)>) {
     let base = cal.base().ticks_per_ps();
     let t = BigRational::new(BigInt::from(cal.time_ticks()), BigInt::from(base));
-    let edges = cal.domains().iter().map(|&d| (d, cal.cycle(d as usize))).collect();
+    let edges = cal
+        .domains()
+        .iter()
+        .map(|&d| (d, cal.cycle(d as usize)))
+        .collect();
     (t, edges)
 }
 
 /// One million instants over every ratio x phase pair, in pattern and merge modes.
 #[test]
 fn million_instants_match_the_bigrational_model() {
-    let ratios: [(i128, i128); 6] = [(100, 100), (200, 100), (300, 200), (500, 300), (1000, 1001), (914, 1326)];
+    let ratios: [(i128, i128); 6] = [
+        (100, 100),
+        (200, 100),
+        (300, 200),
+        (500, 300),
+        (1000, 1001),
+        (914, 1326),
+    ];
     let phases = [0i128, 1, 137, 500];
     let per_config = 1_000_000 / (ratios.len() * phases.len()) + 1;
     let mut total = 0;
     let mut patterns = 0;
     for &(a, b) in &ratios {
         for &phase in &phases {
-            let spec = [(mhz(a), Picos::from_integer(0)), (mhz(b), Picos::from_integer(phase))];
+            let spec = [
+                (mhz(a), Picos::from_integer(0)),
+                (mhz(b), Picos::from_integer(phase)),
+            ];
             let clocks: Vec<Clock> = spec
                 .iter()
                 .map(|(f, p)| Clock::from_frequency_hz(*f, *p).expect("valid clock"))
                 .collect();
             let mut pattern = Calendar::new(&clocks, CalendarConfig::default()).expect("calendar");
-            let mut merge = Calendar::new(&clocks, CalendarConfig { pattern_limit: 0 }).expect("calendar");
+            let mut merge =
+                Calendar::new(&clocks, CalendarConfig { pattern_limit: 0 }).expect("calendar");
             assert!(!merge.uses_pattern());
             patterns += usize::from(pattern.uses_pattern());
             let mut model = Model::new(&spec);
@@ -81,14 +96,25 @@ fn million_instants_match_the_bigrational_model() {
                 pattern.advance().expect("in range");
                 merge.advance().expect("in range");
                 let got = observed(&pattern);
-                assert_eq!(got, expected, "pattern mode, {a}:{b} MHz phase {phase} ps, instant {i}");
-                assert_eq!(observed(&merge), expected, "merge mode, {a}:{b} MHz phase {phase} ps, instant {i}");
+                assert_eq!(
+                    got, expected,
+                    "pattern mode, {a}:{b} MHz phase {phase} ps, instant {i}"
+                );
+                assert_eq!(
+                    observed(&merge),
+                    expected,
+                    "merge mode, {a}:{b} MHz phase {phase} ps, instant {i}"
+                );
                 total += 1;
             }
         }
     }
     assert!(total >= 1_000_000);
-    assert_eq!(patterns, ratios.len() * phases.len(), "every set here has a short hyperperiod");
+    assert_eq!(
+        patterns,
+        ratios.len() * phases.len(),
+        "every set here has a short hyperperiod"
+    );
 }
 
 /// Three domains with a hyperperiod too long for the pattern fall back to merging.
@@ -131,7 +157,10 @@ fn edge_lookup_is_exact_far_out() {
     assert_eq!(clock.first_edge_after(&Picos::from_integer(137)), Ok(1));
     let last = clock.edge_time(u64::MAX).expect("fits in i128");
     assert_eq!(clock.first_edge_at_or_after(&last), Ok(u64::MAX));
-    assert!(matches!(clock.first_edge_after(&last), Err(TimeError::Overflow(_))));
+    assert!(matches!(
+        clock.first_edge_after(&last),
+        Err(TimeError::Overflow(_))
+    ));
 }
 
 #[test]
@@ -164,7 +193,10 @@ fn invalid_clocks_and_overflow_are_errors() {
     // Denominators whose LCM does not fit: no common time base.
     let a = Clock::new(Picos::new(1, (1i128 << 100) - 1), zero).expect("valid");
     let b = Clock::new(Picos::new(1, (1i128 << 100) + 1), zero).expect("valid");
-    assert!(matches!(Calendar::new(&[a, b], CalendarConfig::default()), Err(TimeError::Overflow(_))));
+    assert!(matches!(
+        Calendar::new(&[a, b], CalendarConfig::default()),
+        Err(TimeError::Overflow(_))
+    ));
     // A calendar whose tick counter runs out reports overflow instead of wrapping.
     let slow = Clock::new(Picos::from_integer(i128::MAX / 3), zero).expect("valid");
     let mut cal = Calendar::new(&[slow], CalendarConfig::default()).expect("calendar");

@@ -4,8 +4,8 @@
 
 use chronon_runtime::ffi::{CHRONON_TRUE, chronon_count, chronon_recv, chronon_send};
 use chronon_runtime::{
-    BuildError, Clock, DesignBuilder, DomainId, Drain, FaultKind, FifoSpec, MemorySink, NativeTick, OwnedRecord, Picos,
-    ReadPort, RunLimit, Simulation, Stop, TickCtx, TraceRecord, TraceSink,
+    BuildError, Clock, DesignBuilder, DomainId, Drain, FaultKind, FifoSpec, MemorySink, NativeTick,
+    OwnedRecord, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx, TraceRecord, TraceSink,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -15,7 +15,11 @@ fn ghz1() -> Clock {
 }
 
 fn mhz(f: i128, phase: i128) -> Clock {
-    Clock::from_frequency_hz(Picos::from_integer(f * 1_000_000), Picos::from_integer(phase)).expect("clock")
+    Clock::from_frequency_hz(
+        Picos::from_integer(f * 1_000_000),
+        Picos::from_integer(phase),
+    )
+    .expect("clock")
 }
 
 type Log = Rc<RefCell<Vec<(String, u64, u64)>>>;
@@ -25,7 +29,11 @@ fn push(log: &Log, what: &str, cycle: u64, value: u64) {
 }
 
 fn entries(log: &Log, what: &str) -> Vec<(u64, u64)> {
-    log.borrow().iter().filter(|e| e.0 == what).map(|e| (e.1, e.2)).collect()
+    log.borrow()
+        .iter()
+        .filter(|e| e.0 == what)
+        .map(|e| (e.1, e.2))
+        .collect()
 }
 
 /// A sink shared with the test, so records can be read while the simulation owns it.
@@ -60,8 +68,14 @@ fn registers_read_before_the_edge_and_last_write_wins() {
     })
     .expect("unit");
     let mut sim = b.build().expect("design");
-    sim.run(RunLimit::Edges { domain: clk, count: 3 });
-    assert_eq!(entries(&log, "after first write"), vec![(0, 5), (1, 15), (2, 25)]);
+    sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 3,
+    });
+    assert_eq!(
+        entries(&log, "after first write"),
+        vec![(0, 5), (1, 15), (2, 25)]
+    );
     assert_eq!(sim.regs(u), &[35, 3]);
 }
 
@@ -100,20 +114,33 @@ fn stage_registers_ghost_entries_retain_and_double_write() {
     })
     .expect("unit");
     let mut sim = b.build().expect("design");
-    let stop = sim.run(RunLimit::Edges { domain: clk, count: 10 });
+    let stop = sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 10,
+    });
     assert_eq!(entries(&log, "valid0"), vec![(1, 100)]);
     assert_eq!(entries(&log, "valid1"), vec![(1, 200), (2, 200), (3, 200)]);
     let Stop::Fault(fault) = stop else {
         panic!("expected a fault, got {stop:?}");
     };
     assert_eq!(fault.kind, FaultKind::StageWrittenTwice { pipe: 0 });
-    assert_eq!((fault.unit.as_str(), fault.construct.as_str()), ("top.pipe", "stage"));
+    assert_eq!(
+        (fault.unit.as_str(), fault.construct.as_str()),
+        ("top.pipe", "stage")
+    );
     assert_eq!((fault.domain.as_str(), fault.cycle), ("clk", 5));
     assert_eq!(fault.time.picos(), Ok(Picos::from_integer(5000)));
     assert_eq!(fault.code(), "runtime::stage_written_twice");
-    assert_eq!(sim.edges_done(clk), 6, "the faulting instant completes, none after");
+    assert_eq!(
+        sim.edges_done(clk),
+        6,
+        "the faulting instant completes, none after"
+    );
     // The first write of the faulting tick stands and was committed.
-    sim.run(RunLimit::Edges { domain: clk, count: 7 });
+    sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 7,
+    });
     assert_eq!(entries(&log, "valid0").last(), Some(&(6, 1)));
 }
 
@@ -148,11 +175,20 @@ fn credit_returns_one_edge_after_recv() {
         })
         .expect("unit");
         let mut sim = b.build().expect("design");
-        sim.run(RunLimit::Edges { domain: clk, count: 10 });
+        sim.run(RunLimit::Edges {
+            domain: clk,
+            count: 10,
+        });
         let sends: Vec<u64> = entries(&log, "send").iter().map(|e| e.0).collect();
-        assert_eq!(sends, expected_sends, "capacity {capacity}, sender {sender_path}");
+        assert_eq!(
+            sends, expected_sends,
+            "capacity {capacity}, sender {sender_path}"
+        );
         let recvs = entries(&log, "recv");
-        assert!(recvs.iter().all(|&(cycle, sent)| cycle == sent + 1), "latency 1: {recvs:?}");
+        assert!(
+            recvs.iter().all(|&(cycle, sent)| cycle == sent + 1),
+            "latency 1: {recvs:?}"
+        );
     }
 }
 
@@ -195,7 +231,13 @@ fn fan_in_merges_by_arrival_then_declaration_then_send_order() {
     })
     .expect("unit");
     let mut sim = b.build().expect("design");
-    assert_eq!(sim.run(RunLimit::Edges { domain: clk, count: 5 }), Stop::LimitReached);
+    assert_eq!(
+        sim.run(RunLimit::Edges {
+            domain: clk,
+            count: 5
+        }),
+        Stop::LimitReached
+    );
     let mut expected = Vec::new();
     for n in 1..5u64 {
         if n >= 2 {
@@ -242,11 +284,17 @@ fn fan_out_is_all_or_none() {
         .expect("unit");
     }
     let mut sim = b.build().expect("design");
-    sim.run(RunLimit::Edges { domain: clk, count: 40 });
+    sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 40,
+    });
     let sent: Vec<u64> = entries(&log, "sent").iter().map(|e| e.1).collect();
     let got_a: Vec<u64> = entries(&log, "a").iter().map(|e| e.1).collect();
     let got_z: Vec<u64> = entries(&log, "z").iter().map(|e| e.1).collect();
-    assert!(sent.len() > 5 && sent.len() < 40, "the slow reader throttles: {sent:?}");
+    assert!(
+        sent.len() > 5 && sent.len() < 40,
+        "the slow reader throttles: {sent:?}"
+    );
     assert_eq!(got_a, sent[..got_a.len()]);
     assert_eq!(got_z, sent[..got_z.len()]);
     assert!(sent.len() - got_a.len() <= 1 && sent.len() - got_z.len() <= 4);
@@ -286,7 +334,8 @@ fn zero_latency_senders_tick_first_and_traces_stay_in_path_order() {
         ctx.trace(4, &[v, v]);
     })
     .expect("unit");
-    b.set_tick(other, |ctx: &mut TickCtx<'_>| ctx.trace(9, &[])).expect("unit");
+    b.set_tick(other, |ctx: &mut TickCtx<'_>| ctx.trace(9, &[]))
+        .expect("unit");
     let mut sim = b.build().expect("design");
     // Clusters in order of their first path (top.a < top.b); senders first inside.
     assert_eq!(sim.evaluation_order(clk), vec![z, a, m, other]);
@@ -295,12 +344,25 @@ fn zero_latency_senders_tick_first_and_traces_stay_in_path_order() {
     assert_eq!(sim.clusters()[1].units, vec![other]);
     let sink = SharedSink::default();
     sim.set_trace_sink(Box::new(sink.clone()));
-    sim.run(RunLimit::Edges { domain: clk, count: 3 });
-    let events: Vec<(u64, u32, u32)> = sink.records().iter().map(|r| (r.cycle, r.unit, r.event)).collect();
+    sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 3,
+    });
+    let events: Vec<(u64, u32, u32)> = sink
+        .records()
+        .iter()
+        .map(|r| (r.cycle, r.unit, r.event))
+        .collect();
     let mut expected = Vec::new();
     for c in 0..3 {
         // Path order: top.a, top.b, top.m (program order 2 then 4), top.z.
-        expected.extend([(c, a.0, 1), (c, other.0, 9), (c, m.0, 2), (c, m.0, 4), (c, z.0, 3)]);
+        expected.extend([
+            (c, a.0, 1),
+            (c, other.0, 9),
+            (c, m.0, 2),
+            (c, m.0, 4),
+            (c, z.0, 3),
+        ]);
     }
     assert_eq!(events, expected);
 }
@@ -320,13 +382,15 @@ fn build_errors_name_the_problem() {
     b.set_tick(y, |_: &mut TickCtx<'_>| {}).expect("unit");
     let err = b.build().err().expect("a cycle is an error");
     assert_eq!(err.code(), "runtime::zero_latency_cycle");
-    let BuildError::ZeroLatencyCycle(cycle) = &err else { panic!("{err}") };
+    let BuildError::ZeroLatencyCycle(cycle) = &err else {
+        panic!("{err}")
+    };
     assert_eq!(cycle.len(), 3);
     assert_eq!(cycle.first(), cycle.last());
     assert!(cycle.contains(&"top.x".to_string()) && cycle.contains(&"top.y".to_string()));
 
     // A connection across domains, and invalid FIFOs.
-    let cases: Vec<(&str, Box<dyn Fn(&mut DesignBuilder, [chronon_runtime::UnitId; 2])>)> = vec![
+    let cases: Vec<(&str, Declare)> = vec![
         (
             "runtime::cross_domain_connection",
             Box::new(|b, [p, q]| {
@@ -392,7 +456,15 @@ fn build_errors_name_the_problem() {
     }
 }
 
-fn fifo_spec(writer: chronon_runtime::UnitId, reader: chronon_runtime::UnitId, depth: u32, sync: u32) -> FifoSpec {
+/// Declares something invalid on a design with units `top.p` (fast) and `top.q` (slow).
+type Declare = Box<dyn Fn(&mut DesignBuilder, [chronon_runtime::UnitId; 2])>;
+
+fn fifo_spec(
+    writer: chronon_runtime::UnitId,
+    reader: chronon_runtime::UnitId,
+    depth: u32,
+    sync: u32,
+) -> FifoSpec {
     FifoSpec {
         name: "f".into(),
         writer,
@@ -431,16 +503,28 @@ fn refused_send_and_assertion_faults_stop_at_the_end_of_the_instant() {
     })
     .expect("unit");
     let mut sim = b.build().expect("design");
-    let Stop::Fault(fault) = sim.run(RunLimit::Edges { domain: clk, count: 10 }) else {
+    let Stop::Fault(fault) = sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 10,
+    }) else {
         panic!("expected a refused send");
     };
     assert_eq!(fault.kind, FaultKind::SendRefused);
     assert_eq!(
-        (fault.unit.as_str(), fault.construct.as_str(), fault.domain.as_str(), fault.cycle),
+        (
+            fault.unit.as_str(),
+            fault.construct.as_str(),
+            fault.domain.as_str(),
+            fault.cycle
+        ),
         ("top.src", "tx", "clk", 1)
     );
     assert_eq!(fault.time.picos(), Ok(Picos::from_integer(1000)));
-    assert!(fault.to_string().contains("send refused on port `tx` in unit `top.src`"));
+    assert!(
+        fault
+            .to_string()
+            .contains("send refused on port `tx` in unit `top.src`")
+    );
     assert_eq!(sim.regs(s), &[2], "the faulting instant committed");
     assert_eq!(sim.edges_done(clk), 2);
     assert_eq!(sim.edges_done(slow), 1, "the 4 ns edge was not processed");
@@ -529,9 +613,20 @@ fn traffic_design(produce: u64) -> (Simulation, [DomainId; 2], [chronon_runtime:
     (b.build().expect("design"), [fast, slow], [p, q, c])
 }
 
-type Snapshot = (Vec<OwnedRecord>, Vec<Vec<u64>>, Vec<Vec<u64>>, [u64; 2], u64);
+type Snapshot = (
+    Vec<OwnedRecord>,
+    Vec<Vec<u64>>,
+    Vec<Vec<u64>>,
+    [u64; 2],
+    u64,
+);
 
-fn snapshot(sim: &Simulation, sink: &SharedSink, d: [DomainId; 2], u: [chronon_runtime::UnitId; 3]) -> Snapshot {
+fn snapshot(
+    sim: &Simulation,
+    sink: &SharedSink,
+    d: [DomainId; 2],
+    u: [chronon_runtime::UnitId; 3],
+) -> Snapshot {
     (
         sink.records(),
         u.iter().map(|&x| sim.regs(x).to_vec()).collect(),
@@ -557,11 +652,23 @@ fn resuming_is_the_same_as_one_run() {
     split.set_trace_sink(Box::new(sink2.clone()));
     for limit in [
         RunLimit::Time(ns(0)),
-        RunLimit::Edges { domain: d2[0], count: 1 },
+        RunLimit::Edges {
+            domain: d2[0],
+            count: 1,
+        },
         RunLimit::Time(Picos::new(1_234_567, 7)),
-        RunLimit::Edges { domain: d2[1], count: 777 },
-        RunLimit::Edges { domain: d2[1], count: 777 },
-        RunLimit::Edges { domain: d2[0], count: 2000 },
+        RunLimit::Edges {
+            domain: d2[1],
+            count: 777,
+        },
+        RunLimit::Edges {
+            domain: d2[1],
+            count: 777,
+        },
+        RunLimit::Edges {
+            domain: d2[0],
+            count: 2000,
+        },
         RunLimit::Time(ns(3000)),
     ] {
         assert_eq!(split.run(limit), Stop::LimitReached);
@@ -575,29 +682,51 @@ fn edge_and_time_limits_process_exactly_the_right_instants() {
     let fast_clock = mhz(1326, 0);
     let slow_clock = mhz(914, 137);
     for n in [1u64, 2, 17, 1000, 1001] {
-        sim.run(RunLimit::Edges { domain: fast, count: n });
+        sim.run(RunLimit::Edges {
+            domain: fast,
+            count: n,
+        });
         let t = fast_clock.edge_time(n - 1).expect("time");
         assert_eq!(sim.edges_done(fast), n);
-        assert_eq!(sim.edges_done(slow), slow_clock.first_edge_after(&t).expect("edge"));
+        assert_eq!(
+            sim.edges_done(slow),
+            slow_clock.first_edge_after(&t).expect("edge")
+        );
         assert_eq!(sim.now().picos(), Ok(t), "the last instant is edge n-1");
     }
     let t = Picos::new(10_000_001, 3);
     sim.run(RunLimit::Time(t));
-    assert_eq!(sim.edges_done(fast), fast_clock.first_edge_after(&t).expect("edge"));
-    assert_eq!(sim.edges_done(slow), slow_clock.first_edge_after(&t).expect("edge"));
+    assert_eq!(
+        sim.edges_done(fast),
+        fast_clock.first_edge_after(&t).expect("edge")
+    );
+    assert_eq!(
+        sim.edges_done(slow),
+        slow_clock.first_edge_after(&t).expect("edge")
+    );
 }
 
 #[test]
 fn finish_completes_the_instant_and_drain_reports_its_limit() {
     let (mut sim, [_, slow], u) = traffic_design(u64::MAX);
     assert_eq!(sim.run(RunLimit::Unbounded), Stop::Finished);
-    assert_eq!(sim.regs(u[2])[0], 5000, "the finishing tick's writes are committed");
+    assert_eq!(
+        sim.regs(u[2])[0],
+        5000,
+        "the finishing tick's writes are committed"
+    );
     assert_eq!(sim.counters(u[2]), &[5000]);
     let finished_at = sim.edges_done(slow);
 
     // Drain: the producer stops at cycle 300; a small limit is reported.
     let (mut a, d, ua) = traffic_design(300);
-    assert_eq!(a.run(RunLimit::Edges { domain: d[0], count: 300 }), Stop::LimitReached);
+    assert_eq!(
+        a.run(RunLimit::Edges {
+            domain: d[0],
+            count: 300
+        }),
+        Stop::LimitReached
+    );
     assert!(a.in_flight() > 0);
     let Drain::LimitReached { in_flight } = a.drain(3) else {
         panic!("three instants cannot drain it");
@@ -613,9 +742,16 @@ fn finish_completes_the_instant_and_drain_reports_its_limit() {
     assert_eq!(a.drain(5), Drain::Drained { instants: 0 });
 
     let (mut b, d, ub) = traffic_design(300);
-    b.run(RunLimit::Edges { domain: d[0], count: 300 });
+    b.run(RunLimit::Edges {
+        domain: d[0],
+        count: 300,
+    });
     assert!(matches!(b.drain(10_000), Drain::Drained { .. }));
-    assert_eq!(b.instants_done(), a.instants_done(), "draining in pieces is the same");
+    assert_eq!(
+        b.instants_done(),
+        a.instants_done(),
+        "draining in pieces is the same"
+    );
     assert_eq!(b.regs(ub[2]), a.regs(ua[2]));
     assert!(finished_at > 0);
 }
@@ -623,7 +759,11 @@ fn finish_completes_the_instant_and_drain_reports_its_limit() {
 /// A native tick calling the `extern "C"` entry points behaves like a Rust one.
 #[test]
 fn native_ticks_use_the_ffi_entry_points() {
-    unsafe extern "C" fn producer(ctx: *mut core::ffi::c_void, cur: *const u64, next: *mut u64) -> u32 {
+    unsafe extern "C" fn producer(
+        ctx: *mut core::ffi::c_void,
+        cur: *const u64,
+        next: *mut u64,
+    ) -> u32 {
         // SAFETY: the runtime passes one register word and a live context.
         unsafe {
             let n = *cur;
@@ -634,7 +774,11 @@ fn native_ticks_use_the_ffi_entry_points() {
         }
         0
     }
-    unsafe extern "C" fn consumer(ctx: *mut core::ffi::c_void, cur: *const u64, next: *mut u64) -> u32 {
+    unsafe extern "C" fn consumer(
+        ctx: *mut core::ffi::c_void,
+        cur: *const u64,
+        next: *mut u64,
+    ) -> u32 {
         let mut v = 0u64;
         // SAFETY: the runtime passes one register word and a live context.
         unsafe {
@@ -661,7 +805,10 @@ fn native_ticks_use_the_ffi_entry_points() {
         b.set_tick(c, NativeTick::new(consumer)).expect("unit");
     }
     let mut sim = b.build().expect("design");
-    let Stop::Fault(fault) = sim.run(RunLimit::Edges { domain: clk, count: 100 }) else {
+    let Stop::Fault(fault) = sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 100,
+    }) else {
         panic!("status 9 stops the run");
     };
     assert_eq!(fault.kind, FaultKind::TickStatus { status: 9 });

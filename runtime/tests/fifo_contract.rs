@@ -1,7 +1,8 @@
 //! The CDC FIFO latency formulas and worked examples of contract §5, pinned.
 
 use chronon_runtime::{
-    Clock, DesignBuilder, DomainId, FifoId, FifoSpec, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx,
+    Clock, DesignBuilder, DomainId, FifoId, FifoSpec, Picos, ReadPort, RunLimit, Simulation, Stop,
+    TickCtx,
 };
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -40,7 +41,10 @@ fn build(
     mut writer: impl FnMut(&mut TickCtx<'_>, FifoId) + 'static,
     mut reader: impl FnMut(&mut TickCtx<'_>, FifoId) + 'static,
 ) -> Bench {
-    let clock = |hz, phase| Clock::from_frequency_hz(Picos::from_integer(hz), Picos::from_integer(phase)).expect("clock");
+    let clock = |hz, phase| {
+        Clock::from_frequency_hz(Picos::from_integer(hz), Picos::from_integer(phase))
+            .expect("clock")
+    };
     let writer_clock = clock(s.writer_hz, s.writer_phase);
     let reader_clock = if s.same_domain {
         writer_clock.clone()
@@ -49,7 +53,11 @@ fn build(
     };
     let mut b = DesignBuilder::new();
     let wd = b.domain("wclk", writer_clock.clone());
-    let rd = if s.same_domain { wd } else { b.domain("rclk", reader_clock.clone()) };
+    let rd = if s.same_domain {
+        wd
+    } else {
+        b.domain("rclk", reader_clock.clone())
+    };
     let w = b.unit("top.writer", wd, &[]);
     let r = b.unit("top.reader", rd, &[]);
     let fifo = b.fifo(FifoSpec {
@@ -61,8 +69,10 @@ fn build(
         width: 1,
         read_port: s.read_port,
     });
-    b.set_tick(w, move |ctx: &mut TickCtx<'_>| writer(ctx, fifo)).expect("unit");
-    b.set_tick(r, move |ctx: &mut TickCtx<'_>| reader(ctx, fifo)).expect("unit");
+    b.set_tick(w, move |ctx: &mut TickCtx<'_>| writer(ctx, fifo))
+        .expect("unit");
+    b.set_tick(r, move |ctx: &mut TickCtx<'_>| reader(ctx, fifo))
+        .expect("unit");
     Bench {
         sim: b.build().expect("valid design"),
         fifo,
@@ -76,11 +86,16 @@ fn build(
 type Log = Rc<RefCell<Vec<(&'static str, Picos)>>>;
 
 fn log_at(log: &Log, what: &'static str, ctx: &TickCtx<'_>) {
-    log.borrow_mut().push((what, ctx.time().picos().expect("time")));
+    log.borrow_mut()
+        .push((what, ctx.time().picos().expect("time")));
 }
 
 fn times(log: &Log, what: &str) -> Vec<Picos> {
-    log.borrow().iter().filter(|(w, _)| *w == what).map(|(_, t)| *t).collect()
+    log.borrow()
+        .iter()
+        .filter(|(w, _)| *w == what)
+        .map(|(_, t)| *t)
+        .collect()
 }
 
 fn setups() -> Vec<Setup> {
@@ -151,11 +166,29 @@ fn write_to_read_latency_follows_the_formula() {
         let sync = u64::from(s.sync);
         let edge = |n: u64| bench.reader_clock.edge_time(n).expect("time");
         let reader = bench.reader;
-        bench.sim.run(RunLimit::Edges { domain: reader, count: k + sync });
-        assert!(bench.sim.fifo_flags(bench.fifo).empty, "{s:?}: empty until edge k+S");
-        bench.sim.run(RunLimit::Edges { domain: reader, count: k + sync + 1 });
-        assert!(!bench.sim.fifo_flags(bench.fifo).empty, "{s:?}: empty deasserts at edge k+S");
-        assert_eq!(bench.sim.run(RunLimit::Edges { domain: reader, count: k + sync + 10 }), Stop::LimitReached);
+        bench.sim.run(RunLimit::Edges {
+            domain: reader,
+            count: k + sync,
+        });
+        assert!(
+            bench.sim.fifo_flags(bench.fifo).empty,
+            "{s:?}: empty until edge k+S"
+        );
+        bench.sim.run(RunLimit::Edges {
+            domain: reader,
+            count: k + sync + 1,
+        });
+        assert!(
+            !bench.sim.fifo_flags(bench.fifo).empty,
+            "{s:?}: empty deasserts at edge k+S"
+        );
+        assert_eq!(
+            bench.sim.run(RunLimit::Edges {
+                domain: reader,
+                count: k + sync + 10
+            }),
+            Stop::LimitReached
+        );
         assert_eq!(times(&log, "write"), vec![t]);
         match s.read_port {
             ReadPort::Registered => {
@@ -196,14 +229,26 @@ fn read_to_credit_latency_follows_the_formula() {
             },
         );
         let writer = bench.writer;
-        bench.sim.run(RunLimit::Edges { domain: writer, count: 1 });
+        bench.sim.run(RunLimit::Edges {
+            domain: writer,
+            count: 1,
+        });
         assert!(!bench.sim.fifo_flags(bench.fifo).full, "{s:?}");
-        bench.sim.run(RunLimit::Edges { domain: writer, count: 2 });
-        assert!(bench.sim.fifo_flags(bench.fifo).full, "{s:?}: full from the second write");
+        bench.sim.run(RunLimit::Edges {
+            domain: writer,
+            count: 2,
+        });
+        assert!(
+            bench.sim.fifo_flags(bench.fifo).full,
+            "{s:?}: full from the second write"
+        );
         bench.sim.run(RunLimit::Time(Picos::from_integer(100_000)));
         let reads = times(&log, "read");
         assert_eq!(reads.len(), 1, "{s:?}");
-        let j = bench.writer_clock.first_edge_after(&reads[0]).expect("edge");
+        let j = bench
+            .writer_clock
+            .first_edge_after(&reads[0])
+            .expect("edge");
         let sync = u64::from(s.sync);
         let edge = |n: u64| bench.writer_clock.edge_time(n).expect("time");
         let writes = times(&log, "write");
@@ -262,7 +307,10 @@ fn worked_examples() {
     let log: Log = Rc::default();
     let (wl, rl) = (log.clone(), log.clone());
     let mut bench = build(
-        &Setup { depth: 2, ..base.clone() },
+        &Setup {
+            depth: 2,
+            ..base.clone()
+        },
         move |ctx, f| {
             if ctx.fifo_try_send(f, &[1]) {
                 log_at(&wl, "write", ctx);
@@ -303,7 +351,10 @@ fn worked_examples() {
     bench.sim.run(RunLimit::Time(Picos::from_integer(500)));
     assert!(bench.sim.fifo_flags(bench.fifo).empty);
     bench.sim.run(RunLimit::Time(Picos::from_integer(750)));
-    assert!(!bench.sim.fifo_flags(bench.fifo).empty, "visible at 0.75 ns");
+    assert!(
+        !bench.sim.fifo_flags(bench.fifo).empty,
+        "visible at 0.75 ns"
+    );
 }
 
 /// take() earlier in the tick frees the output register for request(); a take()

@@ -10,7 +10,9 @@
 //! order alternate across the product so each value appears throughout. Plus a
 //! one-million-instant random stress run at depth 64.
 
-use chronon_runtime::{Clock, DesignBuilder, FifoId, FifoSpec, Picos, ReadPort, RunLimit, Stop, TickCtx};
+use chronon_runtime::{
+    Clock, DesignBuilder, FifoId, FifoSpec, Picos, ReadPort, RunLimit, Stop, TickCtx,
+};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -65,7 +67,10 @@ impl RefFifo {
     }
 
     fn request(&mut self) -> bool {
-        let ok = self.registered && !self.empty && !self.pending_read && (self.output.is_none() || self.took);
+        let ok = self.registered
+            && !self.empty
+            && !self.pending_read
+            && (self.output.is_none() || self.took);
         self.pending_read |= ok;
         ok
     }
@@ -191,7 +196,13 @@ impl Harness {
         }
     }
 
-    fn check<T: PartialEq + std::fmt::Debug>(&mut self, ctx: &TickCtx<'_>, op: &str, got: T, want: T) {
+    fn check<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        ctx: &TickCtx<'_>,
+        op: &str,
+        got: T,
+        want: T,
+    ) {
         self.transitions += 1;
         if self.history.len() == 32 {
             self.history.pop_front();
@@ -287,7 +298,11 @@ impl Harness {
 /// Runs one configuration; returns (instants, compared transitions, items delivered).
 fn run(config: Config) -> (u64, u64, u64) {
     let clock = |f: i128, phase: i128| {
-        Clock::from_frequency_hz(Picos::from_integer(f * 1_000_000), Picos::from_integer(phase)).expect("clock")
+        Clock::from_frequency_hz(
+            Picos::from_integer(f * 1_000_000),
+            Picos::from_integer(phase),
+        )
+        .expect("clock")
     };
     let mut b = DesignBuilder::new();
     let wd = b.domain("wclk", clock(config.writer_mhz, 0));
@@ -319,8 +334,14 @@ fn run(config: Config) -> (u64, u64, u64) {
         config: config.clone(),
     }));
     let (hw, hr) = (harness.clone(), harness.clone());
-    b.set_tick(w, move |ctx: &mut TickCtx<'_>| hw.borrow_mut().write(ctx, fifo)).expect("unit");
-    b.set_tick(r, move |ctx: &mut TickCtx<'_>| hr.borrow_mut().read(ctx, fifo)).expect("unit");
+    b.set_tick(w, move |ctx: &mut TickCtx<'_>| {
+        hw.borrow_mut().write(ctx, fifo)
+    })
+    .expect("unit");
+    b.set_tick(r, move |ctx: &mut TickCtx<'_>| {
+        hr.borrow_mut().read(ctx, fifo)
+    })
+    .expect("unit");
     let mut sim = b.build().expect("valid design");
     let stop = sim.run(RunLimit::Edges {
         domain: wd,
@@ -333,7 +354,14 @@ fn run(config: Config) -> (u64, u64, u64) {
 
 #[test]
 fn matrix_matches_the_reference() {
-    let ratios: [(i128, i128); 6] = [(100, 100), (200, 100), (300, 200), (500, 300), (1000, 1001), (914, 1326)];
+    let ratios: [(i128, i128); 6] = [
+        (100, 100),
+        (200, 100),
+        (300, 200),
+        (500, 300),
+        (1000, 1001),
+        (914, 1326),
+    ];
     let mut index = 0u64;
     let (mut transitions, mut delivered) = (0, 0);
     for (a, b) in ratios {
@@ -342,7 +370,11 @@ fn matrix_matches_the_reference() {
                 for sync in [2, 3, 5] {
                     for traffic in [Traffic::Continuous, Traffic::Burst, Traffic::Random] {
                         index += 1;
-                        let (writer_mhz, reader_mhz) = if index % 2 == 0 { (a, b) } else { (b, a) };
+                        let (writer_mhz, reader_mhz) = if index.is_multiple_of(2) {
+                            (a, b)
+                        } else {
+                            (b, a)
+                        };
                         let config = Config {
                             writer_mhz,
                             reader_mhz,
@@ -350,10 +382,15 @@ fn matrix_matches_the_reference() {
                             depth,
                             sync,
                             traffic,
-                            read_port: if (index / 2) % 2 == 0 { ReadPort::Registered } else { ReadPort::Fwft },
-                            take_first: (index / 4) % 2 == 0,
+                            read_port: if (index / 2).is_multiple_of(2) {
+                                ReadPort::Registered
+                            } else {
+                                ReadPort::Fwft
+                            },
+                            take_first: (index / 4).is_multiple_of(2),
                             seed: index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                            writer_edges: 3000 * (writer_mhz as u64).max(reader_mhz as u64) / writer_mhz as u64,
+                            writer_edges: 3000 * (writer_mhz as u64).max(reader_mhz as u64)
+                                / writer_mhz as u64,
                         };
                         let (instants, t, d) = run(config);
                         assert!(instants >= 3000);
@@ -365,7 +402,10 @@ fn matrix_matches_the_reference() {
         }
     }
     assert_eq!(index, 648);
-    assert!(transitions >= 1_200_000, "{transitions} transitions compared");
+    assert!(
+        transitions >= 1_200_000,
+        "{transitions} transitions compared"
+    );
     assert!(delivered > 100_000, "traffic must flow: {delivered} items");
 }
 

@@ -3,7 +3,8 @@
 //! fan-in, zero latency), a CDC FIFO, a stage register, counters and tracing.
 
 use chronon_runtime::{
-    Clock, DesignBuilder, FifoSpec, Picos, ReadPort, RunLimit, Stop, TickCtx, TraceRecord, TraceSink,
+    Clock, DesignBuilder, FifoSpec, Picos, ReadPort, RunLimit, Stop, TickCtx, TraceRecord,
+    TraceSink,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -60,7 +61,11 @@ impl TraceSink for FoldSink {
 #[test]
 fn running_instants_does_not_allocate() {
     let clock = |f: i128, phase: i128| {
-        Clock::from_frequency_hz(Picos::from_integer(f * 1_000_000), Picos::from_integer(phase)).expect("clock")
+        Clock::from_frequency_hz(
+            Picos::from_integer(f * 1_000_000),
+            Picos::from_integer(phase),
+        )
+        .expect("clock")
     };
     let mut b = DesignBuilder::new();
     let fast = b.domain("fast", clock(1326, 0));
@@ -134,7 +139,13 @@ fn running_instants_does_not_allocate() {
         sum: 0,
     }));
     // Warm-up: the trace buffer reaches its working size.
-    assert_eq!(sim.run(RunLimit::Edges { domain: fast, count: 10_000 }), Stop::LimitReached);
+    assert_eq!(
+        sim.run(RunLimit::Edges {
+            domain: fast,
+            count: 10_000
+        }),
+        Stop::LimitReached
+    );
     let before = sim.instants_done();
     let limit = RunLimit::Edges {
         domain: fast,
@@ -151,7 +162,15 @@ fn running_instants_does_not_allocate() {
     assert_eq!(stop, Stop::LimitReached);
     let instants = sim.instants_done() - before;
     assert!(instants >= 100_000, "{instants} instants");
-    assert!(sim.regs(c)[0] > 30_000, "traffic flowed: {}", sim.regs(c)[0]);
+    assert!(
+        sim.regs(c)[0] > 30_000,
+        "traffic flowed: {}",
+        sim.regs(c)[0]
+    );
     assert!(records.get() > 200_000);
-    assert_eq!(ALLOCATIONS.load(Ordering::Relaxed), 0, "allocations while running");
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "allocations while running"
+    );
 }
