@@ -22,6 +22,8 @@ enum Command {
     Check(cli::check::CheckArgs),
     /// Rewrite design files in the canonical layout (`--check` only reports).
     Fmt(cli::fmt::FmtArgs),
+    /// Compile a design and simulate it; print a summary of the run.
+    Run(cli::run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -29,5 +31,6 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => cli::check::main(args),
         Command::Fmt(args) => cli::fmt::main(args),
+        Command::Run(args) => cli::run::main(args),
     }
 }

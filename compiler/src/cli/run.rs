@@ -1,0 +1,156 @@
+//! `chronc run`: compile a design and simulate it, then print a summary
+//! (or JSON). Exits 0 on a clean stop, 1 on a runtime fault or an
+//! unfinished drain, 2 on a compile error or bad arguments.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use chronon_compiler::diag_render::render_human;
+use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run};
+use chronon_compiler::simulate::EngineKind;
+use chronon_lang::span::SourceMap;
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Which engine runs the design.
+#[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
+pub enum EngineArg {
+    /// The reference interpreter.
+    Interp,
+    /// The Cranelift JIT.
+    #[default]
+    Jit,
+}
+
+/// Arguments of `chronc run`.
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// Design files, compiled together as one design.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Stop after this many edges of `--domain` (default: the first clock).
+    #[arg(long, conflicts_with = "until")]
+    pub cycles: Option<u64>,
+    /// The domain whose edges `--cycles` counts.
+    #[arg(long, requires = "cycles")]
+    pub domain: Option<String>,
+    /// Stop after every instant at or before this time (`5us`, `1/3 ms`).
+    #[arg(long)]
+    pub until: Option<String>,
+    /// After stopping, run on until every channel and FIFO is empty.
+    #[arg(long)]
+    pub drain: bool,
+    /// Instants allowed for draining.
+    #[arg(long, default_value_t = 1_000_000, requires = "drain")]
+    pub drain_limit: u64,
+    /// Override a parameter of the top system: `-p NAME=VALUE`.
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Seed for the run (recorded in the report).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Execution engine.
+    #[arg(long, value_enum, default_value_t = EngineArg::Jit)]
+    pub engine: EngineArg,
+    /// The top system (default: the one system no other system instantiates).
+    #[arg(long)]
+    pub top: Option<String>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+fn usage(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// Runs the subcommand.
+pub fn main(args: RunArgs) -> ExitCode {
+    let mut sources = SourceMap::new();
+    for path in &args.files {
+        match std::fs::read_to_string(path) {
+            Ok(text) => {
+                sources.add(path.display().to_string(), text);
+            }
+            Err(e) => return usage(&format!("cannot read {}: {e}", path.display())),
+        }
+    }
+    let mut params = Vec::new();
+    for p in &args.params {
+        match p.split_once('=') {
+            Some((n, v)) => params.push((n.trim().to_string(), v.trim().to_string())),
+            None => return usage(&format!("`-p {p}` is not NAME=VALUE")),
+        }
+    }
+    let stop = match (&args.cycles, &args.until) {
+        (Some(count), _) => StopAt::Cycles {
+            count: *count,
+            domain: args.domain.clone(),
+        },
+        (None, Some(t)) => match parse_time(t) {
+            Ok(t) => StopAt::Until(t),
+            Err(e) => return usage(&format!("--until: {e}")),
+        },
+        (None, None) => StopAt::Finish,
+    };
+    let options = RunOptions {
+        top: args.top.clone(),
+        params,
+        engine: match args.engine {
+            EngineArg::Interp => EngineKind::Interp,
+            EngineArg::Jit => EngineKind::Jit,
+        },
+        stop,
+        drain: args.drain.then_some(args.drain_limit),
+        seed: args.seed,
+    };
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let mut bar: Option<ProgressBar> = None;
+    let mut progress = |edges: u64, elapsed: Duration| {
+        if !show_progress || elapsed < Duration::from_secs(1) {
+            return;
+        }
+        let b = bar.get_or_insert_with(|| {
+            let b = ProgressBar::new_spinner();
+            if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+                b.set_style(style);
+            }
+            b
+        });
+        let rate = edges as f64 / elapsed.as_secs_f64().max(1e-9);
+        b.set_message(format!("{edges} edges, {rate:.0} edges/s"));
+        b.tick();
+    };
+    let result = run(&mut sources, &options, &mut progress);
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    match result {
+        Err(RunError::Compile(diags)) => {
+            let color = std::io::stderr().is_terminal();
+            eprint!("{}", render_human(&diags, &sources, 100, color));
+            ExitCode::from(2)
+        }
+        Err(RunError::Setup(message)) => usage(&message),
+        Ok(report) => {
+            if args.json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => return usage(&format!("cannot write JSON: {e}")),
+                }
+            } else {
+                print!("{}", report.summary(false));
+            }
+            if report.is_clean() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
