@@ -242,9 +242,10 @@ impl Env {
                 continue;
             };
             let any_used = match u.path.get(2) {
-                Some(item) => self.scopes[m]
-                    .get(&item.name)
-                    .is_some_and(|id| self.used.contains(&(0, *id))),
+                Some(item) => match self.scopes[m].get(&item.name) {
+                    Some(id) => self.used.contains(&(0, *id)),
+                    None => continue,
+                },
                 None => self
                     .used
                     .iter()
@@ -286,25 +287,26 @@ impl Env {
                 if n == "bool" {
                     return Type::Bool;
                 }
-                if let Some(rest) = n.strip_prefix('u').or_else(|| n.strip_prefix('i')) {
-                    if !rest.is_empty() && rest.chars().all(|c| c.is_ascii_digit()) {
-                        return match rest.parse::<u32>() {
-                            Ok(w) if (1..=64).contains(&w) => Type::Int {
-                                signed: n.starts_with('i'),
-                                width: w,
-                            },
-                            _ => {
-                                self.diags.push(
-                                    TypeError::BadWidth {
-                                        span: id.span,
-                                        name: n.to_string(),
-                                    }
-                                    .into_diagnostic(),
-                                );
-                                Type::Error
-                            }
-                        };
-                    }
+                if let Some(rest) = n.strip_prefix('u').or_else(|| n.strip_prefix('i'))
+                    && !rest.is_empty()
+                    && rest.chars().all(|c| c.is_ascii_digit())
+                {
+                    return match rest.parse::<u32>() {
+                        Ok(w) if (1..=64).contains(&w) => Type::Int {
+                            signed: n.starts_with('i'),
+                            width: w,
+                        },
+                        _ => {
+                            self.diags.push(
+                                TypeError::BadWidth {
+                                    span: id.span,
+                                    name: n.to_string(),
+                                }
+                                .into_diagnostic(),
+                            );
+                            Type::Error
+                        }
+                    };
                 }
                 match self.lookup(module, n) {
                     Some(item) => self.item_type(item, id),
@@ -317,7 +319,7 @@ impl Env {
         }
     }
 
-    fn item_type(&mut self, item: ItemId, use_site: &ast::Ident) -> Type {
+    pub(crate) fn item_type(&mut self, item: ItemId, use_site: &ast::Ident) -> Type {
         if let Some(t) = self.types.get(&item) {
             return t.clone();
         }
@@ -945,6 +947,63 @@ impl<'e> BodyCx<'e> {
         self.env.diags.push(e.into_diagnostic());
     }
 
+    /// A compile-time integer written inside a body: checked here, so that a
+    /// local or register in it is reported as "not constant" rather than unknown.
+    fn const_here(&mut self, e: &ast::Expr, what: &'static str) -> Option<i128> {
+        let te = if self.is_untyped(e) {
+            self.check(
+                e,
+                Some(&Type::Int {
+                    signed: true,
+                    width: 64,
+                }),
+            )
+        } else {
+            self.check(e, None)
+        };
+        if te.ty == Type::Error {
+            return None;
+        }
+        if !te.ty.is_int() {
+            self.err(TypeError::Mismatch {
+                span: e.span,
+                expected: "an integer".into(),
+                found: te.ty.to_string(),
+            });
+            return None;
+        }
+        match eval(&te) {
+            Ok(v) => v.as_int(),
+            Err(_) => {
+                self.err(TypeError::NotConstant { span: e.span, what });
+                None
+            }
+        }
+    }
+
+    /// Resolves a type written inside a body (array lengths may not read state).
+    fn type_here(&mut self, t: &ast::TypeExpr) -> Type {
+        match &t.kind {
+            ast::TypeExprKind::Array(elem, len) => {
+                let elem = self.type_here(elem);
+                match self.const_here(len, "an array length") {
+                    Some(n) if (1..=1 << 20).contains(&n) => Type::Array(Box::new(elem), n as u32),
+                    Some(n) => {
+                        self.err(TypeError::OutOfRange {
+                            span: len.span,
+                            what: "array length",
+                            value: n,
+                            range: "in 1..=1048576",
+                        });
+                        Type::Error
+                    }
+                    None => Type::Error,
+                }
+            }
+            ast::TypeExprKind::Named(_) => self.env.resolve_type(self.module, &self.params, t),
+        }
+    }
+
     fn declare(&mut self, name: &ast::Ident, ty: Type) -> usize {
         let id = self.locals.len();
         self.locals.push(d::Local {
@@ -1033,15 +1092,17 @@ impl<'e> BodyCx<'e> {
     }
 
     fn expect(&mut self, e: Expr, want: Option<&Type>) -> Expr {
-        if let Some(w) = want {
-            if *w != e.ty && e.ty != Type::Error && *w != Type::Error {
-                self.err(TypeError::Mismatch {
-                    span: e.span,
-                    expected: w.to_string(),
-                    found: e.ty.to_string(),
-                });
-                return err_expr(e.span);
-            }
+        if let Some(w) = want
+            && *w != e.ty
+            && e.ty != Type::Error
+            && *w != Type::Error
+        {
+            self.err(TypeError::Mismatch {
+                span: e.span,
+                expected: w.to_string(),
+                found: e.ty.to_string(),
+            });
+            return err_expr(e.span);
         }
         e
     }
@@ -1249,14 +1310,14 @@ impl<'e> BodyCx<'e> {
                 match &a.ty {
                     Type::Array(t, n) => {
                         let ty = (**t).clone();
-                        if let ExprKind::Const(Value::Int(k)) = idx.kind {
-                            if k >= i128::from(*n) {
-                                self.err(TypeError::IndexOutOfRange {
-                                    span: i.span,
-                                    index: k,
-                                    len: u64::from(*n),
-                                });
-                            }
+                        if let ExprKind::Const(Value::Int(k)) = idx.kind
+                            && k >= i128::from(*n)
+                        {
+                            self.err(TypeError::IndexOutOfRange {
+                                span: i.span,
+                                index: k,
+                                len: u64::from(*n),
+                            });
                         }
                         self.expect(mk(ExprKind::Index(Box::new(a), Box::new(idx)), ty), want)
                     }
@@ -1411,6 +1472,7 @@ impl<'e> BodyCx<'e> {
             A::ArrayLit(elems) => {
                 let elem_want = match want {
                     Some(Type::Array(t, _)) => Some((**t).clone()),
+                    Some(Type::Error) => Some(Type::Error),
                     _ => None,
                 };
                 let mut out = Vec::new();
@@ -1439,12 +1501,11 @@ impl<'e> BodyCx<'e> {
             A::ArrayRepeat(v, n) => {
                 let elem_want = match want {
                     Some(Type::Array(t, _)) => Some((**t).clone()),
+                    Some(Type::Error) => Some(Type::Error),
                     _ => None,
                 };
                 let v = self.check(v, elem_want.as_ref());
-                let count = self
-                    .env
-                    .const_int(self.module, &self.params, n, "an array length");
+                let count = self.const_here(n, "an array length");
                 match count {
                     Some(c) if (1..=1 << 20).contains(&c) && v.ty != Type::Error => {
                         let ty = Type::Array(Box::new(v.ty.clone()), c as u32);
@@ -1543,8 +1604,11 @@ impl<'e> BodyCx<'e> {
                         let a = self.check(l, None);
                         (a, err_expr(span))
                     }
-                    _ => {
+                    (_, r_untyped) => {
                         let a = self.check(l, operand_want);
+                        if a.ty == Type::Error && r_untyped {
+                            return err_expr(span);
+                        }
                         let b = self.check(r, Some(&a.ty).filter(|t| **t != Type::Error));
                         (a, b)
                     }
@@ -1650,15 +1714,15 @@ impl<'e> BodyCx<'e> {
                 return MethodResult::Error;
             }
             let pipe = self.index(&args[0]);
-            if let ExprKind::Const(Value::Int(k)) = pipe.kind {
-                if k >= i128::from(st.pipes) {
-                    self.err(TypeError::IndexOutOfRange {
-                        span: args[0].span,
-                        index: k,
-                        len: u64::from(st.pipes),
-                    });
-                    return MethodResult::Error;
-                }
+            if let ExprKind::Const(Value::Int(k)) = pipe.kind
+                && k >= i128::from(st.pipes)
+            {
+                self.err(TypeError::IndexOutOfRange {
+                    span: args[0].span,
+                    index: k,
+                    len: u64::from(st.pipes),
+                });
+                return MethodResult::Error;
             }
             if pipe.ty == Type::Error {
                 return MethodResult::Error;
@@ -1775,19 +1839,19 @@ impl<'e> BodyCx<'e> {
     }
 
     fn note_stage(&mut self, stage: usize, pipe: &Expr, span: Span) {
-        if let ExprKind::Const(Value::Int(p)) = pipe.kind {
-            if let Some(first) = self.stage_writes.insert((stage, p), span) {
-                let name = self
-                    .unit
-                    .as_ref()
-                    .map_or(String::new(), |u| u.stages[stage].name.clone());
-                self.err(TypeError::StageTwice {
-                    span,
-                    first,
-                    stage: name,
-                    pipe: p,
-                });
-            }
+        if let ExprKind::Const(Value::Int(p)) = pipe.kind
+            && let Some(first) = self.stage_writes.insert((stage, p), span)
+        {
+            let name = self
+                .unit
+                .as_ref()
+                .map_or(String::new(), |u| u.stages[stage].name.clone());
+            self.err(TypeError::StageTwice {
+                span,
+                first,
+                stage: name,
+                pipe: p,
+            });
         }
     }
 
@@ -1830,9 +1894,7 @@ impl<'e> BodyCx<'e> {
         let span = s.span;
         let kind = match &s.kind {
             S::Let { name, ty, value } => {
-                let want = ty
-                    .as_ref()
-                    .map(|t| self.env.resolve_type(self.module, &self.params, t));
+                let want = ty.as_ref().map(|t| self.type_here(t));
                 let v = self.check(value, want.as_ref());
                 let ty = want.unwrap_or_else(|| v.ty.clone());
                 let l = self.declare(name, ty);
@@ -1927,14 +1989,13 @@ impl<'e> BodyCx<'e> {
                     Some(b) => self.nested(b),
                     None => Vec::new(),
                 };
-                let mut built: Vec<(Cond, Vec<Stmt>, Option<(usize, Expr)>, Option<Expr>)> =
-                    Vec::new();
+                let mut built: Vec<(Vec<Stmt>, ArmCond)> = Vec::new();
                 for (c, b) in arms {
                     match c {
                         Cond::Expr(e) => {
                             let ce = self.check(e, Some(&Type::Bool));
                             let body = self.nested(b);
-                            built.push((c.clone(), body, None, Some(ce)));
+                            built.push((body, ArmCond::Bool(ce)));
                         }
                         Cond::LetSome(n, e) => {
                             let v = self.check(e, None);
@@ -1955,30 +2016,29 @@ impl<'e> BodyCx<'e> {
                             let l = self.declare(n, inner);
                             let body = self.nested(b);
                             self.scopes.pop();
-                            built.push((c.clone(), body, Some((l, v)), None));
+                            built.push((body, ArmCond::Some(l, v)));
                         }
                     }
                 }
                 // Chain from the last arm backwards: else-if becomes nesting.
                 let mut result: Option<StmtKind> = None;
-                for (_, body, some, cond) in built.into_iter().rev() {
+                for (body, cond) in built.into_iter().rev() {
                     let otherwise = match result.take() {
                         Some(k) => vec![Stmt { kind: k, span }],
                         None => std::mem::take(&mut tail),
                     };
-                    result = Some(match (some, cond) {
-                        (Some((binding, value)), _) => StmtKind::IfSome {
+                    result = Some(match cond {
+                        ArmCond::Some(binding, value) => StmtKind::IfSome {
                             binding,
                             value,
                             then: body,
                             otherwise,
                         },
-                        (None, Some(cond)) => StmtKind::If {
+                        ArmCond::Bool(cond) => StmtKind::If {
                             cond,
                             then: body,
                             otherwise,
                         },
-                        (None, None) => unreachable!("an if arm has a condition"),
                     });
                 }
                 result?
@@ -1990,12 +2050,8 @@ impl<'e> BodyCx<'e> {
                 end,
                 body,
             } => {
-                let a = self
-                    .env
-                    .const_int(self.module, &self.params, start, "a loop bound");
-                let b = self
-                    .env
-                    .const_int(self.module, &self.params, end, "a loop bound");
+                let a = self.const_here(start, "a loop bound");
+                let b = self.const_here(end, "a loop bound");
                 let (a, b) = (a?, b?);
                 let range = 0..=i128::from(u32::MAX);
                 if !range.contains(&a) || !range.contains(&b) {
@@ -2166,19 +2222,18 @@ impl<'e> BodyCx<'e> {
                 match (p, &sc.ty) {
                     (Pattern::Wildcard(_), _) => wildcard = true,
                     (Pattern::Int(v, suffix, ps), Type::Int { .. }) => {
-                        if let Some((signed, width)) = suffix {
-                            if (Type::Int {
+                        if let Some((signed, width)) = suffix
+                            && (Type::Int {
                                 signed: *signed,
                                 width: *width,
                             }) != sc.ty
-                            {
-                                self.err(TypeError::Mismatch {
-                                    span: *ps,
-                                    expected: sc.ty.to_string(),
-                                    found: format!("{}{}", if *signed { "i" } else { "u" }, width),
-                                });
-                                continue;
-                            }
+                        {
+                            self.err(TypeError::Mismatch {
+                                span: *ps,
+                                expected: sc.ty.to_string(),
+                                found: format!("{}{}", if *signed { "i" } else { "u" }, width),
+                            });
+                            continue;
                         }
                         if !fits(*v, &sc.ty) {
                             self.err(TypeError::LiteralOverflow {
@@ -2289,14 +2344,14 @@ impl<'e> BodyCx<'e> {
                 let idx = self.index(i);
                 match &ty {
                     Type::Array(t, n) => {
-                        if let ExprKind::Const(Value::Int(k)) = idx.kind {
-                            if k >= i128::from(*n) {
-                                self.err(TypeError::IndexOutOfRange {
-                                    span: i.span,
-                                    index: k,
-                                    len: u64::from(*n),
-                                });
-                            }
+                        if let ExprKind::Const(Value::Int(k)) = idx.kind
+                            && k >= i128::from(*n)
+                        {
+                            self.err(TypeError::IndexOutOfRange {
+                                span: i.span,
+                                index: k,
+                                len: u64::from(*n),
+                            });
                         }
                         path.push(PlaceElem::Index(idx));
                         Some((r, path, (**t).clone()))
@@ -2315,6 +2370,11 @@ impl<'e> BodyCx<'e> {
             _ => None,
         }
     }
+}
+
+enum ArmCond {
+    Bool(Expr),
+    Some(usize, Expr),
 }
 
 enum MethodResult {
@@ -2353,18 +2413,16 @@ fn fold(e: Expr) -> Expr {
         ExprKind::Const(_) => false,
         _ => false,
     };
-    if all_const {
-        if let Ok(v) = eval(&e) {
-            let v = match v {
-                Value::Int(x) => Value::Int(wrap(x, &e.ty)),
-                other => other,
-            };
-            return Expr {
-                kind: ExprKind::Const(v),
-                ty: e.ty,
-                span: e.span,
-            };
-        }
+    if all_const && let Ok(v) = eval(&e) {
+        let v = match v {
+            Value::Int(x) => Value::Int(wrap(x, &e.ty)),
+            other => other,
+        };
+        return Expr {
+            kind: ExprKind::Const(v),
+            ty: e.ty,
+            span: e.span,
+        };
     }
     e
 }

@@ -38,6 +38,8 @@ enum InstRef {
 enum Slot {
     One(InstRef, Span),
     Array(Vec<Option<InstRef>>, Span),
+    /// An instance that failed to elaborate (already reported): links to it are skipped.
+    Failed(Span),
 }
 
 /// Elaboration state for one design.
@@ -56,6 +58,9 @@ pub struct Elab<'e> {
     /// FIFOs.
     pub fifos: Vec<d::CdcFifo>,
     sys_stack: Vec<ItemId>,
+    /// Inputs named by a link: if the link failed it was reported, so the
+    /// input is not reported as undriven as well.
+    excused: HashSet<PortRef>,
 }
 
 /// Converts a written time or frequency to picoseconds; `Err` names the problem.
@@ -125,6 +130,7 @@ impl<'e> Elab<'e> {
             channels: Vec::new(),
             fifos: Vec::new(),
             sys_stack: Vec::new(),
+            excused: HashSet::new(),
         };
         e.elaborate_clocks();
         e
@@ -400,7 +406,7 @@ impl<'e> Elab<'e> {
                     self.err(ElabError::InstanceElement {
                         span: *span,
                         message: format!(
-                            "elements {} of instance array `{name}` are never declared",
+                            "element(s) {} of instance array `{name}` never declared",
                             missing.join(", ")
                         ),
                     });
@@ -528,7 +534,7 @@ impl<'e> Elab<'e> {
                         (None, None) => {
                             if let Some(prev) = slots.get(&name.name) {
                                 let previous = match prev {
-                                    Slot::One(_, s) | Slot::Array(_, s) => *s,
+                                    Slot::One(_, s) | Slot::Array(_, s) | Slot::Failed(s) => *s,
                                 };
                                 self.err(ResolveError::Duplicate {
                                     span: name.span,
@@ -537,9 +543,10 @@ impl<'e> Elab<'e> {
                                 });
                                 continue;
                             }
-                            if let Some(r) = make(self, None) {
-                                slots.insert(name.name.clone(), Slot::One(r, *span));
-                            }
+                            match make(self, None) {
+                                Some(r) => slots.insert(name.name.clone(), Slot::One(r, *span)),
+                                None => slots.insert(name.name.clone(), Slot::Failed(*span)),
+                            };
                         }
                         (None, Some(n)) => {
                             if !(1..=1 << 20).contains(&n) {
@@ -576,6 +583,7 @@ impl<'e> Elab<'e> {
                                 .entry(name.name.clone())
                                 .or_insert_with(|| Slot::Array(Vec::new(), *span));
                             match entry {
+                                Slot::Failed(_) => {}
                                 Slot::One(..) => {
                                     self.err(ElabError::InstanceElement {
                                         span: *span,
@@ -780,6 +788,7 @@ impl<'e> Elab<'e> {
             return None;
         };
         let r = match (slot, &ep.index) {
+            (Slot::Failed(_), _) => return None,
             (Slot::One(r, _), None) => r.clone(),
             (Slot::Array(elems, _), Some(e)) => {
                 let i = self.const_in(module, params, e, "an instance index")?;
@@ -965,10 +974,12 @@ impl<'e> Elab<'e> {
                     capacity,
                     span,
                 } => {
-                    let (Some(a), Some(b)) = (
-                        self.endpoint(module, params, slots, from),
-                        self.endpoint(module, params, slots, to),
-                    ) else {
+                    let a = self.endpoint(module, params, slots, from);
+                    let b = self.endpoint(module, params, slots, to);
+                    if let Some(b) = &b {
+                        self.excused.insert(b.port);
+                    }
+                    let (Some(a), Some(b)) = (a, b) else {
                         continue;
                     };
                     if !self.directions(&a, &b) {
@@ -1049,10 +1060,12 @@ impl<'e> Elab<'e> {
                     sync,
                     span,
                 } => {
-                    let (Some(a), Some(b)) = (
-                        self.endpoint(module, params, slots, from),
-                        self.endpoint(module, params, slots, to),
-                    ) else {
+                    let a = self.endpoint(module, params, slots, from);
+                    let b = self.endpoint(module, params, slots, to);
+                    if let Some(b) = &b {
+                        self.excused.insert(b.port);
+                    }
+                    let (Some(a), Some(b)) = (a, b) else {
                         continue;
                     };
                     if !self.directions(&a, &b) {
@@ -1070,15 +1083,15 @@ impl<'e> Elab<'e> {
                             continue;
                         }
                     };
-                    if let PortKind::Out { rate } = a.kind {
-                        if rate > 1 {
-                            self.err(ElabError::FifoSide {
+                    if let PortKind::Out { rate } = a.kind
+                        && rate > 1
+                    {
+                        self.err(ElabError::FifoSide {
                                 span: from.span,
                                 message: format!("output `{}` has rate {rate}, but a CDC FIFO takes one write per edge", self.port_name(a.port)),
                                 help: "feed the FIFO from an output of rate 1",
                             });
-                            continue;
-                        }
+                        continue;
                     }
                     if a.ty != b.ty {
                         self.err(ElabError::PayloadMismatch {
@@ -1164,12 +1177,11 @@ impl<'e> Elab<'e> {
             .collect();
         for (i, inst) in self.instances.iter().enumerate() {
             for (pi, p) in self.specs[inst.spec].ports.iter().enumerate() {
-                if p.dir == Dir::In
-                    && !driven.contains(&PortRef {
-                        instance: i,
-                        port: pi,
-                    })
-                {
+                let r = PortRef {
+                    instance: i,
+                    port: pi,
+                };
+                if p.dir == Dir::In && !driven.contains(&r) && !self.excused.contains(&r) {
                     let port = format!("{}.{}", inst.path, p.name);
                     self.env.diags.push(
                         ElabError::Undriven {

@@ -267,7 +267,7 @@ impl IntoDiagnostic for TypeError {
             OutOfRange { span, what, value, range } => Diagnostic::error("E0324", format!("{what} {value} is out of range"), span, format!("must be {range}"))
                 .with_help(format!("{what} must be {range}")),
             UnusedState { span, what, name } => Diagnostic::warning("W0301", format!("{what} `{name}` is never used"), span, "unused")
-                .with_help(format!("remove it, or prefix the name with `_`")),
+                .with_help("remove it, or prefix the name with `_`".to_string()),
             UnusedPort { span, name } => Diagnostic::warning("W0302", format!("port `{name}` is never used by the tick"), span, "unused")
                 .with_help("remove it, or prefix the name with `_`"),
             Unreachable { span, after } => Diagnostic::warning("W0303", "unreachable statement", span, "never runs")

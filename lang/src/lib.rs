@@ -107,6 +107,10 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
             let span = env.items[i].item.name().span;
             env.function(i, span);
         }
+        if matches!(env.items[i].item, Item::Struct(_) | Item::Enum(_)) {
+            let name = env.items[i].item.name().clone();
+            env.item_type(i, &name);
+        }
         if matches!(env.items[i].item, Item::Const(_)) {
             let span = env.items[i].item.name().span;
             env.const_value(i, span);
@@ -214,7 +218,8 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
         if instantiated_units.contains(&name.name) {
             continue;
         }
-        if !systems.is_empty() && !name.name.starts_with('_') {
+        if !systems.is_empty() && !instantiated.contains(&name.name) && !name.name.starts_with('_')
+        {
             env.diags.push(
                 ElabError::UnusedUnit {
                     span: name.span,

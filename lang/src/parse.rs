@@ -131,10 +131,10 @@ pub fn parse_file(file: FileId, text: &str) -> (Module, Vec<Diagnostic>) {
                     base: start,
                     diags: &mut diags,
                 };
-                if let Some(item) = item_eoi.into_inner().next() {
-                    if let Some(it) = b.item(item) {
-                        module.items.push(it);
-                    }
+                if let Some(item) = item_eoi.into_inner().next()
+                    && let Some(it) = b.item(item)
+                {
+                    module.items.push(it);
                 }
             }
             Err(e) => diags.push(syntax_error(file, start, chunk, e).into_diagnostic()),
@@ -144,20 +144,54 @@ pub fn parse_file(file: FileId, text: &str) -> (Module, Vec<Diagnostic>) {
 }
 
 fn syntax_error(file: FileId, base: usize, chunk: &str, e: pest::error::Error<Rule>) -> ParseError {
-    let pos = match e.location {
-        pest::error::InputLocation::Pos(p) => p,
-        pest::error::InputLocation::Span((s, _)) => s,
+    // Pest names only rules in its plain errors; the detailed attempts also
+    // name the literal tokens expected at the farthest position. Detail costs
+    // time, so it is switched on only once a first error is seen (and left
+    // on, so that every later report is made the same way).
+    pest::set_error_detail(true);
+    let detailed = ChrParser::parse(Rule::item_eoi, chunk)
+        .err()
+        .and_then(|e| e.parse_attempts());
+    let (pos, mut expected) = match detailed {
+        Some(att) => {
+            let mut words: Vec<String> = Vec::new();
+            for t in att.expected_tokens() {
+                let token = t.to_string();
+                let is_range = token.len() == 4 && &token[1..3] == "..";
+                if !is_range
+                    && token != "BUILTIN_RULE"
+                    && !token.trim().is_empty()
+                    && !token.starts_with("//")
+                    && !token.starts_with("/*")
+                {
+                    words.push(format!("`{token}`"));
+                }
+            }
+            for cs in att.call_stacks() {
+                let rule = cs.deepest.get_rule().copied().or(cs.parent);
+                if let Some(w) = rule.and_then(describe) {
+                    words.push(w.to_string());
+                }
+            }
+            (att.max_position, words)
+        }
+        None => {
+            let pos = match e.location {
+                pest::error::InputLocation::Pos(p) => p,
+                pest::error::InputLocation::Span((s, _)) => s,
+            };
+            let words = match &e.variant {
+                pest::error::ErrorVariant::ParsingError { positives, .. } => positives
+                    .iter()
+                    .filter_map(|r| describe(*r))
+                    .map(str::to_string)
+                    .collect(),
+                pest::error::ErrorVariant::CustomError { message } => vec![message.clone()],
+            };
+            (pos, words)
+        }
     };
-    let mut expected: Vec<String> = match &e.variant {
-        pest::error::ErrorVariant::ParsingError { positives, .. } => positives
-            .iter()
-            .filter_map(|r| describe(*r))
-            .map(str::to_string)
-            .collect(),
-        pest::error::ErrorVariant::CustomError { message } => vec![message.clone()],
-    };
-    expected.sort();
-    expected.dedup();
+    simplify_expected(&mut expected);
     let rest = &chunk[pos.min(chunk.len())..];
     let found = match rest.chars().next() {
         None => "end of item".to_string(),
@@ -176,6 +210,53 @@ fn syntax_error(file: FileId, base: usize, chunk: &str, e: pest::error::Error<Ru
         expected,
         found,
     }
+}
+
+/// Shortens an "expected" list: binary operators collapse into "an
+/// operator", the tokens that can start an expression disappear behind "an
+/// expression", and "an item" is dropped when anything more precise remains.
+fn simplify_expected(words: &mut Vec<String>) {
+    const BINARY: &[&str] = &[
+        "`!=`", "`%`", "`&&`", "`&`", "`*`", "`+`", "`-`", "`.`", "`/`", "`<<`", "`<=`", "`<`",
+        "`==`", "`>=`", "`>>`", "`>`", "`[`", "`^`", "`as`", "`|`", "`||`",
+    ];
+    const EXPR_START: &[&str] = &[
+        "`!`",
+        "`(`",
+        "`-`",
+        "`0b`",
+        "`0x`",
+        "`[`",
+        "`_`",
+        "`false`",
+        "`true`",
+        "`~`",
+        "a unary operator",
+    ];
+    let binary = words
+        .iter()
+        .filter(|w| BINARY.contains(&w.as_str()))
+        .count();
+    if binary >= 4 {
+        words.retain(|w| !BINARY.contains(&w.as_str()));
+        words.push("an operator".to_string());
+    }
+    if words.iter().any(|w| w == "an expression")
+        || words
+            .iter()
+            .filter(|w| EXPR_START.contains(&w.as_str()))
+            .count()
+            >= 4
+    {
+        words.retain(|w| !EXPR_START.contains(&w.as_str()));
+        words.push("an expression".to_string());
+    }
+    let item = "an item (`use`, `const`, `clock`, `struct`, `enum`, `fn`, `unit`, `system`)";
+    if words.len() > 1 {
+        words.retain(|w| w != item);
+    }
+    words.sort();
+    words.dedup();
 }
 
 /// Words for a grammar rule in "expected ..." messages; `None` hides it.
@@ -350,10 +431,11 @@ fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(us
         i += 1;
         let at_end = stack.is_empty() && ((c == b'}' && braced) || (c == b';' && !braced));
         if at_end || (stack.is_empty() && c == b'}' && !braced) {
-            if let Some(s) = item_start.take() {
-                if !too_deep && !bad_item {
-                    items.push((s, i));
-                }
+            if let Some(s) = item_start.take()
+                && !too_deep
+                && !bad_item
+            {
+                items.push((s, i));
             }
             too_deep = false;
             bad_item = false;
@@ -786,6 +868,16 @@ impl Builder<'_> {
                     } else {
                         otherwise = Some(self.block(x));
                     }
+                }
+                if arms.len() > MAX_EXPR_DEPTH {
+                    self.diags.push(
+                        ParseError::TooDeep {
+                            span,
+                            limit: MAX_EXPR_DEPTH,
+                        }
+                        .into_diagnostic(),
+                    );
+                    return None;
                 }
                 StmtKind::If { arms, otherwise }
             }
