@@ -7,7 +7,7 @@
 //!
 //! - **Pattern mode**: when the domains' hyperperiod holds few instants, the
 //!   instants of one hyperperiod are precomputed once every domain has started,
-//!   and replayed by adding the hyperperiod.
+//!   and replayed: each step adds the precomputed distance to the next instant.
 //! - **Merge mode** (fallback, and before every domain has started): each domain
 //!   keeps its next edge in ticks and the earliest ones are merged.
 //!
@@ -114,10 +114,9 @@ impl Default for CalendarConfig {
 /// The precomputed instants of one hyperperiod.
 #[derive(Debug, Clone)]
 struct Pattern {
-    /// Ticks after which the pattern repeats.
-    hyperperiod: u128,
-    /// Offset of each instant from the anchor (the first instant of a repetition).
-    offsets: Vec<u128>,
+    /// Per instant, the distance to the next one (the last wraps around the
+    /// hyperperiod), so a step is one addition.
+    steps: Vec<u128>,
     /// Per instant, the range of `domains` holding the domains with an edge.
     spans: Vec<(u32, u32)>,
     domains: Vec<u32>,
@@ -141,13 +140,13 @@ pub struct Calendar {
     /// The time of the next instant (valid unless `exhausted`).
     upcoming: u128,
     pattern: Option<Pattern>,
-    /// Pattern mode state: the anchor tick and the index of the next instant.
+    /// Pattern mode state: whether it is on, and the index of the next instant.
     in_pattern: bool,
-    anchor: u128,
     position: usize,
     current_span: (u32, u32),
     /// Whether the next step is known to overflow.
-    exhausted: Option<TimeError>,
+    /// Why the next step cannot be taken (an overflow), if so.
+    exhausted: Option<&'static str>,
 }
 
 /// The time base (LCM of denominators) of a set of clocks and their tick clocks.
@@ -192,12 +191,9 @@ impl Calendar {
             upcoming: ticks.iter().map(|c| c.phase).min().unwrap_or(0),
             pattern: None,
             in_pattern: false,
-            anchor: 0,
             position: 0,
             current_span: (0, 0),
-            exhausted: ticks
-                .is_empty()
-                .then_some(TimeError::Overflow("calendar without clocks")),
+            exhausted: ticks.is_empty().then_some("calendar without clocks"),
             clocks: ticks,
         };
         calendar.pattern = calendar.build_pattern(config.pattern_limit);
@@ -267,8 +263,14 @@ impl Calendar {
             spans.push((from, u32::try_from(domains.len()).ok()?));
         }
         Some(Pattern {
-            hyperperiod,
-            offsets,
+            steps: offsets
+                .iter()
+                .skip(1)
+                .copied()
+                .chain(std::iter::once(hyperperiod))
+                .zip(&offsets)
+                .map(|(next, this)| next - this)
+                .collect(),
             spans,
             domains,
             start,
@@ -278,25 +280,24 @@ impl Calendar {
     /// The time, in ticks, of the next instant (without consuming it).
     #[inline]
     pub fn peek_ticks(&self) -> Result<u128, TimeError> {
-        match &self.exhausted {
+        match self.exhausted {
             None => Ok(self.upcoming),
-            Some(e) => Err(e.clone()),
+            Some(what) => Err(TimeError::Overflow(what)),
         }
     }
 
     /// Moves to the next instant.
     #[inline]
     pub fn advance(&mut self) -> Result<(), TimeError> {
-        if let Some(e) = &self.exhausted {
-            return Err(e.clone());
+        if let Some(what) = self.exhausted {
+            return Err(TimeError::Overflow(what));
         }
         if !self.in_pattern
             && let Some(p) = &self.pattern
             && self.upcoming >= p.start
         {
-            // Every domain has started: the next instant is a repetition anchor.
+            // Every domain has started: the next instant is the pattern's first.
             self.in_pattern = true;
-            self.anchor = self.upcoming;
             self.position = 0;
         }
         if self.in_pattern {
@@ -309,7 +310,8 @@ impl Calendar {
     #[inline]
     fn pattern_step(&mut self) -> Result<(), TimeError> {
         let p = self.pattern.as_ref().expect("pattern mode has a pattern");
-        let span = p.spans[self.position];
+        let position = self.position;
+        let span = p.spans[position];
         for &d in &p.domains[span.0 as usize..span.1 as usize] {
             let d = d as usize;
             let n = self.next_cycle[d];
@@ -318,17 +320,15 @@ impl Calendar {
         }
         self.current_time = self.upcoming;
         self.current_span = span;
-        self.position += 1;
-        if self.position == p.offsets.len() {
-            self.position = 0;
-            match self.anchor.checked_add(p.hyperperiod) {
-                Some(a) => self.anchor = a,
-                None => self.exhausted = Some(TimeError::Overflow("calendar time")),
-            }
-        }
-        match self.anchor.checked_add(p.offsets[self.position]) {
+        self.position = if position + 1 == p.steps.len() {
+            0
+        } else {
+            position + 1
+        };
+        // The next instant is a fixed distance away: one addition per step.
+        match self.upcoming.checked_add(p.steps[position]) {
             Some(t) => self.upcoming = t,
-            None => self.exhausted = Some(TimeError::Overflow("calendar time")),
+            None => self.exhausted = Some("calendar time"),
         }
         Ok(())
     }
@@ -346,7 +346,7 @@ impl Calendar {
                 self.next_cycle[d] = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
                 match self.next_time[d].checked_add(self.clocks[d].period) {
                     Some(nt) => self.next_time[d] = nt,
-                    None => self.exhausted = Some(TimeError::Overflow("calendar time")),
+                    None => self.exhausted = Some("calendar time"),
                 }
             }
             upcoming = upcoming.min(self.next_time[d]);

@@ -46,6 +46,8 @@ pub(crate) struct Core {
     pub(crate) tracing: bool,
     pub(crate) faults: Vec<Fault>,
     pub(crate) finish: bool,
+    /// Set with `finish` or a fault: one check per instant.
+    pub(crate) stop_requested: bool,
     /// Items sent and not yet received, over every connection and FIFO.
     pub(crate) in_flight: u64,
 }
@@ -60,6 +62,7 @@ impl Core {
         time: Timestamp,
     ) {
         let meta = &self.units[unit as usize];
+        self.stop_requested = true;
         self.faults.push(Fault {
             kind,
             unit: meta.path.clone(),
@@ -300,6 +303,7 @@ impl Simulation {
             tracing: false,
             faults: Vec::new(),
             finish: false,
+            stop_requested: false,
             in_flight: 0,
         };
         Ok(Simulation {
@@ -424,6 +428,7 @@ impl Simulation {
     pub fn run(&mut self, limit: RunLimit) -> Stop {
         self.core.faults.clear();
         self.core.finish = false;
+        self.core.stop_requested = false;
         let last_tick = match &limit {
             RunLimit::Edges { domain, count } => {
                 if *count == 0 {
@@ -458,6 +463,7 @@ impl Simulation {
     pub fn drain(&mut self, max_instants: u64) -> Drain {
         self.core.faults.clear();
         self.core.finish = false;
+        self.core.stop_requested = false;
         let mut done = 0;
         while self.core.in_flight > 0 {
             if done == max_instants {
@@ -548,6 +554,9 @@ impl Simulation {
             }
         }
         *instants += 1;
+        if !core.stop_requested {
+            return None;
+        }
         if let Some(first) = core.faults.first() {
             return Some(Stop::Fault(Box::new(first.clone())));
         }

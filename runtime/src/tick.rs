@@ -320,6 +320,7 @@ impl TickCtx<'_> {
     #[inline]
     pub fn finish(&mut self) {
         self.core.finish = true;
+        self.core.stop_requested = true;
     }
 
     /// Reports a failed assertion: the run stops at the end of this instant.
