@@ -80,3 +80,28 @@ fn designs_run_alike_on_both_engines() {
         insta::assert_snapshot!(name, summaries[0]);
     }
 }
+
+/// The IR of the language reference's first design, as text: a reviewer
+/// sees every lowering decision (slots, ports, commits, hoisted effects).
+#[test]
+fn first_design_ir_text() {
+    let path = "tests/designs/first_design.chr";
+    let mut sources = SourceMap::new();
+    sources.add(
+        path,
+        std::fs::read_to_string(path).expect("readable design"),
+    );
+    let compiled = chronon_lang::compile(
+        &mut sources,
+        &chronon_lang::CompileOptions {
+            require_top: true,
+            ..Default::default()
+        },
+    );
+    let design = compiled.design.expect("the first design compiles");
+    let program = chronon_compiler::lower::lower(&design, &sources).expect("lowers");
+    insta::assert_snapshot!(
+        "first_design_ir",
+        chronon_compiler::ir::print::program(&program)
+    );
+}
