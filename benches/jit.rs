@@ -1,0 +1,131 @@
+//! Back-end benchmark: compile latency (front end, lowering, JIT) for
+//! designs of 10, 1,000 and 10,000 unit instances, and the JIT's speed-up
+//! over the interpreter on an arithmetic-heavy design.
+//!
+//! Run with `cargo bench --bench jit`. Each figure is the median, min and
+//! max of several runs, in wall-clock milliseconds (compile) or nanoseconds
+//! per unit tick (run).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use chronon_compiler::jit::{Jit, JitConfig};
+use chronon_compiler::lower::lower;
+use chronon_compiler::simulate::{EngineKind, Simulator};
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
+use chronon_runtime::{DomainId, RunLimit, Stop};
+
+/// A unit with some arithmetic, a register array and a channel, and a top
+/// system with `n` instances in `n / 2` producer-consumer pairs.
+fn design(n: usize) -> String {
+    format!(
+        r#"
+clock core = 1 GHz;
+
+fn mix(x: u32) -> u32 {{
+    let y: u32 = x ^ (x >> 16);
+    return y * 0x45d9f3b;
+}}
+
+unit Worker {{
+    out tx: u32;
+    reg acc: u32 = 1;
+    reg hist: [u32; 4];
+    counter sent;
+    tick {{
+        let a: u32 = mix(acc);
+        let b: u32 = mix(a + 7) ^ (a / ((acc & 15) + 1));
+        acc <= b - (a % 13);
+        hist[acc & 3] <= hist[acc & 3] + b;
+        if tx.can_send() {{ tx.send(b); sent += 1; }}
+    }}
+}}
+
+unit Sink {{
+    in rx: u32;
+    reg sum: u32;
+    tick {{
+        if let Some(v) = rx.recv() {{ sum <= sum + mix(v); }}
+    }}
+}}
+
+system Top {{
+    for i in 0..{pairs} {{
+        inst w[i]: Worker on core;
+        inst s[i]: Sink on core;
+        connect w[i].tx -> s[i].rx latency 1 capacity 2;
+    }}
+}}
+"#,
+        pairs = n / 2
+    )
+}
+
+fn stats(mut xs: Vec<f64>) -> (f64, f64, f64) {
+    xs.sort_by(f64::total_cmp);
+    (xs[xs.len() / 2], xs[0], xs[xs.len() - 1])
+}
+
+fn compile_latency() {
+    println!("compile latency, ms: median [min, max]");
+    for (n, reps) in [(10usize, 7usize), (1_000, 5), (10_000, 3)] {
+        let text = design(n);
+        let (mut front, mut low, mut jit) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..reps {
+            let mut sources = SourceMap::new();
+            sources.add("bench.chr", text.clone());
+            let t = Instant::now();
+            let compiled = compile(&mut sources, &CompileOptions { require_top: true, ..Default::default() });
+            front.push(t.elapsed().as_secs_f64() * 1e3);
+            let d = compiled.design.expect("bench design compiles");
+            let t = Instant::now();
+            let program = lower(&d, &sources).expect("lowers");
+            low.push(t.elapsed().as_secs_f64() * 1e3);
+            let t = Instant::now();
+            let compiled = Jit::compile(&program, JitConfig { verify: false, optimize: true }).expect("jit");
+            jit.push(t.elapsed().as_secs_f64() * 1e3);
+            drop(compiled);
+        }
+        for (what, xs) in [("front end", front), ("lowering", low), ("JIT", jit)] {
+            let (m, lo, hi) = stats(xs);
+            println!("  {n:>6} instances  {what:<9} {m:>9.2} [{lo:.2}, {hi:.2}]");
+        }
+    }
+}
+
+fn speedup() {
+    let n = 64;
+    let edges = 20_000u64;
+    let mut sources = SourceMap::new();
+    sources.add("bench.chr", design(n));
+    let d = compile(&mut sources, &CompileOptions { require_top: true, ..Default::default() })
+        .design
+        .expect("bench design compiles");
+    let program = Arc::new(lower(&d, &sources).expect("lowers"));
+    println!("run speed, {n} instances x {edges} edges, ns per unit tick: median [min, max]");
+    let mut medians = Vec::new();
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let mut xs = Vec::new();
+        let mut digest = None;
+        for _ in 0..5 {
+            let mut sim = Simulator::new(program.clone(), engine).expect("builds");
+            let t = Instant::now();
+            let stop = sim.sim.run(RunLimit::Edges { domain: DomainId(0), count: edges });
+            xs.push(t.elapsed().as_secs_f64() * 1e9 / (edges as f64 * n as f64));
+            assert_eq!(stop, Stop::LimitReached);
+            let d = sim.digest();
+            assert!(digest.is_none_or(|x| x == d), "runs differ");
+            digest = Some(d);
+        }
+        let (m, lo, hi) = stats(xs);
+        println!("  {engine:<7?} {m:>8.1} [{lo:.1}, {hi:.1}]");
+        medians.push(m);
+    }
+    println!("  JIT speed-up over the interpreter: {:.2}x", medians[0] / medians[1]);
+}
+
+fn main() {
+    compile_latency();
+    speedup();
+}
