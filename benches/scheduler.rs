@@ -145,6 +145,43 @@ fn bench(
     );
 }
 
+/// The machine's floor: the same number of unit ticks as plain dynamic calls
+/// over a state vector, without the runtime, to read the figures above as ratios.
+fn baseline_dyn_calls() {
+    let units: Vec<Box<dyn Fn(&mut [u64])>> =
+        vec![Box::new(|s| s[0] += 1), Box::new(|s| s[1] += 1)];
+    let mut wall = Vec::new();
+    let mut cpu = Vec::new();
+    let iterations = 500_000u64;
+    for _ in 0..REPETITIONS {
+        let mut state = vec![0u64; 2];
+        let (w0, c0) = (Instant::now(), thread_cpu_ns());
+        for _ in 0..iterations {
+            for unit in &units {
+                unit(std::hint::black_box(&mut state));
+            }
+        }
+        let (c1, w1) = (thread_cpu_ns(), Instant::now());
+        assert_eq!(state[0], iterations);
+        let calls = (2 * iterations) as f64;
+        wall.push((w1 - w0).as_nanos() as f64 / calls);
+        cpu.push((c1 - c0) as f64 / calls);
+    }
+    let (w, c) = (summarize(wall), summarize(cpu));
+    println!(
+        "{:<34} {:>8}          {:>8} calls      | ns/call      wall median {:.2} (min {:.2}, max {:.2}) | thread CPU median {:.2} (min {:.2}, max {:.2})",
+        "baseline: bare dynamic calls",
+        "-",
+        2 * iterations,
+        w.median,
+        w.min,
+        w.max,
+        c.median,
+        c.min,
+        c.max
+    );
+}
+
 fn main() {
     // `cargo test --benches` runs this binary too; only measure under `cargo bench`.
     if !std::env::args().any(|a| a == "--bench") {
@@ -159,4 +196,5 @@ fn main() {
         1,
     );
     bench("two clocks + depth-16 S=2 FIFO", || two_clocks(true), 2, 1);
+    baseline_dyn_calls();
 }

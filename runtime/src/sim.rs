@@ -452,9 +452,20 @@ impl Simulation {
                 Ok(_) => {}
                 Err(e) => return Stop::TimeOverflow(e),
             }
-            if let Some(stop) = self.step() {
-                return stop;
+            match self.step() {
+                Ok(false) => {}
+                Ok(true) => return self.requested_stop(),
+                Err(e) => return Stop::TimeOverflow(e),
             }
+        }
+    }
+
+    /// Why a unit asked to stop: its first fault, else `finish`.
+    #[cold]
+    fn requested_stop(&self) -> Stop {
+        match self.core.faults.first() {
+            Some(first) => Stop::Fault(Box::new(first.clone())),
+            None => Stop::Finished,
         }
     }
 
@@ -475,18 +486,19 @@ impl Simulation {
                 return Drain::Stopped(Stop::TimeOverflow(e));
             }
             done += 1;
-            if let Some(stop) = self.step() {
-                return Drain::Stopped(stop);
+            match self.step() {
+                Ok(false) => {}
+                Ok(true) => return Drain::Stopped(self.requested_stop()),
+                Err(e) => return Drain::Stopped(Stop::TimeOverflow(e)),
             }
         }
         Drain::Drained { instants: done }
     }
 
-    /// Processes one instant; returns a stop reason if the run must stop after it.
-    fn step(&mut self) -> Option<Stop> {
-        if let Err(e) = self.calendar.advance() {
-            return Some(Stop::TimeOverflow(e));
-        }
+    /// Processes one instant; returns whether a unit asked to stop (fault or `finish`).
+    #[inline]
+    fn step(&mut self) -> Result<bool, TimeError> {
+        self.calendar.advance()?;
         let time = self.calendar.time_ticks();
         let Simulation {
             calendar,
@@ -554,12 +566,6 @@ impl Simulation {
             }
         }
         *instants += 1;
-        if !core.stop_requested {
-            return None;
-        }
-        if let Some(first) = core.faults.first() {
-            return Some(Stop::Fault(Box::new(first.clone())));
-        }
-        core.finish.then_some(Stop::Finished)
+        Ok(core.stop_requested)
     }
 }
