@@ -76,14 +76,27 @@ fn compile_latency() {
             let mut sources = SourceMap::new();
             sources.add("bench.chr", text.clone());
             let t = Instant::now();
-            let compiled = compile(&mut sources, &CompileOptions { require_top: true, ..Default::default() });
+            let compiled = compile(
+                &mut sources,
+                &CompileOptions {
+                    require_top: true,
+                    ..Default::default()
+                },
+            );
             front.push(t.elapsed().as_secs_f64() * 1e3);
             let d = compiled.design.expect("bench design compiles");
             let t = Instant::now();
             let program = lower(&d, &sources).expect("lowers");
             low.push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
-            let compiled = Jit::compile(&program, JitConfig { verify: false, optimize: true }).expect("jit");
+            let compiled = Jit::compile(
+                &program,
+                JitConfig {
+                    verify: false,
+                    optimize: true,
+                },
+            )
+            .expect("jit");
             jit.push(t.elapsed().as_secs_f64() * 1e3);
             drop(compiled);
         }
@@ -99,9 +112,15 @@ fn speedup() {
     let edges = 20_000u64;
     let mut sources = SourceMap::new();
     sources.add("bench.chr", design(n));
-    let d = compile(&mut sources, &CompileOptions { require_top: true, ..Default::default() })
-        .design
-        .expect("bench design compiles");
+    let d = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..Default::default()
+        },
+    )
+    .design
+    .expect("bench design compiles");
     let program = Arc::new(lower(&d, &sources).expect("lowers"));
     println!("run speed, {n} instances x {edges} edges, ns per unit tick: median [min, max]");
     let mut medians = Vec::new();
@@ -111,7 +130,10 @@ fn speedup() {
         for _ in 0..5 {
             let mut sim = Simulator::new(program.clone(), engine).expect("builds");
             let t = Instant::now();
-            let stop = sim.sim.run(RunLimit::Edges { domain: DomainId(0), count: edges });
+            let stop = sim.sim.run(RunLimit::Edges {
+                domain: DomainId(0),
+                count: edges,
+            });
             xs.push(t.elapsed().as_secs_f64() * 1e9 / (edges as f64 * n as f64));
             assert_eq!(stop, Stop::LimitReached);
             let d = sim.digest();
@@ -122,7 +144,10 @@ fn speedup() {
         println!("  {engine:<7?} {m:>8.1} [{lo:.1}, {hi:.1}]");
         medians.push(m);
     }
-    println!("  JIT speed-up over the interpreter: {:.2}x", medians[0] / medians[1]);
+    println!(
+        "  JIT speed-up over the interpreter: {:.2}x",
+        medians[0] / medians[1]
+    );
 }
 
 fn main() {
