@@ -143,10 +143,7 @@ impl Simulator {
                     .as_deref()
                     .map(|s| format!(" at {s}"))
                     .unwrap_or_default();
-                b.assertion(
-                    units[f.unit as usize],
-                    &format!("{}: {}{at}", f.construct, f.message),
-                )
+                b.assertion(units[f.unit as usize], &format!("{}{at}", f.message))
             })
             .collect();
         let shared = Rc::new(RefCell::new(Shared {
