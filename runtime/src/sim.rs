@@ -135,8 +135,8 @@ pub enum Drain {
 }
 
 /// What the instant loop needs of a unit, packed in evaluation order.
-#[derive(Debug, Clone, Copy)]
 struct UnitSlot {
+    tick: Box<dyn Tick>,
     unit: u32,
     rank: u32,
     reg_base: usize,
@@ -153,6 +153,8 @@ struct DomainPlan {
     regs: std::ops::Range<usize>,
     stages: Vec<u32>,
     fifos: Vec<u32>,
+    /// Whether the domain has stage registers or FIFOs to commit.
+    extras: bool,
 }
 
 /// A built design, ready to run.
@@ -160,7 +162,6 @@ pub struct Simulation {
     calendar: Calendar,
     clocks: Vec<Clock>,
     core: Core,
-    ticks: Vec<Box<dyn Tick>>,
     plans: Vec<DomainPlan>,
     slots: Vec<UnitSlot>,
     clusters: Vec<Cluster>,
@@ -217,7 +218,7 @@ impl Simulation {
 
         let mut counters_len = 0;
         let mut units = Vec::with_capacity(design.units.len());
-        let mut ticks = Vec::with_capacity(design.units.len());
+        let mut unit_ticks = Vec::with_capacity(design.units.len());
         for (i, u) in design.units.into_iter().enumerate() {
             units.push(UnitMeta {
                 path: u.path.clone(),
@@ -229,7 +230,7 @@ impl Simulation {
                 counter_names: u.counters,
             });
             counters_len += units[i].counter_names.len();
-            ticks.push(u.tick.ok_or(BuildError::MissingTick(u.path))?);
+            unit_ticks.push(Some(u.tick.ok_or(BuildError::MissingTick(u.path))?));
         }
 
         let mut channels = Channels::default();
@@ -273,10 +274,14 @@ impl Simulation {
 
         let mut slots = Vec::with_capacity(units.len());
         for plan in &mut plans {
+            plan.extras = !plan.stages.is_empty() || !plan.fifos.is_empty();
             let start = slots.len();
             for &u in &plan.units {
                 let m = &units[u as usize];
                 slots.push(UnitSlot {
+                    tick: unit_ticks[u as usize]
+                        .take()
+                        .expect("each unit is in one domain plan"),
                     unit: u,
                     rank: m.rank,
                     reg_base: m.reg_base,
@@ -310,7 +315,6 @@ impl Simulation {
             calendar,
             clocks,
             core,
-            ticks,
             plans,
             slots,
             clusters: schedule.clusters,
@@ -503,7 +507,6 @@ impl Simulation {
         let Simulation {
             calendar,
             core,
-            ticks,
             plans,
             slots,
             sink,
@@ -513,7 +516,7 @@ impl Simulation {
         let domains = calendar.domains();
         for &d in domains {
             let cycle = calendar.cycle(d as usize);
-            for slot in &slots[plans[d as usize].slots.clone()] {
+            for slot in &mut slots[plans[d as usize].slots.clone()] {
                 let mut ctx = TickCtx {
                     unit: slot.unit,
                     domain: d,
@@ -526,7 +529,7 @@ impl Simulation {
                     counter_len: slot.counter_len,
                     core: &mut *core,
                 };
-                ticks[slot.unit as usize].tick(&mut ctx);
+                slot.tick.tick(&mut ctx);
             }
         }
         if !core.trace.is_empty() {
@@ -545,11 +548,14 @@ impl Simulation {
             let (cur, next) = (&mut core.cur[regs.clone()], &core.next[regs]);
             if cur.len() <= 8 {
                 // Small domains: a word loop beats a memmove call.
-                for (c, n) in cur.iter_mut().zip(next) {
-                    *c = *n;
+                for (i, c) in cur.iter_mut().enumerate() {
+                    *c = next[i];
                 }
             } else {
                 cur.copy_from_slice(next);
+            }
+            if !plan.extras {
+                continue;
             }
             for &s in &plan.stages {
                 core.stages[s as usize].commit();
