@@ -256,7 +256,10 @@ impl Calendar {
             if t - a >= hyperperiod {
                 break;
             }
-            scratch.merge_step().ok()?;
+            scratch.merge_step();
+            if scratch.exhausted.is_some() {
+                return None;
+            }
             offsets.push(t - a);
             let from = u32::try_from(domains.len()).ok()?;
             domains.extend_from_slice(&scratch.current);
@@ -301,14 +304,15 @@ impl Calendar {
             self.position = 0;
         }
         if self.in_pattern {
-            self.pattern_step()
+            self.pattern_step();
         } else {
-            self.merge_step()
+            self.merge_step();
         }
+        Ok(())
     }
 
     #[inline]
-    fn pattern_step(&mut self) -> Result<(), TimeError> {
+    fn pattern_step(&mut self) {
         let p = self.pattern.as_ref().expect("pattern mode has a pattern");
         let position = self.position;
         let span = p.spans[position];
@@ -316,7 +320,10 @@ impl Calendar {
             let d = d as usize;
             let n = self.next_cycle[d];
             self.cycle[d] = n;
-            self.next_cycle[d] = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
+            match n.checked_add(1) {
+                Some(next) => self.next_cycle[d] = next,
+                None => self.exhausted = Some("edge index"),
+            }
         }
         self.current_time = self.upcoming;
         self.current_span = span;
@@ -330,10 +337,9 @@ impl Calendar {
             Some(t) => self.upcoming = t,
             None => self.exhausted = Some("calendar time"),
         }
-        Ok(())
     }
 
-    fn merge_step(&mut self) -> Result<(), TimeError> {
+    fn merge_step(&mut self) {
         let t = self.upcoming;
         let mut upcoming = u128::MAX;
         self.current.clear();
@@ -343,7 +349,10 @@ impl Calendar {
                 self.current.push(d as u32);
                 let n = self.next_cycle[d];
                 self.cycle[d] = n;
-                self.next_cycle[d] = n.checked_add(1).ok_or(TimeError::Overflow("edge index"))?;
+                match n.checked_add(1) {
+                    Some(next) => self.next_cycle[d] = next,
+                    None => self.exhausted = Some("edge index"),
+                }
                 match self.next_time[d].checked_add(self.clocks[d].period) {
                     Some(nt) => self.next_time[d] = nt,
                     None => self.exhausted = Some("calendar time"),
@@ -353,7 +362,6 @@ impl Calendar {
         }
         self.current_time = t;
         self.upcoming = upcoming;
-        Ok(())
     }
 
     /// The time of the current instant, in ticks.
