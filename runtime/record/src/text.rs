@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RecordError;
-use crate::output::{ChunkedOutput, RecordOutput, push_i64, push_time, push_u64, whole_lines};
+use crate::output::{ChunkedOutput, RecordOutput, push_i64, push_u64, push_u128, whole_lines};
 use crate::record::{CounterRecord, FifoRecord, TraceRecord};
 use crate::schema::Schema;
 use crate::sink::{DropCounts, Recorder};
@@ -55,8 +55,10 @@ pub struct Manifest {
 pub struct TextWriter {
     dir: PathBuf,
     manifest: Manifest,
-    logs: Vec<ChunkedOutput>,
+    logs: Vec<DomainLog>,
     units: Vec<Vec<u8>>,
+    /// `T <unit> ` per unit: the constant start of its trace lines.
+    trace_heads: Vec<Vec<u8>>,
     events: Vec<EventText>,
     fifos: Vec<FifoText>,
     counters: Vec<(Vec<u8>, u32)>,
@@ -141,11 +143,23 @@ impl TextWriter {
                 dropped: DropCounts::default(),
                 complete: false,
             },
-            logs,
+            logs: logs
+                .into_iter()
+                .map(|out| DomainLog {
+                    out,
+                    den: 0,
+                    den_text: Vec::new(),
+                })
+                .collect(),
             units: schema
                 .units
                 .iter()
                 .map(|u| u.path.as_bytes().to_vec())
+                .collect(),
+            trace_heads: schema
+                .units
+                .iter()
+                .map(|u| format!("T {} ", u.path).into_bytes())
                 .collect(),
             events: schema
                 .events
@@ -189,10 +203,18 @@ impl TextWriter {
     }
 }
 
+/// A domain log and the `/<den>` text of the denominator its times last
+/// had, so that the denominator is not formatted again for every record.
+struct DomainLog {
+    out: ChunkedOutput,
+    den: u64,
+    den_text: Vec<u8>,
+}
+
 /// Starts a line in `domain`'s log: cycle and exact time.
 #[inline]
 fn start_line<'a>(
-    logs: &'a mut [ChunkedOutput],
+    logs: &'a mut [DomainLog],
     records: &mut [u64],
     domain: u32,
     cycle: u64,
@@ -203,14 +225,27 @@ fn start_line<'a>(
         what: "domain",
         index: domain,
     })?;
-    log.check()?;
+    let DomainLog { out, den, den_text } = log;
+    out.check()?;
     records[d] += 1;
-    let buf = log.buf();
+    let buf = out.buf();
     push_u64(buf, cycle);
     buf.push(b' ');
-    push_time(buf, time);
+    let (whole, rem) = time.split();
+    push_u128(buf, whole);
+    if rem != 0 {
+        buf.push(b'+');
+        push_u64(buf, rem);
+        if time.den() != *den {
+            *den = time.den();
+            den_text.clear();
+            den_text.push(b'/');
+            push_u64(den_text, *den);
+        }
+        buf.extend_from_slice(den_text);
+    }
     buf.extend_from_slice(b"ps ");
-    Ok(log)
+    Ok(out)
 }
 
 fn log_names(schema: &Schema) -> Vec<String> {
@@ -228,7 +263,7 @@ impl Recorder for TextWriter {
         let event = self
             .events
             .get(r.event as usize)
-            .ok_or(unknown("event", r.event))?;
+            .ok_or_else(|| unknown("event", r.event))?;
         if event.args.len() != r.args.len() {
             return Err(RecordError::ArgCount {
                 event: String::from_utf8_lossy(&event.name).into_owned(),
@@ -236,10 +271,10 @@ impl Recorder for TextWriter {
                 got: r.args.len(),
             });
         }
-        let unit = self
-            .units
+        let head = self
+            .trace_heads
             .get(r.unit as usize)
-            .ok_or(unknown("unit", r.unit))?;
+            .ok_or_else(|| unknown("unit", r.unit))?;
         let log = start_line(
             &mut self.logs,
             &mut self.manifest.records,
@@ -248,9 +283,7 @@ impl Recorder for TextWriter {
             r.time,
         )?;
         let buf = log.buf();
-        buf.extend_from_slice(b"T ");
-        buf.extend_from_slice(unit);
-        buf.push(b' ');
+        buf.extend_from_slice(head);
         buf.extend_from_slice(&event.name);
         for (name, &value) in event.args.iter().zip(r.args) {
             buf.extend_from_slice(name);
@@ -334,7 +367,7 @@ impl Recorder for TextWriter {
 
     fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError> {
         for log in &mut self.logs {
-            log.flush()?;
+            log.out.flush()?;
         }
         self.manifest.dropped = *dropped;
         self.manifest.complete = true;

@@ -38,28 +38,56 @@ impl Time {
         self.den
     }
 
+    /// Whole picoseconds and the exact remainder in units of `1/den` ps.
+    ///
+    /// Hot: every recorder formats or rounds every record's time, and a
+    /// 128-bit division costs tens of nanoseconds, so numerators that fit 64
+    /// bits (about 213 days of simulated time at a 1-ps denominator) take a
+    /// 64-bit path.
+    #[inline]
+    pub fn split(self) -> (u128, u64) {
+        match u64::try_from(self.num) {
+            Ok(n) => (u128::from(n / self.den), n % self.den),
+            // The remainder of a division by a u64 fits a u64.
+            Err(_) => (
+                self.num / u128::from(self.den),
+                (self.num % u128::from(self.den)) as u64,
+            ),
+        }
+    }
+
     /// Whole picoseconds, rounded down.
+    #[inline]
     pub fn whole_ps(self) -> u128 {
-        self.num / u128::from(self.den)
+        self.split().0
     }
 
     /// The exact remainder below one picosecond, in units of `1/den` ps.
+    #[inline]
     pub fn rem(self) -> u64 {
-        // The remainder of a division by a u64 fits a u64.
-        (self.num % u128::from(self.den)) as u64
+        self.split().1
     }
 
     /// Whole nanoseconds, rounded down (contract §8).
+    #[inline]
     pub fn floor_ns(self) -> u128 {
-        self.whole_ps() / 1000
+        // floor(floor(n / d) / 1000) == floor(n / (1000 d)): one division.
+        match (u64::try_from(self.num), self.den.checked_mul(1000)) {
+            (Ok(n), Some(d)) => u128::from(n / d),
+            _ => self.whole_ps() / 1000,
+        }
     }
 
     /// Whole femtoseconds, rounded down; `None` when it does not fit a u128.
+    #[inline]
     pub fn floor_fs(self) -> Option<u128> {
-        let whole = self.whole_ps().checked_mul(1000)?;
-        // rem < den, so rem * 1000 fits a u128.
-        let frac = u128::from(self.rem()) * 1000 / u128::from(self.den);
-        whole.checked_add(frac)
+        let (whole, rem) = self.split();
+        let frac = match rem.checked_mul(1000) {
+            Some(r) => u128::from(r / self.den),
+            // rem < den, so rem * 1000 fits a u128.
+            None => u128::from(rem) * 1000 / u128::from(self.den),
+        };
+        whole.checked_mul(1000)?.checked_add(frac)
     }
 
     /// The time `self + n * step`, exact; `None` on overflow.
@@ -124,11 +152,16 @@ impl Ord for Time {
         if self.den == other.den {
             return self.num.cmp(&other.num);
         }
+        if let (Ok(a), Ok(b)) = (u64::try_from(self.num), u64::try_from(other.num)) {
+            // 64-bit factors: the cross products fit a u128.
+            return (u128::from(a) * u128::from(other.den))
+                .cmp(&(u128::from(b) * u128::from(self.den)));
+        }
         // Whole parts first; the remainders are each below 2^64, so their
         // cross products fit a u128.
-        self.whole_ps().cmp(&other.whole_ps()).then_with(|| {
-            (u128::from(self.rem()) * u128::from(other.den))
-                .cmp(&(u128::from(other.rem()) * u128::from(self.den)))
+        let ((wa, ra), (wb, rb)) = (self.split(), other.split());
+        wa.cmp(&wb).then_with(|| {
+            (u128::from(ra) * u128::from(other.den)).cmp(&(u128::from(rb) * u128::from(self.den)))
         })
     }
 }
@@ -136,11 +169,11 @@ impl Ord for Time {
 /// Exact picoseconds: `W` when whole, else `W+R/D` with `0 < R < D`.
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let rem = self.rem();
+        let (whole, rem) = self.split();
         if rem == 0 {
-            write!(f, "{}", self.whole_ps())
+            write!(f, "{whole}")
         } else {
-            write!(f, "{}+{}/{}", self.whole_ps(), rem, self.den)
+            write!(f, "{whole}+{rem}/{}", self.den)
         }
     }
 }
@@ -157,6 +190,10 @@ mod tests {
             ((500_000, 457), (1094, 1), Ordering::Greater),
             ((500_000, 457), (1095, 1), Ordering::Less),
             ((7, 7), (1, 1), Ordering::Equal),
+            ((u128::MAX, 3), (u128::MAX / 3, 1), Ordering::Equal),
+            ((u128::MAX - 1, 3), (u128::MAX / 3, 1), Ordering::Less),
+            ((1 << 70, 2), (1 << 69, 1), Ordering::Equal),
+            ((1 << 70, 3), (1 << 64, 1), Ordering::Greater),
         ];
         for ((an, ad), (bn, bd), want) in cases {
             let a = Time::new(an, ad).expect("nonzero den");
@@ -190,6 +227,24 @@ mod tests {
         // 3 * 1094.0919... ps = 3282.27... ps
         assert_eq!(t.floor_ns(), 3);
         assert_eq!(t.floor_fs(), Some(3_282_275));
+        // The 64-bit fast paths and the 128-bit paths agree.
+        for (num, den) in [
+            (1u128 << 80, 457u64),
+            ((1 << 64) - 1, u64::MAX),
+            (999_999, 1_000),
+            (1 << 63, 3),
+        ] {
+            let t = Time::new(num, den).expect("nonzero den");
+            assert_eq!(t.floor_ns(), num / u128::from(den) / 1000, "{num}/{den}");
+            assert_eq!(t.whole_ps(), num / u128::from(den));
+            assert_eq!(u128::from(t.rem()), num % u128::from(den));
+            if let Some(fs) = t.floor_fs() {
+                assert_eq!(
+                    fs,
+                    num / u128::from(den) * 1000 + num % u128::from(den) * 1000 / u128::from(den)
+                );
+            }
+        }
     }
 
     #[test]
