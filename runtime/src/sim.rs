@@ -500,7 +500,7 @@ impl Simulation {
     }
 
     /// Processes one instant; returns whether a unit asked to stop (fault or `finish`).
-    #[inline]
+    #[inline(always)]
     fn step(&mut self) -> Result<bool, TimeError> {
         self.calendar.advance()?;
         let time = self.calendar.time_ticks();
