@@ -111,3 +111,29 @@ fn engines_agree_after_every_instant_on_designs() {
         }
     }
 }
+
+/// Instances of one unit share one native function: the JIT compiles code
+/// relative to each instance's slots, ports, traces and fault sites.
+#[test]
+fn instances_of_one_unit_share_native_code() {
+    let path = "tests/designs/semantics_selfcheck.chr";
+    let mut sources = SourceMap::new();
+    sources.add(
+        path,
+        std::fs::read_to_string(path).expect("readable design"),
+    );
+    let compiled = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        },
+    );
+    let design = compiled.design.expect("compiles");
+    let program = lower(&design, &sources).expect("lowers");
+    assert_eq!(program.units.len(), 2);
+    let jit =
+        chronon_compiler::jit::Jit::compile(&program, chronon_compiler::jit::JitConfig::default())
+            .expect("jit");
+    assert_eq!(jit.function_count(), 1);
+}

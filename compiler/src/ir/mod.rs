@@ -282,7 +282,7 @@ pub struct Counter {
 }
 
 /// An end-of-tick commit.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Commit {
     /// Copy `count` slots from `from` to `to` (register next to current).
     Copy {
@@ -299,7 +299,7 @@ pub enum Commit {
 }
 
 /// Unary operators.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum UnOp {
     /// Wrapping negation.
     Neg,
@@ -309,7 +309,7 @@ pub enum UnOp {
 
 /// Binary operators; both operands have the operation's type except the
 /// shift amount, which is any unsigned value.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum BinOp {
     /// Wrapping addition.
     Add,
@@ -357,7 +357,7 @@ impl BinOp {
 
 /// A bounds-checked slot index: slot `base + index * stride`, faulting with
 /// `fault` when `index >= len`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Indexed {
     /// Slot of element 0.
     pub base: SlotId,
@@ -372,7 +372,7 @@ pub struct Indexed {
 }
 
 /// A side-effect free expression (but for indexed-load faults).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// A canonical constant.
     Const(Ty, u64),
@@ -407,7 +407,7 @@ pub enum Expr {
 }
 
 /// How an input port is read.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum RecvKind {
     /// Remove and return the head (channel input or fwft CDC input).
     Recv,
@@ -418,7 +418,7 @@ pub enum RecvKind {
 }
 
 /// A statement of a tick body.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Stmt {
     /// `local = expr`.
     Assign(LocalId, Expr),

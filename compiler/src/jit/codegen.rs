@@ -27,6 +27,7 @@ pub(super) fn function(
     program: &Program,
     units: &[u32],
     imports: &[FuncId],
+    buf_words: u32,
 ) -> Result<(), JitError> {
     let ptr = module.target_config().pointer_type();
     let frontend = module.target_config();
@@ -40,7 +41,6 @@ pub(super) fn function(
     b.switch_to_block(entry);
     let state = b.block_params(entry)[0];
     let ctx = b.block_params(entry)[1];
-    let buf_words = buffer_words(program);
     let buf = b.create_sized_stack_slot(StackSlotData::new(
         StackSlotKind::ExplicitSlot,
         buf_words * 8,
@@ -79,7 +79,7 @@ pub(super) fn function(
 }
 
 /// Words in the item buffer: enough for the largest item or trace.
-fn buffer_words(p: &Program) -> u32 {
+pub(super) fn buffer_words(p: &Program) -> u32 {
     let items = p.ports.iter().map(|x| x.item.len());
     let traces = p.traces.iter().map(|t| t.args.len());
     items.chain(traces).max().unwrap_or(0).max(1) as u32

@@ -8,10 +8,17 @@ use std::slice;
 
 use crate::host::Host;
 
-/// What JIT code's context pointer points to.
+/// What JIT code's context pointer points to: the host and the running
+/// instance's relocation (ids in shared code are relative to it).
 pub struct HostCtx<'a> {
     /// The host of the current call.
     pub host: &'a mut dyn Host,
+    /// Added to port ids.
+    pub port_base: u32,
+    /// Added to trace ids.
+    pub trace_base: u32,
+    /// Relative fault index to fault id.
+    pub faults: &'a [u32],
 }
 
 /// One imported host function: its symbol, its address and its signature
@@ -108,10 +115,10 @@ pub(crate) fn imports() -> Vec<Import> {
 /// # Safety
 /// `ctx` must be the live, exclusive `HostCtx` the engine passed to the
 /// cluster function that is now calling back.
-unsafe fn host<'a>(ctx: *mut HostCtx<'a>) -> &'a mut dyn Host {
+unsafe fn host<'a>(ctx: *mut HostCtx<'a>) -> &'a mut HostCtx<'a> {
     // SAFETY: guaranteed by the caller; the engine holds no other reference
     // to the context while JIT code runs.
-    unsafe { &mut *(*ctx).host }
+    unsafe { &mut *ctx }
 }
 
 /// Views a JIT stack buffer as a slice.
@@ -126,7 +133,8 @@ unsafe fn words<'a>(buf: *mut u64, len: u32) -> &'a mut [u64] {
 
 extern "C" fn can_send(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     // SAFETY: called only by JIT code with the engine's context.
-    u32::from(unsafe { host(ctx) }.can_send(port))
+    let c = unsafe { host(ctx) };
+    u32::from(c.host.can_send(port + c.port_base))
 }
 
 extern "C" fn send(
@@ -138,43 +146,47 @@ extern "C" fn send(
 ) -> u32 {
     // SAFETY: called only by JIT code with the engine's context and its item buffer.
     let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.send(port, item, required != 0))
+    u32::from(host.host.send(port + host.port_base, item, required != 0))
 }
 
 extern "C" fn recv(ctx: *mut HostCtx<'_>, port: u32, remove: u32, buf: *mut u64, len: u32) -> u32 {
     // SAFETY: called only by JIT code with the engine's context and its item buffer.
     let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.recv(port, remove != 0, item))
+    u32::from(host.host.recv(port + host.port_base, remove != 0, item))
 }
 
 extern "C" fn request(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     // SAFETY: called only by JIT code with the engine's context.
-    u32::from(unsafe { host(ctx) }.request(port))
+    let c = unsafe { host(ctx) };
+    u32::from(c.host.request(port + c.port_base))
 }
 
 extern "C" fn valid(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     // SAFETY: called only by JIT code with the engine's context.
-    u32::from(unsafe { host(ctx) }.valid(port))
+    let c = unsafe { host(ctx) };
+    u32::from(c.host.valid(port + c.port_base))
 }
 
 extern "C" fn take(ctx: *mut HostCtx<'_>, port: u32, buf: *mut u64, len: u32) -> u32 {
     // SAFETY: called only by JIT code with the engine's context and its item buffer.
     let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.take(port, item))
+    u32::from(host.host.take(port + host.port_base, item))
 }
 
 extern "C" fn trace(ctx: *mut HostCtx<'_>, trace: u32, buf: *mut u64, len: u32) {
     // SAFETY: called only by JIT code with the engine's context and its item buffer.
     let (host, args) = unsafe { (host(ctx), words(buf, len)) };
-    host.trace(trace, args);
+    host.host.trace(trace + host.trace_base, args);
 }
 
 extern "C" fn fault(ctx: *mut HostCtx<'_>, fault: u32) {
     // SAFETY: called only by JIT code with the engine's context.
-    unsafe { host(ctx) }.fault(fault);
+    let c = unsafe { host(ctx) };
+    let id = c.faults[fault as usize];
+    c.host.fault(id);
 }
 
 extern "C" fn finish(ctx: *mut HostCtx<'_>) {
     // SAFETY: called only by JIT code with the engine's context.
-    unsafe { host(ctx) }.finish();
+    unsafe { host(ctx) }.host.finish();
 }

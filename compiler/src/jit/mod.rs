@@ -8,8 +8,11 @@
 
 mod codegen;
 mod host_abi;
+mod reloc;
 
-use cranelift_codegen::ir::{AbiParam, Signature, UserFuncName, types};
+use std::collections::HashMap;
+
+use cranelift_codegen::ir::{AbiParam, UserFuncName, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
@@ -53,8 +56,9 @@ type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
 /// Compiled native code for a program.
 pub struct Jit {
     module: Option<JITModule>,
-    units: Vec<UnitFn>,
+    units: Vec<(UnitFn, reloc::Reloc)>,
     slots: usize,
+    functions: usize,
 }
 
 impl Jit {
@@ -109,27 +113,45 @@ impl Jit {
         sig.params.push(AbiParam::new(ptr));
         sig.params.push(AbiParam::new(ptr));
         sig.returns.push(AbiParam::new(types::I32));
-        let ids = declare_units(&mut module, program, &sig)?;
+        let buf_words = codegen::buffer_words(program);
         let mut ctx = module.make_context();
         let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
-        for (i, id) in ids.iter().enumerate() {
-            ctx.func.signature = sig.clone();
-            ctx.func.name = UserFuncName::user(0, id.as_u32());
-            codegen::function(
-                &mut module,
-                &mut ctx.func,
-                &mut fctx,
-                program,
-                &[i as u32],
-                &import_ids,
-            )?;
-            module
-                .define_function(*id, &mut ctx)
-                .map_err(|e| err(format!("{e:?}")))?;
-            module.clear_context(&mut ctx);
+        let mut shapes: HashMap<reloc::Shape, usize> = HashMap::new();
+        let mut ids: Vec<FuncId> = Vec::new();
+        let mut instances = Vec::with_capacity(program.units.len());
+        for u in 0..program.units.len() as u32 {
+            let (shape, relocation) = reloc::relocate(program, u);
+            let index = match shapes.get(&shape) {
+                Some(i) => *i,
+                None => {
+                    let id = module
+                        .declare_function(&format!("shape{}", ids.len()), Linkage::Local, &sig)
+                        .map_err(err)?;
+                    ctx.func.signature = sig.clone();
+                    ctx.func.name = UserFuncName::user(0, id.as_u32());
+                    let one = reloc::shape_program(&shape);
+                    codegen::function(
+                        &mut module,
+                        &mut ctx.func,
+                        &mut fctx,
+                        &one,
+                        &[0],
+                        &import_ids,
+                        buf_words,
+                    )?;
+                    module
+                        .define_function(id, &mut ctx)
+                        .map_err(|e| err(format!("{e:?}")))?;
+                    module.clear_context(&mut ctx);
+                    ids.push(id);
+                    shapes.insert(shape, ids.len() - 1);
+                    ids.len() - 1
+                }
+            };
+            instances.push((index, relocation));
         }
         module.finalize_definitions().map_err(err)?;
-        let units = ids
+        let functions: Vec<UnitFn> = ids
             .iter()
             .map(|id| {
                 let code = module.get_finalized_function(*id);
@@ -139,26 +161,22 @@ impl Jit {
                 unsafe { std::mem::transmute::<*const u8, UnitFn>(code) }
             })
             .collect();
+        let units = instances
+            .into_iter()
+            .map(|(i, r)| (functions[i], r))
+            .collect();
         Ok(Jit {
             module: Some(module),
             units,
             slots: program.slots.len(),
+            functions: functions.len(),
         })
     }
-}
 
-fn declare_units(
-    module: &mut JITModule,
-    program: &Program,
-    sig: &Signature,
-) -> Result<Vec<FuncId>, JitError> {
-    (0..program.units.len())
-        .map(|i| {
-            module
-                .declare_function(&format!("unit{i}"), Linkage::Local, sig)
-                .map_err(err)
-        })
-        .collect()
+    /// Number of distinct native functions (units with equal code share one).
+    pub fn function_count(&self) -> usize {
+        self.functions
+    }
 }
 
 impl Engine for Jit {
@@ -168,13 +186,19 @@ impl Engine for Jit {
             self.slots,
             "state does not match the compiled program"
         );
-        let f = self.units[unit as usize];
-        let mut ctx = HostCtx { host };
-        // SAFETY: `f` was compiled for this program; it reads and writes only
-        // slots below `self.slots` (indexed accesses are bounds-checked in the
-        // generated code) and calls back only through `ctx`, which outlives
-        // the call.
-        unsafe { f(state.as_mut_ptr(), &mut ctx) };
+        let (f, r) = &self.units[unit as usize];
+        let mut ctx = HostCtx {
+            host,
+            port_base: r.port_base,
+            trace_base: r.trace_base,
+            faults: &r.faults,
+        };
+        let base = state[r.slot_base as usize..].as_mut_ptr();
+        // SAFETY: `f` runs this unit's code relocated to `slot_base`: every
+        // slot it touches is one of the unit's own, below `self.slots`
+        // (indexed accesses are bounds-checked in the generated code), and it
+        // calls back only through `ctx`, which outlives the call.
+        unsafe { f(base, &mut ctx) };
     }
 }
 
