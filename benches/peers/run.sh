@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# Peer comparison: the same designs on chronc (Cranelift JIT), Verilator
+# (-O3, C++ harness) and Icarus Verilog (iverilog + vvp), side by side in one
+# run. See the "Peers" section of docs/performance.md for the figures.
+#
+# Usage: bash benches/peers/run.sh
+#
+# For each design it
+#   1. builds the model REPS times on each simulator (chronc: `chronc run`
+#      with one cycle, i.e. front end + lowering + JIT; Verilator: verilate
+#      and compile the C++ from scratch; Icarus: iverilog);
+#   2. runs all three for CHECK_CYCLES cycles and fails loudly unless they
+#      print the same checksum;
+#   3. runs chronc and Verilator REPS times for the design's bench cycle
+#      count (they must agree on every run) and Icarus REPS times for its
+#      smaller count (checked against chronc on the same count);
+#   4. prints median [min, max] wall time, cycles per second and build time,
+#      each also as a ratio to chronc.
+#
+# Environment overrides: REPS (default 5), BUILD_REPS (default 3),
+# CHECK_CYCLES (default 20000), CHRONC (a chronc binary to use instead of
+# building target/release/chronc), and per design <DESIGN>_CYCLES and
+# <DESIGN>_ICARUS_CYCLES, where DESIGN is PIPE16, PIPE256 or FIFO.
+# "Cycles" are edges of the design's first clock (the writer clock of the
+# FIFO design).
+
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+
+REPS="${REPS:-5}"
+BUILD_REPS="${BUILD_REPS:-3}"
+CHECK_CYCLES="${CHECK_CYCLES:-20000}"
+
+die() {
+    echo "run.sh: $*" >&2
+    exit 1
+}
+
+# --- Tools -----------------------------------------------------------------
+
+if ! command -v verilator >/dev/null || ! command -v iverilog >/dev/null; then
+    echo "Installing verilator and iverilog from apt..." >&2
+    sudo_cmd=()
+    if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+    "${sudo_cmd[@]}" apt-get update
+    "${sudo_cmd[@]}" apt-get install -y verilator iverilog
+fi
+for tool in verilator iverilog vvp jq make g++; do
+    command -v "$tool" >/dev/null || die "$tool is required"
+done
+
+if [ -n "${CHRONC:-}" ]; then
+    chronc="$CHRONC"
+else
+    (cd "$root" && cargo build --release --bin chronc) || die "cannot build chronc"
+    chronc="$root/target/release/chronc"
+fi
+[ -x "$chronc" ] || die "no chronc binary at $chronc"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/chronon-peers.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+# Verilator's makefiles use a compiler cache when OBJCACHE is set; every
+# build here must be a real one.
+unset OBJCACHE
+jobs="$(nproc)"
+
+# --- Measuring -------------------------------------------------------------
+
+# now: wall-clock seconds with microseconds.
+now() { echo "$EPOCHREALTIME"; }
+
+# elapsed START END: END - START in seconds.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
+
+# stats VALUES...: "median min max" of the values.
+stats() {
+    printf '%s\n' "$@" | sort -g | awk '
+        { v[NR] = $1 }
+        END {
+            m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+            printf "%s %s %s", m, v[1], v[NR]
+        }'
+}
+
+# The last command's output, kept for error messages.
+out=""
+
+# run_chronc FILE PARAMS CYCLES: prints "checksum received wall_run".
+run_chronc() {
+    local file="$1" params="$2" cycles="$3" args=()
+    [ -n "$params" ] && args=(-p "$params")
+    out="$("$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q)" ||
+        die "chronc failed on $file: $out"
+    jq -r '[
+        ((.counters[] | select(.name == "checksum") | .value) // "-"),
+        ((.counters[] | select(.name == "received") | .value) // "-"),
+        .wall_seconds
+    ] | @tsv' <<<"$out" | tr '\t' ' '
+}
+
+# parse_verilog: reads "checksum=A [received=B]" and prints "A B".
+parse_verilog() {
+    awk '/^checksum=/ {
+        c = "-"; r = "-"
+        for (i = 1; i <= NF; i++) {
+            split($i, kv, "=")
+            if (kv[1] == "checksum") c = kv[2]
+            if (kv[1] == "received") r = kv[2]
+        }
+        print c, r
+    }'
+}
+
+run_verilator() {
+    local exe="$1" cycles="$2"
+    out="$("$exe" "$cycles")" || die "verilator model $exe failed: $out"
+    parse_verilog <<<"$out"
+}
+
+run_icarus() {
+    local vvp_file="$1" cycles="$2"
+    out="$(vvp -n "$vvp_file" "+cycles=$cycles")" || die "vvp $vvp_file failed: $out"
+    parse_verilog <<<"$out"
+}
+
+# --- One design ------------------------------------------------------------
+
+# fmt_stats "MEDIAN MIN MAX" SCALE DIGITS: "median [min, max]" times SCALE.
+fmt_stats() {
+    awk -v s="$1" -v k="$2" -v d="$3" 'BEGIN {
+        split(s, v, " ")
+        printf "%.*f [%.*f, %.*f]", d, v[1] * k, d, v[2] * k, d, v[3] * k
+    }'
+}
+
+# rate "MEDIAN MIN MAX" CYCLES: cycles per second as "median min max" (the
+# fastest run has the smallest wall time).
+rate() {
+    awk -v s="$1" -v n="$2" 'BEGIN { split(s, v, " "); printf "%s %s %s", n / v[1], n / v[3], n / v[2] }'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# bench NAME CHR PARAMS VERILOG_TOP VERILOG TB MAIN VERILATOR_PARAMS
+#       ICARUS_PARAMS CYCLES ICARUS_CYCLES
+bench() {
+    local name="$1" chr="$2" params="$3" vtop="$4" vsrc="$5" tb="$6" main="$7"
+    local vparams="$8" iparams="$9" cycles="${10}" icycles="${11}"
+    local dir="$work/$name"
+    mkdir -p "$dir"
+    echo
+    echo "== $name: chronc and Verilator $cycles cycles, Icarus $icycles cycles," \
+        "$REPS runs; builds $BUILD_REPS times =="
+
+    # Builds.
+    local t0 t1 b_chronc=() b_verilator=() b_icarus=() i
+    for ((i = 0; i < BUILD_REPS; i++)); do
+        t0="$(now)"
+        run_chronc "$chr" "$params" 1 >/dev/null
+        t1="$(now)"
+        b_chronc+=("$(elapsed "$t0" "$t1")")
+
+        rm -rf "$dir/obj"
+        t0="$(now)"
+        # shellcheck disable=SC2086
+        verilator -O3 --cc --exe --build -j "$jobs" -Wno-fatal \
+            --top-module "$vtop" $vparams -Mdir "$dir/obj" \
+            "$vsrc" "$main" >"$dir/verilator.log" 2>&1 ||
+            die "verilator failed on $vsrc; see the log:
+$(tail -20 "$dir/verilator.log")"
+        t1="$(now)"
+        b_verilator+=("$(elapsed "$t0" "$t1")")
+
+        t0="$(now)"
+        # shellcheck disable=SC2086
+        iverilog -g2005 $iparams -o "$dir/sim.vvp" "$tb" "$vsrc" ||
+            die "iverilog failed on $vsrc"
+        t1="$(now)"
+        b_icarus+=("$(elapsed "$t0" "$t1")")
+    done
+    local model="$dir/obj/V$vtop"
+    [ -x "$model" ] || die "no Verilator model built for $name"
+
+    # Agreement on a common cycle count.
+    local c v k
+    c="$(run_chronc "$chr" "$params" "$CHECK_CYCLES" | cut -d' ' -f1,2)"
+    v="$(run_verilator "$model" "$CHECK_CYCLES")"
+    k="$(run_icarus "$dir/sim.vvp" "$CHECK_CYCLES")"
+    if [ "$c" != "$v" ] || [ "$c" != "$k" ]; then
+        die "MISMATCH on $name after $CHECK_CYCLES cycles: chronc [$c] verilator [$v] icarus [$k]"
+    fi
+    echo "agree after $CHECK_CYCLES cycles: checksum received = $c"
+
+    # Timed runs.
+    local w_chronc=() r_chronc=() w_verilator=() w_icarus=() ref="" got line
+    for ((i = 0; i < REPS; i++)); do
+        t0="$(now)"
+        line="$(run_chronc "$chr" "$params" "$cycles")"
+        t1="$(now)"
+        w_chronc+=("$(elapsed "$t0" "$t1")")
+        r_chronc+=("$(cut -d' ' -f3 <<<"$line")")
+        got="$(cut -d' ' -f1,2 <<<"$line")"
+        [ -z "$ref" ] && ref="$got"
+        [ "$got" = "$ref" ] || die "chronc is not deterministic on $name: [$ref] then [$got]"
+
+        t0="$(now)"
+        got="$(run_verilator "$model" "$cycles")"
+        t1="$(now)"
+        w_verilator+=("$(elapsed "$t0" "$t1")")
+        [ "$got" = "$ref" ] ||
+            die "MISMATCH on $name after $cycles cycles: chronc [$ref] verilator [$got]"
+    done
+    local iref
+    iref="$(run_chronc "$chr" "$params" "$icycles" | cut -d' ' -f1,2)"
+    for ((i = 0; i < REPS; i++)); do
+        t0="$(now)"
+        got="$(run_icarus "$dir/sim.vvp" "$icycles")"
+        t1="$(now)"
+        w_icarus+=("$(elapsed "$t0" "$t1")")
+        [ "$got" = "$iref" ] ||
+            die "MISMATCH on $name after $icycles cycles: chronc [$iref] icarus [$got]"
+    done
+    echo "agree after $cycles cycles: checksum received = $ref" \
+        "(Icarus after $icycles: $iref)"
+
+    # Report. Speeds come from process wall time (chronc's includes its
+    # compile); "run only" is chronc's own timing of the simulation loop.
+    local s_wc s_rc s_wv s_wi s_bc s_bv s_bi
+    s_wc="$(stats "${w_chronc[@]}")"
+    s_rc="$(stats "${r_chronc[@]}")"
+    s_wv="$(stats "${w_verilator[@]}")"
+    s_wi="$(stats "${w_icarus[@]}")"
+    s_bc="$(stats "${b_chronc[@]}")"
+    s_bv="$(stats "${b_verilator[@]}")"
+    s_bi="$(stats "${b_icarus[@]}")"
+    local cc cv ci crc
+    cc="$(rate "$s_wc" "$cycles")"
+    crc="$(rate "$s_rc" "$cycles")"
+    cv="$(rate "$s_wv" "$cycles")"
+    ci="$(rate "$s_wi" "$icycles")"
+    local chronc_rate chronc_build
+    chronc_rate="$(cut -d' ' -f1 <<<"$cc")"
+    chronc_build="$(cut -d' ' -f1 <<<"$s_bc")"
+    printf '%-22s | %-30s | %-13s | %-30s | %s\n' \
+        "simulator" "Mcycles/s median [min, max]" "speed/chronc" \
+        "build s median [min, max]" "build/chronc"
+    printf '%-22s | %-30s | %-13s | %-30s | %s\n' \
+        "chronc (JIT)" "$(fmt_stats "$cc" 1e-6 2)" "1.00" \
+        "$(fmt_stats "$s_bc" 1 3)" "1"
+    printf '%-22s | %-30s | %-13s | %-30s | %s\n' \
+        "chronc, run loop only" "$(fmt_stats "$crc" 1e-6 2)" \
+        "$(ratio "$(cut -d' ' -f1 <<<"$crc")" "$chronc_rate")" "-" "-"
+    printf '%-22s | %-30s | %-13s | %-30s | %s\n' \
+        "Verilator -O3" "$(fmt_stats "$cv" 1e-6 2)" \
+        "$(ratio "$(cut -d' ' -f1 <<<"$cv")" "$chronc_rate")" \
+        "$(fmt_stats "$s_bv" 1 3)" "$(ratio "$(cut -d' ' -f1 <<<"$s_bv")" "$chronc_build")"
+    printf '%-22s | %-30s | %-13s | %-30s | %s\n' \
+        "Icarus (vvp)" "$(fmt_stats "$ci" 1e-6 4)" \
+        "$(ratio "$(cut -d' ' -f1 <<<"$ci")" "$chronc_rate")" \
+        "$(fmt_stats "$s_bi" 1 3)" "$(ratio "$(cut -d' ' -f1 <<<"$s_bi")" "$chronc_build")"
+}
+
+echo "chronc: $chronc"
+echo "$(verilator --version)"
+echo "$(iverilog -V 2>&1 | head -1)"
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+bench pipe16 "$here/pipeline.chr" "N=16" pipeline "$here/pipeline.v" \
+    "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
+    "${PIPE16_CYCLES:-30000000}" "${PIPE16_ICARUS_CYCLES:-300000}"
+bench pipe256 "$here/pipeline.chr" "N=256" pipeline "$here/pipeline.v" \
+    "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
+    "${PIPE256_CYCLES:-2000000}" "${PIPE256_ICARUS_CYCLES:-20000}"
+bench fifo "$here/async_fifo.chr" "" async_fifo "$here/async_fifo.v" \
+    "$here/async_fifo_tb.v" "$here/async_fifo_main.cpp" "" "" \
+    "${FIFO_CYCLES:-20000000}" "${FIFO_ICARUS_CYCLES:-200000}"
+echo
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
