@@ -147,8 +147,8 @@ impl TextWriter {
                 .into_iter()
                 .map(|out| DomainLog {
                     out,
-                    den: 0,
-                    den_text: Vec::new(),
+                    key: None,
+                    prefix: Vec::with_capacity(64),
                 })
                 .collect(),
             units: schema
@@ -203,12 +203,14 @@ impl TextWriter {
     }
 }
 
-/// A domain log and the `/<den>` text of the denominator its times last
-/// had, so that the denominator is not formatted again for every record.
+/// A domain log and the text `<cycle> <time>ps ` of its last record: an
+/// instant usually has several records per domain, and formatting the
+/// numbers is most of a line's cost.
 struct DomainLog {
     out: ChunkedOutput,
-    den: u64,
-    den_text: Vec<u8>,
+    /// `(cycle, time numerator, time denominator)` of `prefix`.
+    key: Option<(u64, u128, u64)>,
+    prefix: Vec<u8>,
 }
 
 /// Starts a line in `domain`'s log: cycle and exact time.
@@ -225,10 +227,16 @@ fn start_line<'a>(
         what: "domain",
         index: domain,
     })?;
-    let DomainLog { out, den, den_text } = log;
+    let DomainLog { out, key, prefix } = log;
     out.check()?;
     records[d] += 1;
     let buf = out.buf();
+    let this = (cycle, time.num(), time.den());
+    if *key == Some(this) {
+        buf.extend_from_slice(prefix);
+        return Ok(out);
+    }
+    let start = buf.len();
     push_u64(buf, cycle);
     buf.push(b' ');
     let (whole, rem) = time.split();
@@ -236,15 +244,13 @@ fn start_line<'a>(
     if rem != 0 {
         buf.push(b'+');
         push_u64(buf, rem);
-        if time.den() != *den {
-            *den = time.den();
-            den_text.clear();
-            den_text.push(b'/');
-            push_u64(den_text, *den);
-        }
-        buf.extend_from_slice(den_text);
+        buf.push(b'/');
+        push_u64(buf, time.den());
     }
     buf.extend_from_slice(b"ps ");
+    prefix.clear();
+    prefix.extend_from_slice(&buf[start..]);
+    *key = Some(this);
     Ok(out)
 }
 
