@@ -302,8 +302,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         pattern | wildcard_pat | some_pat | none_pat | neg_int_pat | enum_pat => "a pattern",
         trace_arg => "a trace argument `name = value`",
         place => "a register or variable",
-        expr | or_expr | and_expr | cmp_expr | bor_expr | bxor_expr | band_expr | shift_expr
-        | add_expr | mul_expr | cast_expr | unary_expr | postfix_expr | paren_expr | array_lit
+        expr | arg_expr | cast_expr | unary_expr | postfix_expr | paren_expr | array_lit
         | array_repeat | call_expr | struct_lit | enum_value => "an expression",
         field_suffix | index_suffix | method_suffix => "`.`, `[` or a method call",
         args => "arguments",
@@ -478,10 +477,22 @@ impl Builder<'_> {
         Span::new(self.file, self.base + s.start(), self.base + s.end())
     }
 
-    fn ident(&self, p: Pair<'_, Rule>) -> Ident {
+    fn ident(&mut self, p: Pair<'_, Rule>) -> Ident {
+        let name = p.as_str();
+        let span = self.span(&p);
+        if is_keyword(name) {
+            self.diags.push(
+                ParseError::Syntax {
+                    span,
+                    expected: vec!["a name".to_string()],
+                    found: format!("keyword `{name}`"),
+                }
+                .into_diagnostic(),
+            );
+        }
         Ident {
-            name: p.as_str().to_string(),
-            span: self.span(&p),
+            name: name.to_string(),
+            span,
         }
     }
 
@@ -1030,6 +1041,57 @@ impl Builder<'_> {
         }
     }
 
+    /// Builds a flat `operand (op operand)*` list into a tree by precedence,
+    /// with explicit stacks (no recursion); all operators are left
+    /// associative, and comparisons do not chain.
+    fn climb(&mut self, parts: Vec<Pair<'_, Rule>>, depth: usize) -> Expr {
+        let mut operands: Vec<(Expr, bool)> = Vec::new();
+        let mut ops: Vec<(BinOp, Span)> = Vec::new();
+        let reduce =
+            |this: &mut Self, operands: &mut Vec<(Expr, bool)>, ops: &mut Vec<(BinOp, Span)>| {
+                let (op, op_span) = ops.pop().expect("an operator to reduce");
+                let (rhs, rhs_cmp) = operands.pop().expect("a right operand");
+                let (lhs, lhs_cmp) = operands.pop().expect("a left operand");
+                if op.is_comparison() && (lhs_cmp || rhs_cmp) {
+                    this.diags.push(
+                        ParseError::Syntax {
+                            span: op_span,
+                            expected: vec!["`&&` or `||` between comparisons".to_string()],
+                            found: format!("`{}`", op.symbol()),
+                        }
+                        .into_diagnostic(),
+                    );
+                }
+                let span = lhs.span.to(rhs.span);
+                operands.push((
+                    Expr {
+                        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+                        span,
+                    },
+                    op.is_comparison(),
+                ));
+            };
+        let mut it = parts.into_iter();
+        let first = it.next().expect("an operand");
+        operands.push((self.expr(first, depth), false));
+        while let (Some(op_pair), Some(rhs)) = (it.next(), it.next()) {
+            let op = binop(op_pair.as_str());
+            let op_span = self.span(&op_pair);
+            while ops
+                .last()
+                .is_some_and(|(top, _)| precedence(*top) >= precedence(op))
+            {
+                reduce(self, &mut operands, &mut ops);
+            }
+            ops.push((op, op_span));
+            operands.push((self.expr(rhs, depth), false));
+        }
+        while !ops.is_empty() {
+            reduce(self, &mut operands, &mut ops);
+        }
+        operands.pop().expect("one expression remains").0
+    }
+
     fn too_deep(&mut self, span: Span) -> Expr {
         self.diags.push(
             ParseError::TooDeep {
@@ -1091,37 +1153,14 @@ impl Builder<'_> {
             return self.too_deep(span);
         }
         match p.as_rule() {
-            Rule::expr | Rule::paren_expr => {
-                self.expr(inner(p).next().expect("wrapped expression"), depth + 1)
-            }
-            Rule::or_expr
-            | Rule::and_expr
-            | Rule::cmp_expr
-            | Rule::bor_expr
-            | Rule::bxor_expr
-            | Rule::band_expr
-            | Rule::shift_expr
-            | Rule::add_expr
-            | Rule::mul_expr => {
+            Rule::paren_expr => self.expr(inner(p).next().expect("wrapped expression"), depth + 1),
+            Rule::expr | Rule::arg_expr => {
                 let parts: Vec<_> = inner(p).collect();
                 let n_ops = parts.len() / 2;
                 if depth + n_ops > MAX_EXPR_DEPTH {
                     return self.too_deep(span);
                 }
-                let mut it = parts.into_iter();
-                let mut lhs = self.expr(it.next().expect("operand"), depth + n_ops);
-                let mut level = depth + n_ops;
-                while let (Some(op), Some(rhs)) = (it.next(), it.next()) {
-                    level -= 1;
-                    let rhs = self.expr(rhs, level + 1);
-                    let op = binop(op.as_str());
-                    let span = lhs.span.to(rhs.span);
-                    lhs = Expr {
-                        kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-                        span,
-                    };
-                }
-                lhs
+                self.climb(parts, depth + n_ops)
             }
             Rule::cast_expr => {
                 let mut it = inner(p);
@@ -1260,6 +1299,21 @@ impl Builder<'_> {
     }
 }
 
+fn precedence(op: BinOp) -> u8 {
+    use BinOp::*;
+    match op {
+        Or => 1,
+        And => 2,
+        Eq | Ne | Lt | Le | Gt | Ge => 3,
+        BitOr => 4,
+        BitXor => 5,
+        BitAnd => 6,
+        Shl | Shr => 7,
+        Add | Sub => 8,
+        Mul | Div | Rem => 9,
+    }
+}
+
 fn binop(s: &str) -> BinOp {
     use BinOp::*;
     match s.trim() {
@@ -1282,6 +1336,13 @@ fn binop(s: &str) -> BinOp {
         "/" => Div,
         _ => Rem,
     }
+}
+
+/// Whether a word is a keyword.
+pub fn is_keyword(word: &str) -> bool {
+    static KEYWORDS: std::sync::LazyLock<std::collections::HashSet<&'static str>> =
+        std::sync::LazyLock::new(|| keywords().into_iter().collect());
+    KEYWORDS.contains(word)
 }
 
 /// The keywords, as listed by the grammar's `keyword` rule.
