@@ -2,14 +2,14 @@
 //! packets; a compressed batch that is torn or does not inflate is dropped
 //! whole, with everything after it.
 
-use std::fs;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::Path;
 
 use flate2::read::ZlibDecoder;
 use prost::Message;
 
-use super::encode::packet_end;
+use super::encode::{get_varint, packet_end};
 use super::proto::TracePacket;
 use crate::error::RecordError;
 
@@ -25,36 +25,61 @@ pub struct RecoverStats {
 }
 
 /// Writes to `path_out` the longest valid prefix of the trace in `path_in`.
+///
+/// Streams: memory holds one packet (and one inflated batch) at a time.
 pub fn recover(path_in: &Path, path_out: &Path) -> Result<RecoverStats, RecordError> {
-    let io_err = |path: &Path| {
-        let path: PathBuf = path.to_owned();
-        move |source| RecordError::Io { path, source }
+    let in_err = |source| RecordError::Io {
+        path: path_in.to_owned(),
+        source,
     };
-    let bytes = fs::read(path_in).map_err(io_err(path_in))?;
-    let keep = valid_prefix(&bytes);
-    fs::write(path_out, &bytes[..keep.0]).map_err(io_err(path_out))?;
-    Ok(RecoverStats {
-        packets: keep.1,
-        kept_bytes: keep.0 as u64,
-        dropped_bytes: (bytes.len() - keep.0) as u64,
-    })
+    let out_err = |source| RecordError::Io {
+        path: path_out.to_owned(),
+        source,
+    };
+    let file = File::open(path_in).map_err(in_err)?;
+    let total = file.metadata().map_err(in_err)?.len();
+    let mut input = BufReader::with_capacity(1 << 20, file);
+    let mut output = BufWriter::with_capacity(1 << 20, File::create(path_out).map_err(out_err)?);
+    let mut stats = RecoverStats::default();
+    let mut field = Vec::new();
+    while read_field(&mut input, &mut field).map_err(in_err)? && packet_is_whole(&field) {
+        output.write_all(&field).map_err(out_err)?;
+        stats.packets += 1;
+        stats.kept_bytes += field.len() as u64;
+    }
+    output.flush().map_err(out_err)?;
+    stats.dropped_bytes = total - stats.kept_bytes;
+    Ok(stats)
 }
 
-/// The length and packet count of the longest prefix of whole packets that
-/// decode, compressed batches included.
-pub(crate) fn valid_prefix(bytes: &[u8]) -> (usize, u64) {
-    let mut at = 0;
-    let mut packets = 0;
-    while let Some(end) = packet_end(bytes, at) {
-        if !packet_is_whole(&bytes[at..end]) {
+/// Reads the next `Trace.packet` field (tag, length, payload) into `field`;
+/// `false` at the end of the input or at a torn or malformed field.
+fn read_field(input: &mut impl Read, field: &mut Vec<u8>) -> io::Result<bool> {
+    field.clear();
+    let mut byte = [0u8; 1];
+    // Tag, then up to 10 varint bytes of length.
+    for _ in 0..11 {
+        if input.read(&mut byte)? == 0 {
+            return Ok(false);
+        }
+        field.push(byte[0]);
+        if field.len() > 1 && byte[0] < 0x80 {
             break;
         }
-        at = end;
-        packets += 1;
     }
-    (at, packets)
+    if field[0] != 0x0a {
+        return Ok(false);
+    }
+    let Some((len, _)) = get_varint(&field[1..]) else {
+        return Ok(false);
+    };
+    let header = field.len();
+    let Ok(len) = usize::try_from(len) else {
+        return Ok(false);
+    };
+    let got = input.take(len as u64).read_to_end(field)?;
+    Ok(got == len && field.len() == header + len)
 }
-
 /// Whether one `Trace.packet` field decodes, and when it holds compressed
 /// packets, whether they inflate to whole packets.
 fn packet_is_whole(field: &[u8]) -> bool {
