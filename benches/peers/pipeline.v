@@ -1,5 +1,7 @@
 // pipeline.v: the Verilog twin of pipeline.chr (see that file). Non-blocking
-// assignments in one always @(posedge clk); everything starts at zero.
+// assignments in always @(posedge clk), one block per stage from a generate
+// loop (Verilator does not unroll a for loop of delayed array assignments
+// past its unroll limit); everything starts at zero.
 module pipeline #(parameter N = 16) (
     input  wire        clk,
     output reg  [63:0] checksum
@@ -25,7 +27,13 @@ module pipeline #(parameter N = 16) (
     always @(posedge clk) begin
         source <= source + 1;
         r[0] <= mix(source);
-        for (i = 1; i < N; i = i + 1) r[i] <= mix(r[i - 1]);
         checksum <= checksum + {32'd0, r[N - 1]};
     end
+
+    genvar g;
+    generate
+        for (g = 1; g < N; g = g + 1) begin : stage
+            always @(posedge clk) r[g] <= mix(r[g - 1]);
+        end
+    endgenerate
 endmodule

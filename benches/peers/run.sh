@@ -9,16 +9,15 @@
 #   1. builds the model REPS times on each simulator (chronc: `chronc run`
 #      with one cycle, i.e. front end + lowering + JIT; Verilator: verilate
 #      and compile the C++ from scratch; Icarus: iverilog);
-#   2. runs all three for CHECK_CYCLES cycles and fails loudly unless they
-#      print the same checksum;
+#   2. runs all three for the design's Icarus cycle count and fails loudly
+#      unless they print the same checksum;
 #   3. runs chronc and Verilator REPS times for the design's bench cycle
 #      count (they must agree on every run) and Icarus REPS times for its
-#      smaller count (checked against chronc on the same count);
+#      smaller count (each run checked again);
 #   4. prints median [min, max] wall time, cycles per second and build time,
 #      each also as a ratio to chronc.
 #
-# Environment overrides: REPS (default 5), BUILD_REPS (default 3),
-# CHECK_CYCLES (default 20000), CHRONC (a chronc binary to use instead of
+# Environment overrides: REPS (default 5), BUILD_REPS (default 3), CHRONC (a chronc binary to use instead of
 # building target/release/chronc), and per design <DESIGN>_CYCLES and
 # <DESIGN>_ICARUS_CYCLES, where DESIGN is PIPE16, PIPE256 or FIFO.
 # "Cycles" are edges of the design's first clock (the writer clock of the
@@ -31,7 +30,6 @@ root="$(cd "$here/../.." && pwd)"
 
 REPS="${REPS:-5}"
 BUILD_REPS="${BUILD_REPS:-3}"
-CHECK_CYCLES="${CHECK_CYCLES:-20000}"
 
 die() {
     echo "run.sh: $*" >&2
@@ -141,7 +139,7 @@ rate() {
     awk -v s="$1" -v n="$2" 'BEGIN { split(s, v, " "); printf "%s %s %s", n / v[1], n / v[3], n / v[2] }'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 
 # bench NAME CHR PARAMS VERILOG_TOP VERILOG TB MAIN VERILATOR_PARAMS
 #       ICARUS_PARAMS CYCLES ICARUS_CYCLES
@@ -183,15 +181,15 @@ $(tail -20 "$dir/verilator.log")"
     local model="$dir/obj/V$vtop"
     [ -x "$model" ] || die "no Verilator model built for $name"
 
-    # Agreement on a common cycle count.
-    local c v k
-    c="$(run_chronc "$chr" "$params" "$CHECK_CYCLES" | cut -d' ' -f1,2)"
-    v="$(run_verilator "$model" "$CHECK_CYCLES")"
-    k="$(run_icarus "$dir/sim.vvp" "$CHECK_CYCLES")"
-    if [ "$c" != "$v" ] || [ "$c" != "$k" ]; then
-        die "MISMATCH on $name after $CHECK_CYCLES cycles: chronc [$c] verilator [$v] icarus [$k]"
+    # Agreement of all three on Icarus's cycle count.
+    local iref v k
+    iref="$(run_chronc "$chr" "$params" "$icycles" | cut -d' ' -f1,2)"
+    v="$(run_verilator "$model" "$icycles")"
+    k="$(run_icarus "$dir/sim.vvp" "$icycles")"
+    if [ "$iref" != "$v" ] || [ "$iref" != "$k" ]; then
+        die "MISMATCH on $name after $icycles cycles: chronc [$iref] verilator [$v] icarus [$k]"
     fi
-    echo "agree after $CHECK_CYCLES cycles: checksum received = $c"
+    echo "all three agree after $icycles cycles: checksum received = $iref"
 
     # Timed runs.
     local w_chronc=() r_chronc=() w_verilator=() w_icarus=() ref="" got line
@@ -212,8 +210,6 @@ $(tail -20 "$dir/verilator.log")"
         [ "$got" = "$ref" ] ||
             die "MISMATCH on $name after $cycles cycles: chronc [$ref] verilator [$got]"
     done
-    local iref
-    iref="$(run_chronc "$chr" "$params" "$icycles" | cut -d' ' -f1,2)"
     for ((i = 0; i < REPS; i++)); do
         t0="$(now)"
         got="$(run_icarus "$dir/sim.vvp" "$icycles")"
@@ -222,8 +218,7 @@ $(tail -20 "$dir/verilator.log")"
         [ "$got" = "$iref" ] ||
             die "MISMATCH on $name after $icycles cycles: chronc [$iref] icarus [$got]"
     done
-    echo "agree after $cycles cycles: checksum received = $ref" \
-        "(Icarus after $icycles: $iref)"
+    echo "chronc and Verilator agree after $cycles cycles: checksum received = $ref"
 
     # Report. Speeds come from process wall time (chronc's includes its
     # compile); "run only" is chronc's own timing of the simulation loop.
@@ -269,12 +264,12 @@ echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench pipe16 "$here/pipeline.chr" "N=16" pipeline "$here/pipeline.v" \
     "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
-    "${PIPE16_CYCLES:-30000000}" "${PIPE16_ICARUS_CYCLES:-300000}"
+    "${PIPE16_CYCLES:-25000000}" "${PIPE16_ICARUS_CYCLES:-25000}"
 bench pipe256 "$here/pipeline.chr" "N=256" pipeline "$here/pipeline.v" \
     "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
-    "${PIPE256_CYCLES:-2000000}" "${PIPE256_ICARUS_CYCLES:-20000}"
+    "${PIPE256_CYCLES:-3000000}" "${PIPE256_ICARUS_CYCLES:-1200}"
 bench fifo "$here/async_fifo.chr" "" async_fifo "$here/async_fifo.v" \
     "$here/async_fifo_tb.v" "$here/async_fifo_main.cpp" "" "" \
-    "${FIFO_CYCLES:-20000000}" "${FIFO_ICARUS_CYCLES:-200000}"
+    "${FIFO_CYCLES:-8000000}" "${FIFO_ICARUS_CYCLES:-150000}"
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
