@@ -91,11 +91,20 @@ run_chronc() {
     [ -n "$params" ] && args=(-p "$params")
     out="$("$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q)" ||
         die "chronc failed on $file: $out"
-    jq -r '[
-        ((.counters[] | select(.name == "checksum") | .value) // "-"),
-        ((.counters[] | select(.name == "received") | .value) // "-"),
-        .wall_seconds
-    ] | @tsv' <<<"$out" | tr '\t' ' '
+    # Counters are u64: read them from the JSON text, because jq holds
+    # numbers as doubles and would round sums above 2^53.
+    local checksum received wall
+    checksum="$(json_counter checksum <<<"$out")"
+    received="$(json_counter received <<<"$out")"
+    wall="$(jq -r '.wall_seconds' <<<"$out")"
+    echo "${checksum:--} ${received:--} $wall"
+}
+
+# json_counter NAME: the value of the counter NAME in chronc's JSON report.
+# Whitespace is dropped first so that compact and pretty JSON read alike.
+json_counter() {
+    tr -d ' \t\n' | { grep -o "\"name\":\"$1\",\"value\":[0-9]*" || true; } |
+        head -1 | sed 's/.*://'
 }
 
 # parse_verilog: reads "checksum=A [received=B]" and prints "A B".
