@@ -73,6 +73,8 @@ pub struct ConstDef {
     pub ty: TypeExpr,
     /// Value.
     pub value: Expr,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// An exact time or frequency as written: `num/den` and a unit.
@@ -108,6 +110,8 @@ pub struct ClockDef {
     pub specs: Vec<ClockSpec>,
     /// Whether written as a list `[..]`.
     pub is_list: bool,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// A struct declaration.
@@ -117,6 +121,8 @@ pub struct StructDef {
     pub name: Ident,
     /// Fields in order.
     pub fields: Vec<(Ident, TypeExpr)>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// An enum declaration.
@@ -126,6 +132,8 @@ pub struct EnumDef {
     pub name: Ident,
     /// Variants in order; variant `i` has value `i`.
     pub variants: Vec<Ident>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// A pure function.
@@ -139,6 +147,8 @@ pub struct FnDef {
     pub ret: TypeExpr,
     /// Body.
     pub body: Block,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// A compile-time parameter `NAME: T = default`.
@@ -150,6 +160,8 @@ pub struct GenericParam {
     pub ty: TypeExpr,
     /// Default value.
     pub default: Option<Expr>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// Direction of a port.
@@ -190,15 +202,17 @@ pub enum UnitMember {
         name: Ident,
         ty: TypeExpr,
         init: Option<Expr>,
+        span: Span,
     },
     /// `stage name: T pipes N;`
     Stage {
         name: Ident,
         ty: TypeExpr,
         pipes: Option<Expr>,
+        span: Span,
     },
     /// `counter name;`
-    Counter { name: Ident },
+    Counter { name: Ident, span: Span },
     /// `tick { ... }`
     Tick { body: Block, span: Span },
 }
@@ -212,6 +226,8 @@ pub struct UnitDef {
     pub params: Vec<GenericParam>,
     /// Members in order.
     pub members: Vec<UnitMember>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// `inst[idx].port` in a system.
@@ -282,6 +298,8 @@ pub struct SystemDef {
     pub params: Vec<GenericParam>,
     /// Members in order.
     pub members: Vec<SystemMember>,
+    /// The whole declaration.
+    pub span: Span,
 }
 
 /// A type as written.

@@ -605,7 +605,7 @@ impl Env {
                 UnitMember::Port { name, .. }
                 | UnitMember::Reg { name, .. }
                 | UnitMember::Stage { name, .. }
-                | UnitMember::Counter { name } => name,
+                | UnitMember::Counter { name, .. } => name,
                 UnitMember::Tick { body, span } => {
                     ticks.push((body, *span));
                     continue;
@@ -690,7 +690,7 @@ impl Env {
                         span: name.span,
                     });
                 }
-                UnitMember::Reg { name, ty, init } => {
+                UnitMember::Reg { name, ty, init, .. } => {
                     let ty = self.resolve_type(module, &params, ty);
                     let init = match init {
                         Some(e) if ty != Type::Error => self
@@ -705,7 +705,9 @@ impl Env {
                         span: name.span,
                     });
                 }
-                UnitMember::Stage { name, ty, pipes } => {
+                UnitMember::Stage {
+                    name, ty, pipes, ..
+                } => {
                     let ty = self.resolve_type(module, &params, ty);
                     let n = match pipes {
                         Some(e) => self
@@ -732,7 +734,7 @@ impl Env {
                         span: name.span,
                     });
                 }
-                UnitMember::Counter { name } => info.counters.push(d::Counter {
+                UnitMember::Counter { name, .. } => info.counters.push(d::Counter {
                     name: name.name.clone(),
                     span: name.span,
                 }),
@@ -2072,6 +2074,27 @@ impl<'e> BodyCx<'e> {
                 let v = self.declare(var, Type::uint(32));
                 let body = self.nested(body);
                 self.scopes.pop();
+                if b - a >= 2 {
+                    // A constant pipe written on the loop body's straight-line
+                    // path is written once per iteration: provably twice.
+                    for st in &body {
+                        if let StmtKind::StageWrite { stage, pipe, .. }
+                        | StmtKind::StageRetain { stage, pipe } = &st.kind
+                            && let ExprKind::Const(Value::Int(p)) = pipe.kind
+                        {
+                            let name = self
+                                .unit
+                                .as_ref()
+                                .map_or(String::new(), |u| u.stages[*stage].name.clone());
+                            self.err(TypeError::StageTwice {
+                                span: st.span,
+                                first: span,
+                                stage: name,
+                                pipe: p,
+                            });
+                        }
+                    }
+                }
                 StmtKind::For {
                     var: v,
                     start: a as u32,

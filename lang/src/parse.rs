@@ -509,7 +509,12 @@ impl Builder<'_> {
                 let name = self.ident(it.next()?);
                 let ty = self.type_expr(it.next()?);
                 let value = self.expr(it.next()?, 0);
-                Item::Const(ConstDef { name, ty, value })
+                Item::Const(ConstDef {
+                    name,
+                    ty,
+                    value,
+                    span,
+                })
             }
             Rule::clock_item => {
                 let name = self.ident(it.next()?);
@@ -529,18 +534,20 @@ impl Builder<'_> {
                     array_len,
                     specs,
                     is_list,
+                    span,
                 })
             }
             Rule::struct_item => {
                 let name = self.ident(it.next()?);
                 let fields = it.map(|f| self.name_type(f)).collect();
-                Item::Struct(StructDef { name, fields })
+                Item::Struct(StructDef { name, fields, span })
             }
             Rule::enum_item => {
                 let name = self.ident(it.next()?);
                 Item::Enum(EnumDef {
                     name,
                     variants: it.map(|v| self.ident(v)).collect(),
+                    span,
                 })
             }
             Rule::fn_item => {
@@ -556,6 +563,7 @@ impl Builder<'_> {
                     params,
                     ret,
                     body,
+                    span,
                 })
             }
             Rule::unit_item => {
@@ -569,6 +577,7 @@ impl Builder<'_> {
                     name,
                     params,
                     members,
+                    span,
                 })
             }
             Rule::system_item => {
@@ -582,6 +591,7 @@ impl Builder<'_> {
                     name,
                     params,
                     members,
+                    span,
                 })
             }
             _ => return None,
@@ -614,11 +624,17 @@ impl Builder<'_> {
     fn generic_params(&mut self, p: Pair<'_, Rule>) -> Vec<GenericParam> {
         inner(p)
             .map(|g| {
+                let span = self.span(&g);
                 let mut it = inner(g);
                 let name = self.ident(it.next().expect("param name"));
                 let ty = self.type_expr(it.next().expect("param type"));
                 let default = it.next().map(|e| self.expr(e, 0));
-                GenericParam { name, ty, default }
+                GenericParam {
+                    name,
+                    ty,
+                    default,
+                    span,
+                }
             })
             .collect()
     }
@@ -656,16 +672,27 @@ impl Builder<'_> {
                 let name = self.ident(it.next()?);
                 let ty = self.type_expr(it.next()?);
                 let init = it.next().map(|e| self.expr(e, 0));
-                UnitMember::Reg { name, ty, init }
+                UnitMember::Reg {
+                    name,
+                    ty,
+                    init,
+                    span,
+                }
             }
             Rule::stage_decl => {
                 let name = self.ident(it.next()?);
                 let ty = self.type_expr(it.next()?);
                 let pipes = it.next().map(|e| self.expr(e, 0));
-                UnitMember::Stage { name, ty, pipes }
+                UnitMember::Stage {
+                    name,
+                    ty,
+                    pipes,
+                    span,
+                }
             }
             Rule::counter_decl => UnitMember::Counter {
                 name: self.ident(it.next()?),
+                span,
             },
             Rule::tick_block => UnitMember::Tick {
                 body: self.block(it.next()?),
