@@ -122,7 +122,7 @@ impl Frame<'_> {
         }
         let touched = st.touched as usize + pipe as usize;
         if self.state[touched] != 0 {
-            self.host.fault(st.twice_fault);
+            self.host.fault(st.twice_fault + pipe as u32);
             return None;
         }
         self.state[touched] = 1;

@@ -240,7 +240,8 @@ pub struct Stage {
     pub value_next: SlotId,
     /// First touched slot.
     pub touched: SlotId,
-    /// Fault site for a second write or retain of a pipe in one tick.
+    /// First of `pipes` fault sites, one per pipe, for a second write or
+    /// retain of that pipe in one tick (the report names the pipe).
     pub twice_fault: FaultId,
     /// Fault site for a pipe index out of range.
     pub range_fault: FaultId,

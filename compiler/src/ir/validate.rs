@@ -243,7 +243,10 @@ pub fn validate(p: &Program) -> Result<(), String> {
             (st.value, n * k),
             (st.value_next, n * k),
         ];
+        let faults_end = st.twice_fault as usize + st.pipes as usize;
         if st.pipes == 0
+            || faults_end > p.faults.len()
+            || st.range_fault as usize >= p.faults.len()
             || runs
                 .iter()
                 .any(|&(base, len)| base as usize + len > p.slots.len())

@@ -531,7 +531,10 @@ impl Gen<'_> {
         let first = self.b.create_block();
         self.b.ins().brif(t, twice, &[], first, &[]);
         self.b.switch_to_block(twice);
-        self.fault(twice_fault);
+        // One fault site per pipe: the site is the first plus the pipe.
+        let narrow = self.b.ins().ireduce(types::I32, pipe);
+        let id = self.b.ins().iadd_imm_s(narrow, i64::from(twice_fault));
+        self.call(idx::FAULT, &[id]);
         self.b.ins().jump(done, &[]);
         self.b.switch_to_block(first);
         let one = self.b.ins().iconst(I64, 1);

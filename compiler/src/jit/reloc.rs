@@ -281,7 +281,15 @@ pub(super) fn relocate(p: &Program, u: u32) -> (Shape, Reloc) {
                     st.value_next - b,
                     st.touched - b,
                 ],
-                faults: [r.fault(st.twice_fault), r.fault(st.range_fault)],
+                faults: {
+                    // The per-pipe sites stay consecutive: they are the
+                    // first faults this unit's rewriter sees.
+                    let twice = r.fault(st.twice_fault);
+                    for pipe in 1..st.pipes {
+                        r.fault(st.twice_fault + pipe);
+                    }
+                    [twice, r.fault(st.range_fault)]
+                },
             }
         })
         .collect();

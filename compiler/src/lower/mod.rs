@@ -62,6 +62,7 @@ pub fn lower(design: &Design, sources: &SourceMap) -> Result<Program, LowerError
     for (i, inst) in design.instances.iter().enumerate() {
         layouts.push(declare_instance(
             &mut p,
+            sources,
             design,
             i as u32,
             inst.spec,
@@ -132,8 +133,19 @@ fn add_slots(p: &mut Program, name: &str, tys: &[Ty], init: &[u64]) -> u32 {
     base
 }
 
+/// `file:line:col` of a span, when its file is known.
+fn span_text(src: &SourceMap, span: Span) -> Option<String> {
+    if (span.file.0 as usize) >= src.len() {
+        return None;
+    }
+    let file = src.get(span.file);
+    let (line, col) = file.line_col(span.start as usize);
+    Some(format!("{}:{}:{}", file.name, line + 1, col + 1))
+}
+
 fn declare_instance(
     p: &mut Program,
+    src: &SourceMap,
     d: &Design,
     unit: u32,
     spec: usize,
@@ -178,17 +190,19 @@ fn declare_instance(
         let valid_next = add_slots(p, &format!("{name}.valid'"), &per_pipe(&[Ty::BOOL]), &[]);
         let value_next = add_slots(p, &format!("{name}.value'"), &per_pipe(&item), &[]);
         let touched = add_slots(p, &format!("{name}.touched"), &per_pipe(&[Ty::BOOL]), &[]);
-        let span = None;
-        p.faults.push(FaultSite {
-            unit,
-            construct: format!("stage register `{}`", s.name),
-            message: format!(
-                "stage register `{}`: a pipe written or retained twice in one tick",
-                s.name
-            ),
-            span: span.clone(),
-        });
-        let twice_fault = (p.faults.len() - 1) as u32;
+        let span = span_text(src, s.span);
+        let twice_fault = p.faults.len() as u32;
+        for pipe in 0..pipes {
+            p.faults.push(FaultSite {
+                unit,
+                construct: format!("stage register `{}`", s.name),
+                message: format!(
+                    "stage register `{}`: pipe {pipe} written or retained twice in one tick",
+                    s.name
+                ),
+                span: span.clone(),
+            });
+        }
         p.faults.push(FaultSite {
             unit,
             construct: format!("stage register `{}`", s.name),
@@ -313,12 +327,7 @@ impl UnitLower<'_> {
     }
 
     fn span_text(&self, span: Span) -> Option<String> {
-        if (span.file.0 as usize) >= self.src.len() {
-            return None;
-        }
-        let file = self.src.get(span.file);
-        let (line, col) = file.line_col(span.start as usize);
-        Some(format!("{}:{}:{}", file.name, line + 1, col + 1))
+        span_text(self.src, span)
     }
 
     fn fault(&mut self, construct: String, message: String, span: Span) -> u32 {

@@ -479,7 +479,10 @@ fn add_unit(p: &mut Program, rng: &mut Rng, unit: u32, domain: u32) {
     let valid_next = run(p, "valid'", pipes, &[Ty::BOOL]);
     let value_next = run(p, "value'", pipes * k, &item);
     let touched = run(p, "touched", pipes, &[Ty::BOOL]);
-    let twice_fault = add_fault(p, unit, "stage write twice");
+    let twice_fault = p.faults.len() as u32;
+    for _ in 0..pipes {
+        add_fault(p, unit, "stage write twice");
+    }
     let range_fault = add_fault(p, unit, "stage pipe");
     p.stages.push(Stage {
         unit,
