@@ -568,6 +568,22 @@ impl UnitLower<'_> {
     }
 
     fn assign(&mut self, target: Target, vals: Vec<Expr>) {
+        // An aggregate assigned to locals may read the locals it overwrites
+        // (`p = P { a: p.b, b: p.a }`): evaluate every field first.
+        let vals: Vec<Expr> = match target {
+            Target::Locals(_) if vals.len() > 1 => vals
+                .into_iter()
+                .map(|v| match v {
+                    Expr::Const(..) => v,
+                    other => {
+                        let ty = crate::ir::validate::type_of(self.p, &self.locals, &other)
+                            .expect("lowered expressions are well typed");
+                        self.temp(ty, other)
+                    }
+                })
+                .collect(),
+            _ => vals,
+        };
         for (i, v) in vals.into_iter().enumerate() {
             match target.offset(i) {
                 Target::Slots(s) => self.out.push(Stmt::Store(s, v)),
