@@ -18,6 +18,9 @@ use crate::errors::{ResolveError, TypeError};
 use crate::eval::{EvalError, eval, fits, wrap};
 use crate::span::{SourceMap, Span};
 
+/// The largest value a type may hold, in bits (arrays are state, not memory).
+pub const MAX_TYPE_BITS: u64 = 1 << 24;
+
 /// Index of an item in [`Env::items`].
 pub type ItemId = usize;
 
@@ -266,7 +269,24 @@ impl Env {
             ast::TypeExprKind::Array(elem, len) => {
                 let elem = self.resolve_type(module, params, elem);
                 match self.const_int(module, params, len, "an array length") {
-                    Some(n) if (1..=1 << 20).contains(&n) => Type::Array(Box::new(elem), n as u32),
+                    Some(n)
+                        if (1..=1 << 20).contains(&n)
+                            && elem.bit_width().saturating_mul(n as u64) <= MAX_TYPE_BITS =>
+                    {
+                        Type::Array(Box::new(elem), n as u32)
+                    }
+                    Some(n) if (1..=1 << 20).contains(&n) => {
+                        self.diags.push(
+                            TypeError::OutOfRange {
+                                span: len.span,
+                                what: "array length",
+                                value: n,
+                                range: "small enough that the whole array has at most 2^24 bits",
+                            }
+                            .into_diagnostic(),
+                        );
+                        Type::Error
+                    }
                     Some(n) => {
                         self.diags.push(
                             TypeError::OutOfRange {
@@ -989,7 +1009,21 @@ impl<'e> BodyCx<'e> {
             ast::TypeExprKind::Array(elem, len) => {
                 let elem = self.type_here(elem);
                 match self.const_here(len, "an array length") {
-                    Some(n) if (1..=1 << 20).contains(&n) => Type::Array(Box::new(elem), n as u32),
+                    Some(n)
+                        if (1..=1 << 20).contains(&n)
+                            && elem.bit_width().saturating_mul(n as u64) <= MAX_TYPE_BITS =>
+                    {
+                        Type::Array(Box::new(elem), n as u32)
+                    }
+                    Some(n) if (1..=1 << 20).contains(&n) => {
+                        self.err(TypeError::OutOfRange {
+                            span: len.span,
+                            what: "array length",
+                            value: n,
+                            range: "small enough that the whole array has at most 2^24 bits",
+                        });
+                        Type::Error
+                    }
                     Some(n) => {
                         self.err(TypeError::OutOfRange {
                             span: len.span,
@@ -1509,6 +1543,19 @@ impl<'e> BodyCx<'e> {
                 let v = self.check(v, elem_want.as_ref());
                 let count = self.const_here(n, "an array length");
                 match count {
+                    Some(c)
+                        if (1..=1 << 20).contains(&c)
+                            && v.ty != Type::Error
+                            && v.ty.bit_width().saturating_mul(c as u64) > MAX_TYPE_BITS =>
+                    {
+                        self.err(TypeError::OutOfRange {
+                            span: n.span,
+                            what: "array length",
+                            value: c,
+                            range: "small enough that the whole array has at most 2^24 bits",
+                        });
+                        err_expr(span)
+                    }
                     Some(c) if (1..=1 << 20).contains(&c) && v.ty != Type::Error => {
                         let ty = Type::Array(Box::new(v.ty.clone()), c as u32);
                         self.expect(mk(ExprKind::ArrayRepeat(Box::new(v), c as u32), ty), want)
