@@ -1898,6 +1898,7 @@ impl<'e> BodyCx<'e> {
             self.err(TypeError::StageTwice {
                 span,
                 first,
+                first_label: "first here",
                 stage: name,
                 pipe: p,
             });
@@ -2136,6 +2137,7 @@ impl<'e> BodyCx<'e> {
                             self.err(TypeError::StageTwice {
                                 span: st.span,
                                 first: span,
+                                first_label: "this loop runs it more than once",
                                 stage: name,
                                 pipe: p,
                             });

@@ -185,6 +185,7 @@ pub enum TypeError {
     StageTwice {
         span: Span,
         first: Span,
+        first_label: &'static str,
         stage: String,
         pipe: i128,
     },
@@ -257,8 +258,8 @@ impl IntoDiagnostic for TypeError {
                 .with_help("use `if` to skip the rest of the tick, or `finish;` to stop the run"),
             MissingReturn { span, name } => Diagnostic::error("E0320", format!("function `{name}` does not end with `return`"), span, "the body may end without a value")
                 .with_help("end the body with `return value;`"),
-            StageTwice { span, first, stage, pipe } => Diagnostic::error("E0321", format!("pipe {pipe} of stage register `{stage}` is written or retained twice in one tick"), span, "second write or retain")
-                .with_label(first, "first here")
+            StageTwice { span, first, first_label, stage, pipe } => Diagnostic::error("E0321", format!("pipe {pipe} of stage register `{stage}` is written or retained twice in one tick"), span, "second write or retain")
+                .with_label(first, first_label)
                 .with_help("write or retain each pipe at most once per tick"),
             NoValue { span, method } => Diagnostic::error("E0322", format!("`{method}()` has no value"), span, "used as a value")
                 .with_help("call it as a statement; `try_send(v)` returns whether the item was sent"),
