@@ -8,6 +8,7 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod lower;
+pub mod record;
 pub mod run;
 pub mod simulate;
 pub mod testing;

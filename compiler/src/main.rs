@@ -23,7 +23,10 @@ enum Command {
     /// Rewrite design files in the canonical layout (`--check` only reports).
     Fmt(cli::fmt::FmtArgs),
     /// Compile a design and simulate it; print a summary of the run.
-    Run(cli::run::RunArgs),
+    Run(Box<cli::run::RunArgs>),
+    /// Work with recorded traces: merge text logs, recover a torn Perfetto file.
+    #[command(subcommand)]
+    Trace(cli::trace::TraceCommand),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Check(args) => cli::check::main(args),
         Command::Fmt(args) => cli::fmt::main(args),
-        Command::Run(args) => cli::run::main(args),
+        Command::Run(args) => cli::run::main(*args),
+        Command::Trace(command) => cli::trace::main(command),
     }
 }

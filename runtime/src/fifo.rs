@@ -12,6 +12,8 @@
 //! sampling each side's pointer as it was before the instant, so a pointer
 //! committed at `t` is never seen by the other side at `t`.
 
+use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
+
 /// The read port kind of a CDC FIFO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadPort {
@@ -98,6 +100,31 @@ pub(crate) struct CdcFifo {
     taken: bool,
     /// The instant this FIFO was last committed, so coincident edges commit once.
     pub(crate) committed_instant: u64,
+    /// The synchronizer tails last seen by the writer (read pointer) and the
+    /// reader (write pointer); only observed commits use them.
+    read_tail: u32,
+    write_tail: u32,
+    /// Transaction bookkeeping for observed runs (see [`CdcFifo::commit_observed`]).
+    pub(crate) txns: Txns,
+    /// The writer and reader units, named by commit events.
+    pub(crate) units: (u32, u32),
+}
+
+/// Absolute item counts that turn pointer moves into transaction ids.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Txns {
+    /// Writes committed.
+    pub(crate) writes: u64,
+    /// Reads (registered requests or FWFT receives) committed.
+    pub(crate) reads: u64,
+    /// Writes the reader's synchronizer has passed on.
+    seen_by_reader: u64,
+    /// Reads the writer's synchronizer has passed on.
+    seen_by_writer: u64,
+    /// The item in the output register.
+    pub(crate) output: u64,
+    /// The next FWFT head to report as `Output`.
+    next_head: u64,
 }
 
 impl CdcFifo {
@@ -131,6 +158,10 @@ impl CdcFifo {
             output_valid: false,
             taken: false,
             committed_instant: u64::MAX,
+            read_tail: 0,
+            write_tail: 0,
+            txns: Txns::default(),
+            units: (0, 0),
         }
     }
 
@@ -234,6 +265,7 @@ impl CdcFifo {
                 self.write_pending = false;
             }
             let tail = from_gray(self.read_sync.shift(to_gray(read_before)));
+            self.read_tail = tail;
             self.full = (self.write_ptr.wrapping_sub(tail) & self.pointer_mask) == self.depth;
         }
         if reader_edge {
@@ -251,7 +283,92 @@ impl CdcFifo {
             }
             self.taken = false;
             let tail = from_gray(self.write_sync.shift(to_gray(write_before)));
+            self.write_tail = tail;
             self.empty = tail == self.read_ptr;
+        }
+    }
+
+    /// Items in storage, counting this instant's pending write and read.
+    pub(crate) fn occupancy(&self) -> u32 {
+        let t = &self.txns;
+        (t.writes + u64::from(self.write_pending) - t.reads - u64::from(self.read_pending)) as u32
+    }
+
+    /// [`CdcFifo::commit`], and the events it caused pushed to `out`: the
+    /// writer's `Full`/`NotFull`; the reader's `Output` (registered), one
+    /// `Visible` per item the synchronized write pointer passed, `Empty`/
+    /// `NotEmpty`, and the new FWFT head's `Output`. `sides` gives each
+    /// side's domain, cycle and unit (for the event records).
+    pub(crate) fn commit_observed(
+        &mut self,
+        id: u32,
+        writer_edge: Option<(u64, u32)>,
+        reader_edge: Option<(u64, u32)>,
+        out: &mut Vec<FifoEvent>,
+    ) {
+        let (full, empty) = (self.full, self.empty);
+        let (write_pending, read_pending) = (self.write_pending, self.read_pending);
+        self.commit(writer_edge.is_some(), reader_edge.is_some());
+        let mask = u64::from(self.pointer_mask);
+        let t = &mut self.txns;
+        let mut event = |kind, domain, (cycle, unit): (u64, u32), txn, occupancy| {
+            out.push(FifoEvent {
+                fifo: id,
+                kind,
+                domain,
+                cycle,
+                time: Timestamp {
+                    ticks: 0,
+                    ticks_per_ps: 1,
+                },
+                unit,
+                txn,
+                occupancy,
+            });
+        };
+        if let Some(side) = writer_edge {
+            if write_pending {
+                t.writes += 1;
+            }
+            t.seen_by_writer += (u64::from(self.read_tail).wrapping_sub(t.seen_by_writer)) & mask;
+            let occupancy = (t.writes - t.reads) as u32;
+            if self.full != full {
+                let (kind, txn) = if self.full {
+                    (FifoEventKind::Full, t.writes - 1)
+                } else {
+                    (FifoEventKind::NotFull, t.seen_by_writer.saturating_sub(1))
+                };
+                event(kind, self.writer_domain, side, txn, occupancy);
+            }
+        }
+        if let Some(side) = reader_edge {
+            let domain = self.reader_domain;
+            if read_pending {
+                t.reads += 1;
+            }
+            let occupancy = (t.writes - t.reads) as u32;
+            if read_pending && self.read_port == ReadPort::Registered {
+                t.output = t.reads - 1;
+                event(FifoEventKind::Output, domain, side, t.output, occupancy);
+            }
+            let seen = t.seen_by_reader
+                + ((u64::from(self.write_tail).wrapping_sub(t.seen_by_reader)) & mask);
+            for txn in t.seen_by_reader..seen {
+                event(FifoEventKind::Visible, domain, side, txn, occupancy);
+            }
+            t.seen_by_reader = seen;
+            if self.empty != empty {
+                let (kind, txn) = if self.empty {
+                    (FifoEventKind::Empty, t.reads.saturating_sub(1))
+                } else {
+                    (FifoEventKind::NotEmpty, t.reads)
+                };
+                event(kind, domain, side, txn, occupancy);
+            }
+            if self.read_port == ReadPort::Fwft && !self.empty && t.next_head <= t.reads {
+                event(FifoEventKind::Output, domain, side, t.reads, occupancy);
+                t.next_head = t.reads + 1;
+            }
         }
     }
 }

@@ -31,4 +31,6 @@ pub use schedule::Cluster;
 pub use sim::{Drain, FifoFlags, RunLimit, Simulation, Stop};
 pub use tick::{NativeTick, NativeTickFn, Tick, TickCtx};
 pub use time::{Clock, Picos, TimeError};
-pub use trace::{MemorySink, OwnedRecord, Timestamp, TraceRecord, TraceSink};
+pub use trace::{
+    FifoEvent, FifoEventKind, MemorySink, OwnedRecord, Timestamp, TraceRecord, TraceSink,
+};

@@ -44,6 +44,10 @@ pub(crate) struct Core {
     pub(crate) assertions: Vec<(u32, String)>,
     pub(crate) trace: TraceBuffer,
     pub(crate) tracing: bool,
+    /// The sink wants FIFO events and per-domain commit calls.
+    pub(crate) observe: bool,
+    /// The sink asked the run to stop (it failed).
+    pub(crate) sink_stopped: bool,
     pub(crate) faults: Vec<Fault>,
     pub(crate) finish: bool,
     /// Set with `finish` or a fault: one check per instant.
@@ -97,6 +101,8 @@ pub enum Stop {
     Fault(Box<Fault>),
     /// The next instant's time or edge index cannot be represented.
     TimeOverflow(TimeError),
+    /// The trace sink failed and asked to stop; the instant completed.
+    SinkStopped,
 }
 
 /// How far to run. Limits are absolute, so running to X and then to Y is the
@@ -261,15 +267,9 @@ impl Simulation {
             if rd != wd {
                 plans[rd as usize].fifos.push(i as u32);
             }
-            fifos.push(CdcFifo::new(
-                f.name,
-                wd,
-                rd,
-                f.depth,
-                f.sync,
-                f.width,
-                f.read_port,
-            ));
+            let mut fifo = CdcFifo::new(f.name, wd, rd, f.depth, f.sync, f.width, f.read_port);
+            fifo.units = (f.writer.0, f.reader.0);
+            fifos.push(fifo);
         }
 
         let mut slots = Vec::with_capacity(units.len());
@@ -306,6 +306,8 @@ impl Simulation {
             assertions: design.assertions,
             trace: TraceBuffer::new(),
             tracing: false,
+            observe: false,
+            sink_stopped: false,
             faults: Vec::new(),
             finish: false,
             stop_requested: false,
@@ -324,7 +326,12 @@ impl Simulation {
     }
 
     /// Installs the trace sink (records are dropped while none is installed).
+    ///
+    /// A sink that observes commits also gets CDC FIFO events and a call per
+    /// domain edge (see [`TraceSink`]).
     pub fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) {
+        self.core.observe = sink.observes_commits();
+        self.core.sink_stopped = false;
         self.sink = Some(sink);
         self.core.tracing = true;
     }
@@ -332,7 +339,13 @@ impl Simulation {
     /// Removes and returns the trace sink.
     pub fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
         self.core.tracing = false;
+        self.core.observe = false;
         self.sink.take()
+    }
+
+    /// The installed trace sink.
+    pub fn trace_sink(&mut self) -> Option<&mut (dyn TraceSink + 'static)> {
+        self.sink.as_deref_mut()
     }
 
     /// The common time base of the design's clocks.
@@ -469,6 +482,7 @@ impl Simulation {
     fn requested_stop(&self) -> Stop {
         match self.core.faults.first() {
             Some(first) => Stop::Fault(Box::new(first.clone())),
+            None if self.core.sink_stopped && !self.core.finish => Stop::SinkStopped,
             None => Stop::Finished,
         }
     }
@@ -532,7 +546,7 @@ impl Simulation {
                 slot.tick.tick(&mut ctx);
             }
         }
-        if !core.trace.is_empty() {
+        if !core.observe && !core.trace.is_empty() {
             let stamp = Timestamp {
                 ticks: time,
                 ticks_per_ps: core.ticks_per_ps,
@@ -568,7 +582,37 @@ impl Simulation {
                 fifo.committed_instant = *instants;
                 let has_edge = |domain: u32| domains.contains(&domain);
                 let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
-                fifo.commit(w, r);
+                if core.observe {
+                    let side = |edge: bool, domain: u32, unit: u32| {
+                        edge.then(|| (calendar.cycle(domain as usize), unit))
+                    };
+                    let (wd, rd, (wu, ru)) = (fifo.writer_domain, fifo.reader_domain, fifo.units);
+                    fifo.commit_observed(
+                        f,
+                        side(w, wd, wu),
+                        side(r, rd, ru),
+                        &mut core.trace.commits,
+                    );
+                } else {
+                    fifo.commit(w, r);
+                }
+            }
+        }
+        if core.observe {
+            let stamp = Timestamp {
+                ticks: time,
+                ticks_per_ps: core.ticks_per_ps,
+            };
+            let edges = domains.iter().map(|&d| (d, calendar.cycle(d as usize)));
+            match sink {
+                Some(sink) => {
+                    core.trace.flush_observed(stamp, edges, sink.as_mut());
+                    if sink.stop_requested() {
+                        core.sink_stopped = true;
+                        core.stop_requested = true;
+                    }
+                }
+                None => core.trace.clear(),
             }
         }
         *instants += 1;

@@ -13,7 +13,7 @@ use crate::design::{AssertId, FifoId, InPort, OutPort, StageId};
 use crate::fault::FaultKind;
 use crate::sim::Core;
 use crate::stage::StageWrite;
-use crate::trace::Timestamp;
+use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
 
 /// A unit's behaviour at an edge of its domain.
 pub trait Tick {
@@ -209,6 +209,10 @@ impl TickCtx<'_> {
         let sent = self.core.fifos[fifo.0 as usize].try_send(item);
         if sent {
             self.core.in_flight += 1;
+            if self.core.observe {
+                let txn = self.core.fifos[fifo.0 as usize].txns.writes;
+                self.fifo_event(fifo, FifoEventKind::Write, txn);
+            }
         }
         sent
     }
@@ -227,7 +231,12 @@ impl TickCtx<'_> {
     /// Registered reader: `request()`; returns whether it was accepted.
     #[inline]
     pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
-        self.core.fifos[fifo.0 as usize].request()
+        let accepted = self.core.fifos[fifo.0 as usize].request();
+        if accepted && self.core.observe {
+            let txn = self.core.fifos[fifo.0 as usize].txns.reads;
+            self.fifo_event(fifo, FifoEventKind::Read, txn);
+        }
+        accepted
     }
 
     /// Registered reader: `valid()` (the output register before the edge).
@@ -242,6 +251,10 @@ impl TickCtx<'_> {
         let got = self.core.fifos[fifo.0 as usize].take(out);
         if got {
             self.core.in_flight -= 1;
+            if self.core.observe {
+                let txn = self.core.fifos[fifo.0 as usize].txns.output;
+                self.fifo_event(fifo, FifoEventKind::Consume, txn);
+            }
         }
         got
     }
@@ -252,6 +265,10 @@ impl TickCtx<'_> {
         let got = self.core.fifos[fifo.0 as usize].recv(out);
         if got {
             self.core.in_flight -= 1;
+            if self.core.observe {
+                let txn = self.core.fifos[fifo.0 as usize].txns.reads;
+                self.fifo_event(fifo, FifoEventKind::Consume, txn);
+            }
         }
         got
     }
@@ -331,6 +348,23 @@ impl TickCtx<'_> {
             .get(assertion.0 as usize)
             .map_or_else(|| format!("assertion #{}", assertion.0), |(_, m)| m.clone());
         self.fault(FaultKind::Assertion, message);
+    }
+
+    /// Buffers a FIFO event of this tick (only when a sink observes commits).
+    #[cold]
+    fn fifo_event(&mut self, fifo: FifoId, kind: FifoEventKind, txn: u64) {
+        let f = &self.core.fifos[fifo.0 as usize];
+        let event = FifoEvent {
+            fifo: fifo.0,
+            kind,
+            domain: self.domain,
+            cycle: self.cycle,
+            time: self.time(),
+            unit: self.unit,
+            txn,
+            occupancy: f.occupancy(),
+        };
+        self.core.trace.push_fifo(self.rank, event);
     }
 
     /// Records a fault of this unit at this edge.

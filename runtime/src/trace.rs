@@ -50,11 +50,88 @@ pub struct TraceRecord<'a> {
     pub args: &'a [u64],
 }
 
+/// What happened to a CDC FIFO item or flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FifoEventKind {
+    /// A write was accepted (writer's tick).
+    Write,
+    /// The synchronized write pointer passed the item: the reader can see it
+    /// (reader commit). `empty` deasserts at the first such instant.
+    Visible,
+    /// A registered `request()` was accepted (reader's tick).
+    Read,
+    /// The item entered the output register, or became the FWFT head (reader commit).
+    Output,
+    /// `take()` or FWFT `recv()` consumed the item (reader's tick).
+    Consume,
+    /// `full` asserted (writer commit).
+    Full,
+    /// `full` deasserted (writer commit).
+    NotFull,
+    /// `empty` asserted (reader commit).
+    Empty,
+    /// `empty` deasserted (reader commit).
+    NotEmpty,
+}
+
+/// A CDC FIFO event, tied to a transaction: the item's sequence number in
+/// the FIFO (0 for the first item written). A flag change carries the
+/// transaction that caused it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FifoEvent {
+    /// The FIFO (builder id).
+    pub fifo: u32,
+    /// What happened.
+    pub kind: FifoEventKind,
+    /// The side's domain (writer or reader).
+    pub domain: u32,
+    /// The side's local cycle.
+    pub cycle: u64,
+    /// The exact time of the instant.
+    pub time: Timestamp,
+    /// The unit whose tick acted (tick events); the side's unit for commit events.
+    pub unit: u32,
+    /// Transaction id.
+    pub txn: u64,
+    /// Items in storage after the event.
+    pub occupancy: u32,
+}
+
 /// Receives trace records in canonical order. Called once per record, never
 /// from inside a tick.
+///
+/// A sink that answers `true` to [`TraceSink::observes_commits`] also gets
+/// CDC FIFO events and one [`TraceSink::domain_committed`] call per domain
+/// edge. Per instant and domain (declaration order) it then sees: the
+/// domain's trace records and tick FIFO events in canonical order, the
+/// domain's FIFO commit events, then `domain_committed`.
 pub trait TraceSink {
     /// Takes one record.
     fn record(&mut self, record: &TraceRecord<'_>);
+
+    /// Whether the sink wants FIFO events and commit calls; asked once, when
+    /// it is installed. The runtime does no extra work when this is `false`.
+    fn observes_commits(&self) -> bool {
+        false
+    }
+
+    /// Takes one CDC FIFO event.
+    fn fifo(&mut self, event: &FifoEvent) {
+        let _ = event;
+    }
+
+    /// A domain's edge has been evaluated and committed: registers, stage
+    /// registers and FIFOs hold their values after the edge.
+    fn domain_committed(&mut self, domain: u32, cycle: u64, time: Timestamp) {
+        let _ = (domain, cycle, time);
+    }
+
+    /// Whether the sink failed and the run must stop; asked once per instant
+    /// when the sink observes commits. The run stops with
+    /// `Stop::SinkStopped` once the instant has completed.
+    fn stop_requested(&self) -> bool {
+        false
+    }
 }
 
 /// An owned trace record, as [`MemorySink`] keeps it.
@@ -102,8 +179,16 @@ struct Pending {
     seq: u32,
     unit: u32,
     cycle: u64,
-    event: u32,
-    args: (u32, u32),
+    payload: Payload,
+}
+
+/// What a buffered record is.
+#[derive(Debug, Clone, Copy)]
+enum Payload {
+    /// A design trace: event id and the range of its arguments.
+    Trace { event: u32, args: (u32, u32) },
+    /// A FIFO event from a tick (time filled in at flush).
+    Fifo(FifoEvent),
 }
 
 /// The records of the instant being evaluated.
@@ -112,6 +197,8 @@ pub(crate) struct TraceBuffer {
     pending: Vec<Pending>,
     args: Vec<u64>,
     in_order: bool,
+    /// FIFO commit events of the instant, in commit order (time filled in at flush).
+    pub(crate) commits: Vec<FifoEvent>,
 }
 
 impl TraceBuffer {
@@ -120,6 +207,7 @@ impl TraceBuffer {
             pending: Vec::with_capacity(256),
             args: Vec::with_capacity(1024),
             in_order: true,
+            commits: Vec::new(),
         }
     }
 
@@ -134,41 +222,98 @@ impl TraceBuffer {
         event: u32,
         args: &[u64],
     ) {
+        let from = self.args.len() as u32;
+        self.args.extend_from_slice(args);
+        let args = (from, self.args.len() as u32);
+        self.push_payload(domain, rank, unit, cycle, Payload::Trace { event, args });
+    }
+
+    /// Buffers a FIFO event from a tick of unit `unit` (path rank `rank`).
+    #[inline]
+    pub(crate) fn push_fifo(&mut self, rank: u32, event: FifoEvent) {
+        self.push_payload(
+            event.domain,
+            rank,
+            event.unit,
+            event.cycle,
+            Payload::Fifo(event),
+        );
+    }
+
+    #[inline]
+    fn push_payload(&mut self, domain: u32, rank: u32, unit: u32, cycle: u64, payload: Payload) {
         let seq = self.pending.len() as u32;
         if let Some(last) = self.pending.last()
             && (last.domain, last.rank) > (domain, rank)
         {
             self.in_order = false;
         }
-        let from = self.args.len() as u32;
-        self.args.extend_from_slice(args);
         self.pending.push(Pending {
             domain,
             rank,
             seq,
             unit,
             cycle,
-            event,
-            args: (from, self.args.len() as u32),
+            payload,
         });
     }
 
-    /// Hands the instant's records to `sink` in canonical order and clears the buffer.
-    pub(crate) fn flush(&mut self, time: Timestamp, sink: &mut dyn TraceSink) {
+    fn sort(&mut self) {
         if !self.in_order {
             // Keys are unique (seq), so an unstable, allocation-free sort is exact.
             self.pending
                 .sort_unstable_by_key(|p| (p.domain, p.rank, p.seq));
         }
-        for p in &self.pending {
-            sink.record(&TraceRecord {
+    }
+
+    fn emit(&self, p: &Pending, time: Timestamp, sink: &mut dyn TraceSink) {
+        match p.payload {
+            Payload::Trace { event, args } => sink.record(&TraceRecord {
                 domain: p.domain,
                 unit: p.unit,
                 cycle: p.cycle,
                 time,
-                event: p.event,
-                args: &self.args[p.args.0 as usize..p.args.1 as usize],
-            });
+                event,
+                args: &self.args[args.0 as usize..args.1 as usize],
+            }),
+            Payload::Fifo(e) => sink.fifo(&FifoEvent { time, ..e }),
+        }
+    }
+
+    /// Hands the instant's records, FIFO commit events and per-domain commit
+    /// calls to `sink`, domain by domain (`edges`: the instant's domains in
+    /// declaration order with their cycles), and clears the buffer.
+    pub(crate) fn flush_observed(
+        &mut self,
+        time: Timestamp,
+        edges: impl Iterator<Item = (u32, u64)>,
+        sink: &mut dyn TraceSink,
+    ) {
+        self.sort();
+        let mut next = 0;
+        for (domain, cycle) in edges {
+            while let Some(p) = self.pending.get(next)
+                && p.domain <= domain
+            {
+                self.emit(p, time, sink);
+                next += 1;
+            }
+            for e in self.commits.iter().filter(|e| e.domain == domain) {
+                sink.fifo(&FifoEvent { time, ..*e });
+            }
+            sink.domain_committed(domain, cycle, time);
+        }
+        for p in &self.pending[next..] {
+            self.emit(p, time, sink);
+        }
+        self.clear();
+    }
+
+    /// Hands the instant's records to `sink` in canonical order and clears the buffer.
+    pub(crate) fn flush(&mut self, time: Timestamp, sink: &mut dyn TraceSink) {
+        self.sort();
+        for p in &self.pending {
+            self.emit(p, time, sink);
         }
         self.clear();
     }
@@ -177,6 +322,7 @@ impl TraceBuffer {
     pub(crate) fn clear(&mut self) {
         self.pending.clear();
         self.args.clear();
+        self.commits.clear();
         self.in_order = true;
     }
 

@@ -3,3 +3,4 @@
 pub mod check;
 pub mod fmt;
 pub mod run;
+pub mod trace;

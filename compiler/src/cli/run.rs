@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use chronon_compiler::diag_render::render_human;
-use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run};
+use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -62,6 +62,9 @@ pub struct RunArgs {
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Recording outputs (`--trace`, `--perfetto`, `--vcd`, `--counters`, ...).
+    #[command(flatten)]
+    pub record: crate::cli::trace::RecordArgs,
 }
 
 fn usage(message: &str) -> ExitCode {
@@ -109,6 +112,10 @@ pub fn main(args: RunArgs) -> ExitCode {
         drain: args.drain.then_some(args.drain_limit),
         seed: args.seed,
     };
+    let recording = match args.record.options() {
+        Ok(r) => r,
+        Err(e) => return usage(&e),
+    };
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
     let mut progress = |edges: u64, elapsed: Duration| {
@@ -126,7 +133,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         b.set_message(format!("{edges} edges, {rate:.0} edges/s"));
         b.tick();
     };
-    let result = run(&mut sources, &options, &mut progress);
+    let result = run_recorded(&mut sources, &options, &recording, &mut progress);
     if let Some(b) = bar {
         b.finish_and_clear();
     }
@@ -145,6 +152,9 @@ pub fn main(args: RunArgs) -> ExitCode {
                 }
             } else {
                 print!("{}", report.summary(false));
+            }
+            if let Some(e) = report.recording.as_ref().and_then(|r| r.error.as_ref()) {
+                eprintln!("error: recording failed: {e}");
             }
             if report.is_clean() {
                 ExitCode::SUCCESS

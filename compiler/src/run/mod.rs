@@ -13,6 +13,7 @@ use chronon_runtime::{DomainId, Drain, Picos, RunLimit, Stop};
 use serde::Serialize;
 
 use crate::lower::lower;
+use crate::record::{RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
 pub use time_arg::parse_time;
@@ -128,6 +129,9 @@ pub struct RunReport {
     pub wall_seconds: f64,
     /// Edges of all domains per wall-clock second.
     pub edges_per_second: f64,
+    /// What was recorded, when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recording: Option<RecordingSummary>,
 }
 
 impl RunReport {
@@ -135,6 +139,7 @@ impl RunReport {
     pub fn is_clean(&self) -> bool {
         self.faults.is_empty()
             && self.stop != "time-overflow"
+            && self.recording.as_ref().is_none_or(|r| r.error.is_none())
             && self
                 .drain
                 .as_deref()
@@ -149,6 +154,16 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, Duration);
 pub fn run(
     sources: &mut SourceMap,
     options: &RunOptions,
+    progress: Progress<'_>,
+) -> Result<RunReport, RunError> {
+    run_recorded(sources, options, &RecordOptions::default(), progress)
+}
+
+/// [`run`], recording what `recording` asks for (see [`crate::record`]).
+pub fn run_recorded(
+    sources: &mut SourceMap,
+    options: &RunOptions,
+    recording: &RecordOptions,
     progress: Progress<'_>,
 ) -> Result<RunReport, RunError> {
     let compiled = compile(
@@ -167,6 +182,10 @@ pub fn run(
     let program = lower(&design, sources).map_err(|e| RunError::Setup(e.to_string()))?;
     let mut sim = Simulator::new(Arc::new(program), options.engine)
         .map_err(|e| RunError::Setup(e.to_string()))?;
+    let recorder = match recording.any() {
+        true => Some(Recording::attach(&mut sim, &design.top, recording).map_err(RunError::Setup)?),
+        false => None,
+    };
     let started = Instant::now();
     let stop = drive(&mut sim, &options.stop, progress)?;
     let drain = options.drain.map(|limit| match sim.sim.drain(limit) {
@@ -176,8 +195,11 @@ pub fn run(
         }
         Drain::Stopped(stop) => format!("stopped while draining: {}", stop_name(&stop)),
     });
+    let recorded = recorder.map(|r| r.finish(&mut sim));
     let wall = started.elapsed().as_secs_f64();
-    Ok(report(&sim, &design.top, options, &stop, drain, wall))
+    let mut report = report(&sim, &design.top, options, &stop, drain, wall);
+    report.recording = recorded;
+    Ok(report)
 }
 
 fn stop_name(stop: &Stop) -> &'static str {
@@ -186,6 +208,7 @@ fn stop_name(stop: &Stop) -> &'static str {
         Stop::LimitReached => "limit",
         Stop::Fault(_) => "fault",
         Stop::TimeOverflow(_) => "time-overflow",
+        Stop::SinkStopped => "recording-failed",
     }
 }
 
@@ -312,6 +335,7 @@ fn report(
         } else {
             0.0
         },
+        recording: None,
     }
 }
 
@@ -353,6 +377,23 @@ impl RunReport {
         }
         for f in &self.faults {
             let _ = writeln!(s, "fault: {}", f.message);
+        }
+        if let Some(r) = &self.recording {
+            let d = &r.dropped_by_kind;
+            let _ = writeln!(
+                s,
+                "recorded: {} (dropped {}: trace {}, fifo {}, counter {}, tick {}, signal {})",
+                r.outputs.join(", "),
+                r.dropped,
+                d.trace,
+                d.fifo,
+                d.counter,
+                d.tick,
+                d.signal
+            );
+            if let Some(e) = &r.error {
+                let _ = writeln!(s, "recording failed: {e}");
+            }
         }
         let _ = writeln!(s, "state digest: {}", self.state_digest);
         s

@@ -52,6 +52,17 @@ struct Shared {
     faults: Vec<chronon_runtime::AssertId>,
 }
 
+/// A shared, read-only handle on a [`Simulator`]'s state.
+#[derive(Clone)]
+pub struct StateView(Rc<RefCell<Shared>>);
+
+impl StateView {
+    /// Calls `f` with the state; never call it from inside a tick.
+    pub fn read<R>(&self, f: impl FnOnce(&[u64]) -> R) -> R {
+        f(&self.0.borrow().state)
+    }
+}
+
 /// A program bound to the runtime and an engine.
 pub struct Simulator {
     /// The runtime's simulation: run it, drain it, read its clock.
@@ -178,6 +189,12 @@ impl Simulator {
     /// The program being simulated.
     pub fn program(&self) -> &Program {
         &self.program
+    }
+
+    /// A shared handle on the program's state, for readers outside a tick
+    /// (recorders sample it when a domain has committed).
+    pub fn state_view(&self) -> StateView {
+        StateView(self.shared.clone())
     }
 
     /// The program's state (registers, stage registers, counters) now.

@@ -1,0 +1,129 @@
+//! Recording on the command line: the `chronc run` recording flags and the
+//! `chronc trace merge DIR` / `chronc trace recover FILE` subcommands.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use chronon_compiler::record::{RecordOptions, TraceFilter};
+use chronon_record::merge::merge;
+use chronon_record::perfetto::recover;
+
+/// The recording flags of `chronc run`.
+#[derive(clap::Args, Debug, Default)]
+pub struct RecordArgs {
+    /// Write per-domain text logs and a manifest to this directory.
+    #[arg(long = "trace", value_name = "DIR")]
+    pub trace_dir: Option<PathBuf>,
+    /// Write a Perfetto trace to this file.
+    #[arg(long, value_name = "FILE")]
+    pub perfetto: Option<PathBuf>,
+    /// Compress the Perfetto trace (zlib packet batches).
+    #[arg(long, requires = "perfetto")]
+    pub perfetto_compress: bool,
+    /// Write a VCD waveform to this file.
+    #[arg(long, value_name = "FILE")]
+    pub vcd: Option<PathBuf>,
+    /// Dump only registers and FIFO occupancies whose full name matches
+    /// (glob with `*` and `?`; repeatable; default: all).
+    #[arg(long, value_name = "PATTERN", requires = "vcd")]
+    pub vcd_signals: Vec<String>,
+    /// Write counter samples as CSV to this file.
+    #[arg(long, value_name = "FILE")]
+    pub counters: Option<PathBuf>,
+    /// Sample counters at every Nth edge of their domain.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub counter_interval: u64,
+    /// Keep only some records: `unit=GLOB`, `event=NAME`, `from=TIME`,
+    /// `to=TIME`, comma-separated, repeatable.
+    #[arg(long, value_name = "EXPR")]
+    pub trace_filter: Vec<String>,
+    /// Record each unit's tick activity (Perfetto slices).
+    #[arg(long)]
+    pub trace_ticks: bool,
+    /// Drop records (and count them) instead of slowing the run when a
+    /// writer falls behind.
+    #[arg(long)]
+    pub lossy: bool,
+}
+
+impl RecordArgs {
+    /// The library's options; an error names the bad flag.
+    pub fn options(&self) -> Result<RecordOptions, String> {
+        let mut filter = TraceFilter::default();
+        for f in &self.trace_filter {
+            filter.add(f).map_err(|e| format!("--trace-filter: {e}"))?;
+        }
+        if self.counter_interval == 0 {
+            return Err("--counter-interval must be at least 1".into());
+        }
+        Ok(RecordOptions {
+            trace_dir: self.trace_dir.clone(),
+            perfetto: self.perfetto.clone(),
+            perfetto_compress: self.perfetto_compress,
+            vcd: self.vcd.clone(),
+            vcd_signals: self.vcd_signals.clone(),
+            counters: self.counters.clone(),
+            counter_interval: self.counter_interval,
+            filter,
+            ticks: self.trace_ticks,
+            lossy: self.lossy,
+        })
+    }
+}
+
+/// `chronc trace` subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum TraceCommand {
+    /// Merge a `--trace` directory's per-domain logs into one log in exact
+    /// time order, on stdout.
+    Merge {
+        /// The directory written by `chronc run --trace`.
+        dir: PathBuf,
+    },
+    /// Keep the longest valid prefix of a torn Perfetto trace.
+    Recover {
+        /// The damaged trace.
+        file: PathBuf,
+        /// Where to write the recovered trace (default: FILE.recovered).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// Runs a `chronc trace` subcommand: 0 on success, 1 on an error.
+pub fn main(command: TraceCommand) -> ExitCode {
+    match command {
+        TraceCommand::Merge { dir } => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            let merged = merge(&dir, &mut out);
+            match merged.map_err(|e| e.to_string()).and_then(|stats| {
+                out.flush().map_err(|e| format!("writing stdout: {e}"))?;
+                Ok(stats)
+            }) {
+                Ok(_) => ExitCode::SUCCESS,
+                Err(e) => fail(&e),
+            }
+        }
+        TraceCommand::Recover { file, output } => {
+            let output = output.unwrap_or_else(|| {
+                let mut name = file.clone().into_os_string();
+                name.push(".recovered");
+                PathBuf::from(name)
+            });
+            match recover(&file, &output) {
+                Ok(stats) => {
+                    eprintln!("recovered {}: {stats:?}", output.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e.to_string()),
+            }
+        }
+    }
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::FAILURE
+}

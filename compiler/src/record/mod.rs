@@ -1,0 +1,223 @@
+//! Native recording of a run: builds the recorders' schema from the lowered
+//! program, creates the writers `chronc run` asks for (text logs, Perfetto,
+//! VCD, counter CSV), each behind its own [`BufferedRecorder`] thread, and
+//! feeds them from the runtime's trace sink.
+
+mod filter;
+mod schema;
+mod sink;
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use chronon_record::buffer::{BufferConfig, BufferedRecorder, Mode};
+use chronon_record::csv::CsvWriter;
+use chronon_record::perfetto::{PerfettoConfig, PerfettoWriter};
+use chronon_record::text::TextWriter;
+use chronon_record::vcd::{VcdConfig, VcdWriter};
+use chronon_record::{DropCounts, RecordError, Recorder, Schema};
+use serde::Serialize;
+
+use crate::simulate::Simulator;
+
+pub use filter::TraceFilter;
+pub use schema::{ProgramSchema, program_schema};
+
+use sink::{Inner, RecordingSink};
+
+/// Writers, each with the name reports give it.
+pub type Writers = Vec<(String, Box<dyn Recorder>)>;
+
+/// What to record and where (the `chronc run` recording flags).
+#[derive(Clone, Debug, Default)]
+pub struct RecordOptions {
+    /// `--trace DIR`: per-domain text logs and a manifest.
+    pub trace_dir: Option<PathBuf>,
+    /// `--perfetto FILE`.
+    pub perfetto: Option<PathBuf>,
+    /// `--perfetto-compress`: zlib packet batches.
+    pub perfetto_compress: bool,
+    /// `--vcd FILE`.
+    pub vcd: Option<PathBuf>,
+    /// `--vcd-signals PATTERN`: globs over `<unit>.<register>`; empty: all.
+    pub vcd_signals: Vec<String>,
+    /// `--counters FILE`: counter samples as CSV.
+    pub counters: Option<PathBuf>,
+    /// `--counter-interval N`: sample at every `N`th edge (cycle 0, N, 2N...).
+    pub counter_interval: u64,
+    /// `--trace-filter`.
+    pub filter: TraceFilter,
+    /// `--trace-ticks`: a tick activity slice per unit edge (Perfetto).
+    pub ticks: bool,
+    /// `--lossy`: drop (and count) records instead of slowing the run.
+    pub lossy: bool,
+}
+
+impl RecordOptions {
+    /// Whether any output is asked for.
+    pub fn any(&self) -> bool {
+        self.trace_dir.is_some()
+            || self.perfetto.is_some()
+            || self.vcd.is_some()
+            || self.counters.is_some()
+    }
+}
+
+/// What a finished recording reports.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RecordingSummary {
+    /// The outputs written.
+    pub outputs: Vec<String>,
+    /// Records dropped by lossy buffers, summed over the outputs.
+    pub dropped: u64,
+    /// Dropped records by kind (summed over the outputs).
+    pub dropped_by_kind: DropCountsReport,
+    /// The first writer error; the run stopped because of it.
+    pub error: Option<String>,
+}
+
+/// [`DropCounts`] in the report.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq, Default)]
+pub struct DropCountsReport {
+    /// Trace events.
+    pub trace: u64,
+    /// FIFO events.
+    pub fifo: u64,
+    /// Counter samples.
+    pub counter: u64,
+    /// Unit ticks.
+    pub tick: u64,
+    /// Signal changes.
+    pub signal: u64,
+}
+
+/// A recording attached to a simulator; call [`Recording::finish`] after
+/// the run.
+pub struct Recording {
+    inner: Rc<RefCell<Inner>>,
+    outputs: Vec<String>,
+}
+
+impl Recording {
+    /// Creates the writers `options` asks for and installs the sink.
+    pub fn attach(
+        sim: &mut Simulator,
+        design: &str,
+        options: &RecordOptions,
+    ) -> Result<Recording, String> {
+        Self::attach_with(sim, design, options, |schema| {
+            standard_writers(schema, options)
+        })
+    }
+
+    /// Like [`Recording::attach`] with writers made by `make` from the
+    /// schema (each named for reports), e.g. to inject a failing output.
+    pub fn attach_with(
+        sim: &mut Simulator,
+        design: &str,
+        options: &RecordOptions,
+        make: impl FnOnce(&Schema) -> Result<Writers, RecordError>,
+    ) -> Result<Recording, String> {
+        let tpp = u64::try_from(sim.sim.time_base().ticks_per_ps())
+            .map_err(|_| "the clocks' common time base is too fine to record".to_string())?;
+        let schema = program_schema(sim.program(), design, tpp)?;
+        let writers = make(&schema.schema).map_err(|e| e.to_string())?;
+        let config = BufferConfig {
+            mode: if options.lossy {
+                Mode::Lossy
+            } else {
+                Mode::Lossless
+            },
+            ..BufferConfig::default()
+        };
+        let outputs = writers.iter().map(|(n, _)| n.clone()).collect();
+        let recorders = writers
+            .into_iter()
+            .map(|(_, w)| BufferedRecorder::spawn(w, config))
+            .collect();
+        let inner = Rc::new(RefCell::new(Inner::new(
+            sim.program(),
+            &schema,
+            options,
+            recorders,
+            sim.state_view(),
+            tpp,
+        )));
+        inner.borrow_mut().initial_signals();
+        sim.sim
+            .set_trace_sink(Box::new(RecordingSink(inner.clone())));
+        Ok(Recording { inner, outputs })
+    }
+
+    /// Ends the recording: flushes every writer, reports drops and the
+    /// first error. Removes the sink from `sim`.
+    pub fn finish(self, sim: &mut Simulator) -> RecordingSummary {
+        drop(sim.sim.take_trace_sink());
+        let mut inner = self.inner.borrow_mut();
+        let mut dropped = DropCounts::default();
+        let mut error = inner.error.take();
+        for r in &mut inner.recorders {
+            let d = r.dropped();
+            dropped.trace += d.trace;
+            dropped.fifo += d.fifo;
+            dropped.counter += d.counter;
+            dropped.tick += d.tick;
+            dropped.signal += d.signal;
+            if let Err(e) = r.finish(&DropCounts::default())
+                && error.is_none()
+            {
+                error = Some(e);
+            }
+        }
+        RecordingSummary {
+            outputs: self.outputs,
+            dropped: dropped.total(),
+            dropped_by_kind: DropCountsReport {
+                trace: dropped.trace,
+                fifo: dropped.fifo,
+                counter: dropped.counter,
+                tick: dropped.tick,
+                signal: dropped.signal,
+            },
+            error: error.map(|e| e.to_string()),
+        }
+    }
+}
+
+/// The writers `options` names, in a fixed order: text, Perfetto, VCD, CSV.
+fn standard_writers(schema: &Schema, options: &RecordOptions) -> Result<Writers, RecordError> {
+    let mut writers: Writers = Vec::new();
+    if let Some(dir) = &options.trace_dir {
+        writers.push((
+            dir.display().to_string(),
+            Box::new(TextWriter::create(dir, schema)?),
+        ));
+    }
+    if let Some(path) = &options.perfetto {
+        let config = PerfettoConfig {
+            compress: options.perfetto_compress,
+            tick_slices: options.ticks,
+        };
+        writers.push((
+            path.display().to_string(),
+            Box::new(PerfettoWriter::create(path, schema, config)?),
+        ));
+    }
+    if let Some(path) = &options.vcd {
+        let config = VcdConfig {
+            patterns: options.vcd_signals.clone(),
+        };
+        writers.push((
+            path.display().to_string(),
+            Box::new(VcdWriter::create(path, schema, &config)?),
+        ));
+    }
+    if let Some(path) = &options.counters {
+        writers.push((
+            path.display().to_string(),
+            Box::new(CsvWriter::create(path, schema)?),
+        ));
+    }
+    Ok(writers)
+}

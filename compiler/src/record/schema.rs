@@ -1,0 +1,149 @@
+//! The recorders' [`Schema`] of a lowered program, and the maps from the
+//! runtime's ids and the program's slots to the schema's indices.
+
+use chronon_record::{
+    CounterInfo, DomainInfo, EventInfo, FifoInfo, Schema, SignalInfo, Time, UnitInfo,
+};
+
+use crate::ir::{Commit, Picos, Program};
+
+/// A register slot that can be dumped to VCD.
+#[derive(Clone, Debug)]
+pub struct RegisterSignal {
+    /// The slot holding the current value.
+    pub slot: u32,
+    /// Owning unit.
+    pub unit: u32,
+}
+
+/// A counter and the slot that holds it.
+#[derive(Clone, Debug)]
+pub struct CounterSlot {
+    /// The slot.
+    pub slot: u32,
+    /// Owning unit.
+    pub unit: u32,
+}
+
+/// What a recording of `program` declares, with the slots behind signals
+/// and counters (in schema order).
+pub struct ProgramSchema {
+    /// The schema every writer gets.
+    pub schema: Schema,
+    /// Per schema signal: its register slot.
+    pub signals: Vec<RegisterSignal>,
+    /// Per schema counter: its slot.
+    pub counters: Vec<CounterSlot>,
+}
+
+/// Builds the schema; runtime times are ticks of `ticks_per_ps` per ps, and
+/// the schema's domain times share that denominator with the records.
+pub fn program_schema(
+    program: &Program,
+    design: &str,
+    ticks_per_ps: u64,
+) -> Result<ProgramSchema, String> {
+    let exact = |ps: &Picos, what: &str| -> Result<Time, String> {
+        let ticks = ps * Picos::from_integer(i128::from(ticks_per_ps));
+        u128::try_from(ticks.to_integer())
+            .ok()
+            .filter(|_| ticks.is_integer())
+            .and_then(|t| Time::new(t, ticks_per_ps))
+            .ok_or_else(|| format!("{what} is not a whole number of time-base ticks"))
+    };
+    let domains = program
+        .domains
+        .iter()
+        .map(|d| {
+            Ok(DomainInfo {
+                name: d.name.clone(),
+                period: exact(&d.period_ps, &format!("the period of `{}`", d.name))?,
+                phase: exact(&d.phase_ps, &format!("the phase of `{}`", d.name))?,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let units = program
+        .units
+        .iter()
+        .map(|u| UnitInfo {
+            path: u.path.clone(),
+            domain: u.domain,
+        })
+        .collect();
+    let events = program
+        .traces
+        .iter()
+        .map(|t| EventInfo {
+            name: t.name.clone(),
+            args: t.args.iter().map(|(n, _)| n.clone()).collect(),
+        })
+        .collect();
+    let fifos = program
+        .fifos
+        .iter()
+        .map(|f| {
+            let (w, r) = (
+                &program.ports[f.from as usize],
+                &program.ports[f.to as usize],
+            );
+            let reader = &program.units[r.unit as usize];
+            FifoInfo {
+                path: format!("{}.{}", reader.path, r.name),
+                writer_domain: program.units[w.unit as usize].domain,
+                reader_domain: reader.domain,
+                depth: f.depth,
+            }
+        })
+        .collect();
+    let mut counters = Vec::new();
+    let mut counter_slots = Vec::new();
+    for c in &program.counters {
+        let unit = &program.units[c.unit as usize];
+        counters.push(CounterInfo {
+            name: format!("{}.{}", unit.path, c.name),
+            domain: unit.domain,
+        });
+        counter_slots.push(CounterSlot {
+            slot: c.slot,
+            unit: c.unit,
+        });
+    }
+    let mut signals = Vec::new();
+    let mut signal_slots = Vec::new();
+    for (u, unit) in program.units.iter().enumerate() {
+        let prefix = format!("{}.", unit.path);
+        for commit in &unit.commits {
+            let Commit::Copy { to, count, .. } = commit else {
+                continue;
+            };
+            for slot in *to..to + count {
+                let s = &program.slots[slot as usize];
+                let name = s.name.strip_prefix(&prefix).unwrap_or(&s.name);
+                signals.push(SignalInfo {
+                    unit: u as u32,
+                    name: name.to_string(),
+                    width: u32::from(s.ty.width),
+                });
+                signal_slots.push(RegisterSignal {
+                    slot,
+                    unit: u as u32,
+                });
+            }
+        }
+    }
+    let schema = Schema {
+        design: design.to_string(),
+        domains,
+        units,
+        events,
+        fifos,
+        counters,
+        signals,
+    };
+    schema.validate().map_err(|e| e.to_string())?;
+    Ok(ProgramSchema {
+        schema,
+        signals: signal_slots,
+        counters: counter_slots,
+    })
+}

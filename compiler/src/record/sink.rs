@@ -1,0 +1,276 @@
+//! The runtime trace sink that turns runtime events into recorder records,
+//! applies the filter, samples counters and register changes at commits,
+//! and stops the run on the first writer error.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use chronon_record::buffer::BufferedRecorder;
+use chronon_record::vcd::glob_match;
+use chronon_record::{
+    CounterRecord, FifoEventKind, FifoRecord, RecordError, Recorder, SignalRecord, TickRecord,
+    Time, TraceRecord,
+};
+use chronon_runtime::{FifoEvent, Timestamp, TraceSink};
+
+use super::RecordOptions;
+use super::filter::TraceFilter;
+use super::schema::ProgramSchema;
+use crate::ir::Program;
+use crate::simulate::StateView;
+
+/// The runtime's FIFO event kinds as the recorders name them.
+fn kind(k: chronon_runtime::FifoEventKind) -> FifoEventKind {
+    use chronon_runtime::FifoEventKind as R;
+    match k {
+        R::Write => FifoEventKind::Write,
+        R::Visible => FifoEventKind::Visible,
+        R::Read => FifoEventKind::Read,
+        R::Output => FifoEventKind::Output,
+        R::Consume => FifoEventKind::Consume,
+        R::Full => FifoEventKind::Full,
+        R::NotFull => FifoEventKind::NotFull,
+        R::Empty => FifoEventKind::Empty,
+        R::NotEmpty => FifoEventKind::NotEmpty,
+    }
+}
+
+/// The recording's state, shared by the sink and the [`super::Recording`].
+pub(super) struct Inner {
+    pub(super) recorders: Vec<BufferedRecorder>,
+    pub(super) error: Option<RecordError>,
+    filter: TraceFilter,
+    ticks_per_ps: u64,
+    state: StateView,
+    unit_kept: Vec<bool>,
+    event_kept: Vec<bool>,
+    fifo_kind_kept: [bool; 9],
+    /// FIFO events: kept when the writer or the reader unit is kept.
+    fifo_kept: Vec<bool>,
+    /// Per domain: `(schema counter, slot)` of kept counters.
+    counters: Vec<Vec<(u32, u32)>>,
+    interval: u64,
+    /// Per domain: kept units, for tick slices (empty when ticks are off).
+    tick_units: Vec<Vec<u32>>,
+    /// Per domain: `(schema signal, slot)` of dumped registers.
+    signals: Vec<Vec<(u32, u32)>>,
+    /// Last dumped value per schema signal.
+    shadow: Vec<u64>,
+}
+
+impl Inner {
+    pub(super) fn new(
+        program: &Program,
+        schema: &ProgramSchema,
+        options: &RecordOptions,
+        recorders: Vec<BufferedRecorder>,
+        state: StateView,
+        ticks_per_ps: u64,
+    ) -> Inner {
+        let filter = options.filter.clone();
+        let domains = program.domains.len();
+        let unit_kept: Vec<bool> = program
+            .units
+            .iter()
+            .map(|u| filter.keeps_unit(&u.path))
+            .collect();
+        let event_kept = program
+            .traces
+            .iter()
+            .map(|t| filter.keeps_event(&t.name))
+            .collect();
+        let fifo_kind_kept = FifoEventKind::ALL.map(|k| filter.keeps_event(k.name()));
+        let fifo_kept = program
+            .fifos
+            .iter()
+            .map(|f| {
+                let unit = |p: u32| program.ports[p as usize].unit as usize;
+                unit_kept[unit(f.from)] || unit_kept[unit(f.to)]
+            })
+            .collect();
+        let mut counters = vec![Vec::new(); domains];
+        if options.counters.is_some() || options.trace_dir.is_some() || options.perfetto.is_some() {
+            for (i, c) in schema.counters.iter().enumerate() {
+                if unit_kept[c.unit as usize] {
+                    let d = program.units[c.unit as usize].domain as usize;
+                    counters[d].push((i as u32, c.slot));
+                }
+            }
+        }
+        let mut tick_units = vec![Vec::new(); domains];
+        if options.ticks {
+            for (u, unit) in program.units.iter().enumerate() {
+                if unit_kept[u] {
+                    tick_units[unit.domain as usize].push(u as u32);
+                }
+            }
+        }
+        let mut signals = vec![Vec::new(); domains];
+        if options.vcd.is_some() {
+            for (i, s) in schema.signals.iter().enumerate() {
+                let info = &schema.schema.signals[i];
+                let unit = &program.units[s.unit as usize];
+                let full = format!("{}.{}", unit.path, info.name);
+                let selected = options.vcd_signals.is_empty()
+                    || options.vcd_signals.iter().any(|p| glob_match(p, &full));
+                if selected && unit_kept[s.unit as usize] {
+                    signals[unit.domain as usize].push((i as u32, s.slot));
+                }
+            }
+        }
+        Inner {
+            recorders,
+            error: None,
+            filter,
+            ticks_per_ps,
+            state,
+            unit_kept,
+            event_kept,
+            fifo_kind_kept,
+            fifo_kept,
+            counters,
+            interval: options.counter_interval.max(1),
+            tick_units,
+            signals,
+            shadow: vec![0; schema.signals.len()],
+        }
+    }
+
+    #[inline]
+    fn time(&self, t: Timestamp) -> Time {
+        // The tick base fits a u64 (checked when the recording was attached).
+        Time::new(t.ticks, self.ticks_per_ps).unwrap_or(Time::ZERO)
+    }
+
+    /// Hands a record to every writer; the first error stops recording.
+    #[inline]
+    fn each(&mut self, mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>) {
+        if self.error.is_some() {
+            return;
+        }
+        for r in &mut self.recorders {
+            if let Err(e) = f(r) {
+                self.error = Some(e);
+                return;
+            }
+        }
+    }
+
+    /// Dumps every selected register's initial value at time 0.
+    pub(super) fn initial_signals(&mut self) {
+        let changes: Vec<(u32, u64)> = self.state.read(|state| {
+            self.signals
+                .iter()
+                .flatten()
+                .map(|&(sig, slot)| (sig, state[slot as usize]))
+                .collect()
+        });
+        for (signal, value) in changes {
+            self.shadow[signal as usize] = value;
+            self.each(|r| {
+                r.signal(&SignalRecord {
+                    signal,
+                    time: Time::ZERO,
+                    value,
+                })
+            });
+        }
+    }
+
+    fn committed(&mut self, domain: u32, cycle: u64, time: Time) {
+        let d = domain as usize;
+        if !self.counters[d].is_empty() && cycle.is_multiple_of(self.interval) {
+            for i in 0..self.counters[d].len() {
+                let (counter, slot) = self.counters[d][i];
+                let value = self.state.read(|s| s[slot as usize]) as i64;
+                self.each(|r| {
+                    r.counter(&CounterRecord {
+                        counter,
+                        cycle,
+                        time,
+                        value,
+                    })
+                });
+            }
+        }
+        for i in 0..self.tick_units[d].len() {
+            let unit = self.tick_units[d][i];
+            self.each(|r| r.tick(&TickRecord { unit, cycle, time }));
+        }
+        for i in 0..self.signals[d].len() {
+            let (signal, slot) = self.signals[d][i];
+            let value = self.state.read(|s| s[slot as usize]);
+            if value != self.shadow[signal as usize] {
+                self.shadow[signal as usize] = value;
+                self.each(|r| {
+                    r.signal(&SignalRecord {
+                        signal,
+                        time,
+                        value,
+                    })
+                });
+            }
+        }
+    }
+}
+
+/// The sink installed in the runtime; shares [`Inner`] with the handle.
+pub(super) struct RecordingSink(pub(super) Rc<RefCell<Inner>>);
+
+impl TraceSink for RecordingSink {
+    fn record(&mut self, r: &chronon_runtime::TraceRecord<'_>) {
+        let mut inner = self.0.borrow_mut();
+        let time = inner.time(r.time);
+        let kept = inner.unit_kept[r.unit as usize]
+            && inner.event_kept[r.event as usize]
+            && inner.filter.keeps_time(time);
+        if kept {
+            let record = TraceRecord {
+                domain: r.domain,
+                cycle: r.cycle,
+                time,
+                unit: r.unit,
+                event: r.event,
+                args: r.args,
+            };
+            inner.each(|w| w.trace(&record));
+        }
+    }
+
+    fn observes_commits(&self) -> bool {
+        true
+    }
+
+    fn fifo(&mut self, e: &FifoEvent) {
+        let mut inner = self.0.borrow_mut();
+        let kind = kind(e.kind);
+        let time = inner.time(e.time);
+        let kept = inner.fifo_kept[e.fifo as usize]
+            && inner.fifo_kind_kept[kind as usize]
+            && inner.filter.keeps_time(time);
+        if kept {
+            let record = FifoRecord {
+                fifo: e.fifo,
+                kind,
+                cycle: e.cycle,
+                time,
+                unit: e.unit,
+                txn: e.txn,
+                occupancy: e.occupancy,
+            };
+            inner.each(|w| w.fifo(&record));
+        }
+    }
+
+    fn domain_committed(&mut self, domain: u32, cycle: u64, time: Timestamp) {
+        let mut inner = self.0.borrow_mut();
+        let time = inner.time(time);
+        if inner.filter.keeps_time(time) {
+            inner.committed(domain, cycle, time);
+        }
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.0.borrow().error.is_some()
+    }
+}
