@@ -922,9 +922,13 @@ struct BodyCx<'e> {
     locals: Vec<d::Local>,
     scopes: Vec<HashMap<String, usize>>,
     used_members: HashSet<(Member, usize)>,
-    /// Stage pipes written or retained on the current straight-line path.
-    stage_writes: HashMap<(usize, i128), Span>,
+    /// Stage pipes written or retained on every path to the current point.
+    stage_writes: StageSet,
 }
+
+/// Constant stage pipes `(stage, pipe)` already written or retained, with
+/// the first write's span.
+type StageSet = HashMap<(usize, i128), Span>;
 
 enum Resolved {
     Local(usize),
@@ -1929,11 +1933,30 @@ impl<'e> BodyCx<'e> {
         out
     }
 
-    fn nested(&mut self, b: &ast::Block) -> Vec<Stmt> {
+    /// Checks a block that runs on some paths only. Returns its statements
+    /// and the stage pipes written on every path through it; the path state
+    /// is left as it was before the block.
+    fn branch(&mut self, b: &ast::Block) -> (Vec<Stmt>, StageSet) {
         let saved = self.stage_writes.clone();
         let r = self.block(b);
-        self.stage_writes = saved;
-        r
+        let exit = std::mem::replace(&mut self.stage_writes, saved);
+        (r, exit)
+    }
+
+    /// After a branching statement: when one of the branches always runs,
+    /// a pipe written by every branch is written on every path from here.
+    fn join_branches(&mut self, exits: Vec<StageSet>, exhaustive: bool) {
+        if !exhaustive {
+            return;
+        }
+        let mut exits = exits.into_iter();
+        let Some(mut joined) = exits.next() else {
+            return;
+        };
+        for other in exits {
+            joined.retain(|k, _| other.contains_key(k));
+        }
+        self.stage_writes = joined;
     }
 
     fn in_fn(&self) -> bool {
@@ -2035,16 +2058,21 @@ impl<'e> BodyCx<'e> {
                 }
             }
             S::If { arms, otherwise } => {
-                let mut tail = match otherwise {
-                    Some(b) => self.nested(b),
-                    None => Vec::new(),
+                let mut exits = Vec::new();
+                let (mut tail, else_exit) = match otherwise {
+                    Some(b) => {
+                        let (body, exit) = self.branch(b);
+                        (body, Some(exit))
+                    }
+                    None => (Vec::new(), None),
                 };
                 let mut built: Vec<(Vec<Stmt>, ArmCond)> = Vec::new();
                 for (c, b) in arms {
                     match c {
                         Cond::Expr(e) => {
                             let ce = self.check(e, Some(&Type::Bool));
-                            let body = self.nested(b);
+                            let (body, exit) = self.branch(b);
+                            exits.push(exit);
                             built.push((body, ArmCond::Bool(ce)));
                         }
                         Cond::LetSome(n, e) => {
@@ -2064,12 +2092,17 @@ impl<'e> BodyCx<'e> {
                             };
                             self.scopes.push(HashMap::new());
                             let l = self.declare(n, inner);
-                            let body = self.nested(b);
+                            let (body, exit) = self.branch(b);
+                            exits.push(exit);
                             self.scopes.pop();
                             built.push((body, ArmCond::Some(l, v)));
                         }
                     }
                 }
+                // The arms first, so a joined write keeps the first arm's span.
+                let exhaustive = else_exit.is_some();
+                exits.extend(else_exit);
+                self.join_branches(exits, exhaustive);
                 // Chain from the last arm backwards: else-if becomes nesting.
                 let mut result: Option<StmtKind> = None;
                 for (body, cond) in built.into_iter().rev() {
@@ -2120,29 +2153,34 @@ impl<'e> BodyCx<'e> {
                 }
                 self.scopes.push(HashMap::new());
                 let v = self.declare(var, Type::uint(32));
-                let body = self.nested(body);
+                let (body, exit) = self.branch(body);
                 self.scopes.pop();
                 if b - a >= 2 {
-                    // A constant pipe written on the loop body's straight-line
-                    // path is written once per iteration: provably twice.
-                    for st in &body {
-                        if let StmtKind::StageWrite { stage, pipe, .. }
-                        | StmtKind::StageRetain { stage, pipe } = &st.kind
-                            && let ExprKind::Const(Value::Int(p)) = pipe.kind
-                        {
-                            let name = self
-                                .unit
-                                .as_ref()
-                                .map_or(String::new(), |u| u.stages[*stage].name.clone());
-                            self.err(TypeError::StageTwice {
-                                span: st.span,
-                                first: span,
-                                first_label: "this loop runs it more than once",
-                                stage: name,
-                                pipe: p,
-                            });
-                        }
+                    // A constant pipe written on every path through the body
+                    // is written once per iteration: provably twice. Pipes
+                    // written before the loop were reported inside the body.
+                    let mut again: Vec<_> = exit
+                        .iter()
+                        .filter(|(k, _)| !self.stage_writes.contains_key(k))
+                        .map(|(&k, &at)| (at, k))
+                        .collect();
+                    again.sort_unstable_by_key(|&(at, k)| (at.start, k));
+                    for (at, (stage, pipe)) in again {
+                        let name = self
+                            .unit
+                            .as_ref()
+                            .map_or(String::new(), |u| u.stages[stage].name.clone());
+                        self.err(TypeError::StageTwice {
+                            span: at,
+                            first: span,
+                            first_label: "this loop runs it more than once",
+                            stage: name,
+                            pipe,
+                        });
                     }
+                }
+                if b > a {
+                    self.stage_writes = exit;
                 }
                 StmtKind::For {
                     var: v,
@@ -2238,18 +2276,27 @@ impl<'e> BodyCx<'e> {
             let inner = (**inner).clone();
             let mut some: Option<(usize, Vec<Stmt>)> = None;
             let mut none: Option<Vec<Stmt>> = None;
+            let mut exits = Vec::new();
+            let (mut some_seen, mut none_seen) = (false, false);
             for (pats, body) in arms {
                 for p in pats {
                     match p {
                         Pattern::Some(n) => {
                             self.scopes.push(HashMap::new());
                             let l = self.declare(n, inner.clone());
-                            let b = self.nested(body);
+                            let (b, exit) = self.branch(body);
+                            exits.push(exit);
                             self.scopes.pop();
+                            some_seen = true;
                             some.get_or_insert((l, b));
                         }
                         Pattern::None(_) | Pattern::Wildcard(_) => {
-                            let b = self.nested(body);
+                            let (b, exit) = self.branch(body);
+                            exits.push(exit);
+                            if matches!(p, Pattern::Wildcard(_)) {
+                                some_seen = true;
+                            }
+                            none_seen = true;
                             none.get_or_insert(b);
                         }
                         other => self.err(TypeError::BadPattern {
@@ -2259,6 +2306,7 @@ impl<'e> BodyCx<'e> {
                     }
                 }
             }
+            self.join_branches(exits, some_seen && none_seen);
             let (binding, then) = match some {
                 Some(x) => x,
                 None => {
@@ -2287,6 +2335,8 @@ impl<'e> BodyCx<'e> {
         }
         let mut out_arms = Vec::new();
         let mut default: Option<Vec<Stmt>> = None;
+        let mut exits = Vec::new();
+        let mut covered: HashSet<i128> = HashSet::new();
         for (pats, body) in arms {
             let mut values = Vec::new();
             let mut wildcard = false;
@@ -2339,7 +2389,9 @@ impl<'e> BodyCx<'e> {
                     }),
                 }
             }
-            let b = self.nested(body);
+            let (b, exit) = self.branch(body);
+            exits.push(exit);
+            covered.extend(values.iter().copied());
             if wildcard {
                 if default.is_none() {
                     default = Some(b.clone());
@@ -2352,6 +2404,12 @@ impl<'e> BodyCx<'e> {
             }
         }
         let _ = span;
+        let every_value = match &sc.ty {
+            Type::Bool => covered.len() == 2,
+            Type::Enum(et) => covered.len() == et.variants.len(),
+            _ => false,
+        };
+        self.join_branches(exits, default.is_some() || every_value);
         Some(StmtKind::Match {
             scrutinee: sc,
             arms: out_arms,
