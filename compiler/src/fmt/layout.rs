@@ -5,7 +5,10 @@
 //! other line break and space of the input is discarded. Statements and items
 //! get a line each, blocks are indented by four spaces, and a bracketed list
 //! stays on one line unless it holds a comment or would pass
-//! [`MAX_WIDTH`] columns, in which case it gets one element per line.
+//! [`MAX_WIDTH`] columns, in which case it gets one element per line; a call
+//! whose one argument ends in a `{}` literal keeps its parentheses on the
+//! lines of the braces instead. Line comments that end consecutive lines of
+//! one indentation are aligned in a column.
 
 use super::token::{Token, TokenKind, tokenize};
 use super::tree::{Group, Node};
@@ -79,6 +82,9 @@ pub struct Layout {
     /// The first word of the current statement.
     head: Option<String>,
     generic_depth: usize,
+    /// Byte offsets in `out` of the space before each trailing line comment,
+    /// for [`align_trailing_comments`].
+    trailing: Vec<usize>,
 }
 
 impl Layout {
@@ -92,7 +98,7 @@ impl Layout {
         if !layout.out.is_empty() && !layout.line_start {
             layout.newline();
         }
-        layout.out
+        align_trailing_comments(&layout.out, &layout.trailing)
     }
 
     /// A sequence of statements or list elements, one per line.
@@ -182,6 +188,12 @@ impl Layout {
                 self.out.push_str(&trial.out);
                 trial.out = std::mem::take(&mut self.out);
                 *self = trial;
+                return;
+            }
+            if hugs_literal(g) {
+                // `send(Inst {` ... `});` rather than a line for the lone
+                // argument and another for each of its fields.
+                self.inline(g);
                 return;
             }
         }
@@ -339,6 +351,9 @@ impl Layout {
     }
 
     fn trailing_comment(&mut self, tok: &Token) {
+        if tok.kind == TokenKind::LineComment {
+            self.trailing.push(self.out.len());
+        }
         self.write(" ");
         self.comment_text(tok);
     }
@@ -382,6 +397,64 @@ impl Layout {
         self.break_pending = false;
         self.after_comment = false;
     }
+}
+
+/// Whether `g` is a parenthesised list of one element that ends in a `{}`
+/// group, as in `send(Inst { ... })`.
+fn hugs_literal(g: &Group) -> bool {
+    g.open.text == "("
+        && !g.items.iter().any(|n| n.is_punct(","))
+        && matches!(g.items.last(), Some(Node::Group(last)) if last.is_brace())
+}
+
+/// Pads the trailing line comments of consecutive lines that share their
+/// indentation so that they start in one column, one space after the longest
+/// code among those lines. `at` holds the offset of the space before each
+/// such comment, in increasing order; only spaces are inserted, so the
+/// result formats to itself.
+fn align_trailing_comments(out: &str, at: &[usize]) -> String {
+    /// A line that ends in a trailing line comment.
+    struct Site {
+        offset: usize,
+        line: usize,
+        indent: usize,
+        width: usize,
+    }
+    let mut sites = Vec::with_capacity(at.len());
+    let (mut line, mut scanned) = (0, 0);
+    for &offset in at {
+        line += out[scanned..offset].matches('\n').count();
+        scanned = offset;
+        let start = out[..offset].rfind('\n').map_or(0, |n| n + 1);
+        let code = &out[start..offset];
+        sites.push(Site {
+            offset,
+            line,
+            indent: code.len() - code.trim_start_matches(' ').len(),
+            width: code.chars().count(),
+        });
+    }
+    let mut padded = String::with_capacity(out.len());
+    let mut copied = 0;
+    let mut run_start = 0;
+    while run_start < sites.len() {
+        let first = &sites[run_start];
+        let run_len = sites[run_start..]
+            .iter()
+            .enumerate()
+            .take_while(|(k, s)| s.line == first.line + k && s.indent == first.indent)
+            .count();
+        let run = &sites[run_start..run_start + run_len];
+        let column = run.iter().map(|s| s.width).max().unwrap_or(0);
+        for site in run {
+            padded.push_str(&out[copied..site.offset]);
+            padded.extend(std::iter::repeat_n(' ', column - site.width));
+            copied = site.offset;
+        }
+        run_start += run_len;
+    }
+    padded.push_str(&out[copied..]);
+    padded
 }
 
 /// End (exclusive) of the statement or list element that starts at `start`.

@@ -131,6 +131,19 @@ const CASES: &[(&str, &str)] = &[
         "clock dom[4] = [250 MHz, 500 MHz phase 37 ps, 1 GHz phase 74 ps, 2 GHz phase 111 ps, 4 GHz phase 1 ps];",
         "clock dom[4] = [\n    250 MHz,\n    500 MHz phase 37 ps,\n    1 GHz phase 74 ps,\n    2 GHz phase 111 ps,\n    4 GHz phase 1 ps\n];\n",
     ),
+    // A lone literal argument that is too long keeps the call's parentheses
+    // on the lines of its braces.
+    (
+        "tick { tx.send(Instruction { kind: kind, destination: w >> 4, first: w >> 8, second: next + slot, third: 0 }); }",
+        "tick {\n    tx.send(Instruction {\n        kind: kind,\n        destination: w >> 4,\n        first: w >> 8,\n        second: next + slot,\n        third: 0\n    });\n}\n",
+    ),
+    // Trailing line comments of consecutive lines at one indentation are
+    // aligned; a blank line, an own-line comment or a change of indentation
+    // starts a new column.
+    (
+        "reg a: u8; // a\nreg long_name: u8;   // b\n\nreg c: u8;  // c\nreg d: u8;\nreg e: u8; // e\n\ntick { // t\n    r <= 1; // r\n} // end",
+        "reg a: u8;         // a\nreg long_name: u8; // b\n\nreg c: u8; // c\nreg d: u8;\nreg e: u8; // e\n\ntick { // t\n    r <= 1; // r\n} // end\n",
+    ),
     // Tokens that would fuse are kept apart.
     ("unit A< =1> {}", "unit A< = 1> {}\n"),
     // Windows line ends and tabs are normalised; an empty file stays empty.
