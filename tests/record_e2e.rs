@@ -294,3 +294,241 @@ fn vcd_register_changes_match_the_trace_events() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// A FIFO event of the text logs: exact time, FIFO path, kind, item.
+#[derive(Debug, Clone, PartialEq)]
+struct TextFifoEvent {
+    time: Time,
+    fifo: String,
+    kind: String,
+    txn: u64,
+}
+
+/// The FIFO events of a text trace, in the merged (global) order.
+fn text_fifo_events(text_dir: &Path) -> Vec<TextFifoEvent> {
+    let mut merged = Vec::new();
+    chronon_record::merge::merge(text_dir, &mut merged).expect("merge");
+    let merged = String::from_utf8(merged).expect("utf-8");
+    merged
+        .lines()
+        .map(parse_line)
+        .filter(|(_, _, rest)| rest.get(1).map(String::as_str) == Some("F"))
+        .map(|(time, _, rest)| TextFifoEvent {
+            time,
+            fifo: rest[2].clone(),
+            kind: rest[3].clone(),
+            txn: rest[4]
+                .strip_prefix("txn=")
+                .and_then(|t| t.parse().ok())
+                .expect("txn"),
+        })
+        .collect()
+}
+
+/// A decoded Perfetto track event (tests/py/dump_perfetto.py's row).
+#[derive(Debug)]
+struct PerfettoEvent {
+    ts: u64,
+    track: String,
+    name: Option<String>,
+    txn: Option<u64>,
+    flows: Vec<u64>,
+    terminating: Vec<u64>,
+}
+
+/// Decodes `trace` with the independent Python decoder (which also runs the
+/// wire-format and content checks); `None`, with a note, without python3
+/// and the `perfetto` package.
+fn decode_perfetto(trace: &Path) -> Option<Vec<PerfettoEvent>> {
+    let probe = Command::new("python3")
+        .args([
+            "-c",
+            "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
+        ])
+        .status();
+    if !probe.map(|s| s.success()).unwrap_or(false) {
+        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+        return None;
+    }
+    let out_path = trace.with_extension("dump.json");
+    let out = Command::new("python3")
+        .arg("tests/py/dump_perfetto.py")
+        .arg(trace)
+        .arg(&out_path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}: {}{}",
+        trace.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dump: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&out_path).expect("dump")).expect("dump JSON");
+    let names = &dump["tracks"];
+    let ids = |v: &serde_json::Value| -> Vec<u64> {
+        v.as_array()
+            .expect("ids")
+            .iter()
+            .map(|x| x.as_u64().expect("id"))
+            .collect()
+    };
+    let events = dump["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|row| PerfettoEvent {
+            ts: row[0].as_u64().expect("ts"),
+            track: names[row[1].as_str().expect("uuid")]
+                .as_str()
+                .expect("every track is described")
+                .to_string(),
+            name: row[3].as_str().map(str::to_string),
+            txn: row[4]["txn"].as_u64(),
+            flows: ids(&row[5]),
+            terminating: ids(&row[6]),
+        })
+        .collect();
+    Some(events)
+}
+
+/// The kinds a FIFO item passes through, in causal order.
+const ITEM_KINDS: [&str; 5] = ["write", "visible", "read", "output", "consume"];
+const FIFO_KINDS: [&str; 9] = [
+    "write",
+    "visible",
+    "read",
+    "output",
+    "consume",
+    "full",
+    "not_full",
+    "empty",
+    "not_empty",
+];
+
+/// Checks a Perfetto trace against the text logs of the same run: the same
+/// FIFO events in the same order, on the writer's or reader's track, at the
+/// exact time rounded down to ns, and a flow per item from its write to its
+/// consume that starts once, crosses tracks and terminates.
+fn check_perfetto_against_text(design: &str, events: &[PerfettoEvent], text: &[TextFifoEvent]) {
+    let fifo_events: Vec<&PerfettoEvent> = events
+        .iter()
+        .filter(|e| e.name.as_deref().is_some_and(|n| FIFO_KINDS.contains(&n)) && e.txn.is_some())
+        .collect();
+    assert_eq!(fifo_events.len(), text.len(), "{design}: FIFO event count");
+    for (p, t) in fifo_events.iter().zip(text) {
+        assert_eq!(p.name.as_deref(), Some(t.kind.as_str()), "{design}: {t:?}");
+        assert_eq!(p.txn, Some(t.txn), "{design}: {t:?}");
+        assert_eq!(u128::from(p.ts), t.time.floor_ns(), "{design}: {t:?}");
+        let side = if ["write", "full", "not_full"].contains(&t.kind.as_str()) {
+            "write"
+        } else {
+            "read"
+        };
+        assert_eq!(p.track, format!("{} {side}", t.fifo), "{design}: {t:?}");
+    }
+    // Flows, from the Perfetto events alone.
+    let mut flows = std::collections::BTreeMap::<u64, Vec<&PerfettoEvent>>::new();
+    for e in events {
+        for id in e.flows.iter().chain(&e.terminating) {
+            flows.entry(*id).or_default().push(e);
+        }
+    }
+    let items: std::collections::BTreeSet<(&str, u64)> = text
+        .iter()
+        .filter(|t| t.kind == "write")
+        .map(|t| (t.fifo.as_str(), t.txn))
+        .collect();
+    assert!(!items.is_empty(), "{design}: no FIFO items");
+    assert_eq!(flows.len(), items.len(), "{design}: one flow per item");
+    for (id, chain) in &flows {
+        let kinds: Vec<&str> = chain.iter().filter_map(|e| e.name.as_deref()).collect();
+        let mut expected: Vec<&str> = ITEM_KINDS.to_vec();
+        expected.retain(|k| kinds.contains(k));
+        assert_eq!(kinds, expected, "{design}: flow {id} out of causal order");
+        let (first, last) = (chain[0], chain[chain.len() - 1]);
+        assert_eq!(first.name.as_deref(), Some("write"), "{design}: flow {id}");
+        assert!(first.flows.contains(id), "{design}: flow {id} starts");
+        assert!(first.track.ends_with(" write"), "{design}: flow {id}");
+        assert_eq!(last.name.as_deref(), Some("consume"), "{design}: flow {id}");
+        assert!(last.terminating.contains(id), "{design}: flow {id} ends");
+        assert!(last.track.ends_with(" read"), "{design}: flow {id}");
+        let ended = chain.iter().filter(|e| e.terminating.contains(id)).count();
+        assert_eq!(ended, 1, "{design}: flow {id} terminates once");
+        assert!(
+            chain.windows(2).all(|w| w[0].ts <= w[1].ts),
+            "{design}: flow {id} goes back in time"
+        );
+        let txn = first.txn.expect("txn");
+        assert!(
+            chain.iter().all(|e| e.txn == Some(txn)),
+            "{design}: flow {id}"
+        );
+    }
+}
+
+#[test]
+fn perfetto_flows_follow_every_item_across_tracks() {
+    for design in ["examples/cdc_pair.chr", "examples/three_clocks.chr"] {
+        for compress in [false, true] {
+            let dir = scratch(&format!("perfetto-{compress}-{}", design.len()));
+            let rec = RecordOptions {
+                trace_dir: Some(dir.join("text")),
+                perfetto: Some(dir.join("trace.pftrace")),
+                perfetto_compress: compress,
+                ticks: compress,
+                ..RecordOptions::default()
+            };
+            let report = run_design(design, EngineKind::Jit, &rec);
+            assert_eq!(report.recording.and_then(|r| r.error), None, "{design}");
+            let text = text_fifo_events(&dir.join("text"));
+            let Some(events) = decode_perfetto(&dir.join("trace.pftrace")) else {
+                return;
+            };
+            check_perfetto_against_text(design, &events, &text);
+        }
+    }
+}
+
+#[test]
+fn the_contracts_4ghz_example_keeps_its_order_after_rounding() {
+    let design = "tests/designs/cdc_4ghz.chr";
+    let dir = scratch("4ghz");
+    let rec = RecordOptions {
+        trace_dir: Some(dir.join("text")),
+        perfetto: Some(dir.join("trace.pftrace")),
+        ..RecordOptions::default()
+    };
+    run_design(design, EngineKind::Interp, &rec);
+    let text = text_fifo_events(&dir.join("text"));
+    // Contract §5: written at 0 ns, visible at 0.75 ns (k = 250 ps, k + S
+    // edges later), read accepted at 1 ns, taken at 1.25 ns.
+    let at = |kind: &str| {
+        text.iter()
+            .find(|t| t.kind == kind && t.txn == 0)
+            .unwrap_or_else(|| panic!("{kind} of the item"))
+            .time
+    };
+    assert_eq!(at("write"), Time::from_ps(0));
+    assert_eq!(at("visible"), Time::from_ps(750));
+    assert_eq!(at("read"), Time::from_ps(1000));
+    assert_eq!(at("consume"), Time::from_ps(1250));
+    let Some(events) = decode_perfetto(&dir.join("trace.pftrace")) else {
+        return;
+    };
+    check_perfetto_against_text(design, &events, &text);
+    let position = |kind: &str| {
+        events
+            .iter()
+            .position(|e| e.name.as_deref() == Some(kind))
+            .unwrap_or_else(|| panic!("a {kind} event"))
+    };
+    let (write, visible) = (&events[position("write")], &events[position("visible")]);
+    assert_eq!((write.ts, visible.ts), (0, 0), "both round down to 0 ns");
+    assert!(
+        position("write") < position("visible"),
+        "write before visible"
+    );
+    assert_eq!(write.flows, visible.flows, "one flow");
+}
