@@ -126,11 +126,38 @@ module.exports = grammar({
     generic_parameters: ($) => seq('<', commaSep1($.generic_parameter), '>'),
 
     generic_parameter: ($) =>
-      seq(field('name', $.identifier), ':', field('type', $._type), optional(seq('=', field('default', $._simple_expression)))),
+      seq(field('name', $.identifier), ':', field('type', $._type), optional(seq('=', field('default', $._argument_value)))),
 
     generic_arguments: ($) => seq('<', commaSep1($.generic_argument), '>'),
 
-    generic_argument: ($) => seq(field('name', $.identifier), '=', field('value', $._simple_expression)),
+    generic_argument: ($) => seq(field('name', $.identifier), '=', field('value', $._argument_value)),
+
+    // As the pest grammar's `arg_expr`: a parameter value stops at `>`, so it
+    // takes casts and the bitwise and arithmetic operators but no comparison,
+    // shift or logical operator (those need parentheses).
+    _argument_value: ($) =>
+      choice(
+        $._simple_expression,
+        alias($.argument_binary_expression, $.binary_expression),
+        alias($.argument_cast_expression, $.cast_expression),
+      ),
+
+    argument_binary_expression: ($) => {
+      const table = [
+        [PREC.bitor, '|'],
+        [PREC.bitxor, '^'],
+        [PREC.bitand, '&'],
+        [PREC.add, choice('+', '-')],
+        [PREC.mul, choice('*', '/', '%')],
+      ];
+      return choice(
+        ...table.map(([precedence, operator]) =>
+          prec.left(precedence, seq(field('left', $._argument_value), field('operator', operator), field('right', $._argument_value))),
+        ),
+      );
+    },
+
+    argument_cast_expression: ($) => prec.left(PREC.cast, seq(field('value', $._argument_value), 'as', field('type', $._type))),
 
     // Parameter values stop at `>`; anything with operators needs parentheses.
     _simple_expression: ($) =>
