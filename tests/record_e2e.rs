@@ -532,3 +532,150 @@ fn the_contracts_4ghz_example_keeps_its_order_after_rounding() {
     );
     assert_eq!(write.flows, visible.flows, "one flow");
 }
+
+/// A writer that fails with its own I/O error at its `fail_at`-th record.
+struct FailingWriter {
+    seen: u64,
+    fail_at: u64,
+}
+
+impl FailingWriter {
+    fn next(&mut self) -> Result<(), chronon_record::RecordError> {
+        self.seen += 1;
+        if self.seen < self.fail_at {
+            return Ok(());
+        }
+        Err(chronon_record::RecordError::Io {
+            path: PathBuf::from("injected.out"),
+            source: std::io::Error::other("injected failure"),
+        })
+    }
+}
+
+impl chronon_record::Recorder for FailingWriter {
+    fn trace(
+        &mut self,
+        _: &chronon_record::TraceRecord<'_>,
+    ) -> Result<(), chronon_record::RecordError> {
+        self.next()
+    }
+    fn fifo(&mut self, _: &chronon_record::FifoRecord) -> Result<(), chronon_record::RecordError> {
+        self.next()
+    }
+    fn finish(
+        &mut self,
+        _: &chronon_record::DropCounts,
+    ) -> Result<(), chronon_record::RecordError> {
+        Ok(())
+    }
+}
+
+/// Writes and reads a FIFO item at every edge, for ever.
+const ENDLESS: &str = "
+clock w = 1 GHz;
+clock r = 1 GHz phase 300 ps;
+unit Writer {
+    out tx: u32;
+    reg n: u32 = 0;
+    tick { if tx.try_send(n) { n <= n + 1; } }
+}
+unit Reader {
+    in rx: u32 cdc fwft;
+    tick { if let Some(v) = rx.recv() { trace(\"got\", value = v); } }
+}
+system Top {
+    inst w: Writer on w;
+    inst r: Reader on r;
+    cdc w.tx -> r.rx depth 16 sync 2;
+}
+";
+
+#[test]
+fn a_failing_writer_stops_the_run_with_its_own_error_and_leaves_valid_prefixes() {
+    use chronon_compiler::record::{Recording, Writers};
+    use chronon_record::perfetto::{PerfettoConfig, PerfettoWriter};
+    use chronon_record::text::TextWriter;
+    use chronon_runtime::{RunLimit, Stop};
+
+    let dir = scratch("failing-writer");
+    let mut sources = SourceMap::new();
+    sources.add("endless.chr".to_string(), ENDLESS.to_string());
+    let compiled = chronon_lang::compile(
+        &mut sources,
+        &chronon_lang::CompileOptions {
+            top: None,
+            params: Vec::new(),
+            require_top: true,
+        },
+    );
+    let design = compiled.design.expect("the endless design compiles");
+    let program = chronon_compiler::lower::lower(&design, &sources).expect("lowers");
+    let mut sim = chronon_compiler::simulate::Simulator::new(
+        std::sync::Arc::new(program),
+        EngineKind::Interp,
+    )
+    .expect("simulator");
+    let (text_dir, trace) = (dir.join("text"), dir.join("trace.pftrace"));
+    let options = RecordOptions {
+        trace_dir: Some(text_dir.clone()),
+        perfetto: Some(trace.clone()),
+        ..RecordOptions::default()
+    };
+    let recording = Recording::attach_with(&mut sim, &design.top, &options, |schema| {
+        let writers: Writers = vec![
+            (
+                "text".into(),
+                Box::new(TextWriter::create(&text_dir, schema)?),
+            ),
+            (
+                "perfetto".into(),
+                Box::new(PerfettoWriter::create(
+                    &trace,
+                    schema,
+                    PerfettoConfig::default(),
+                )?),
+            ),
+            (
+                "injected".into(),
+                Box::new(FailingWriter {
+                    seen: 0,
+                    fail_at: 100,
+                }),
+            ),
+        ];
+        Ok(writers)
+    })
+    .expect("attach");
+    let limit = 1_000_000;
+    let stop = sim.sim.run(RunLimit::Edges {
+        domain: chronon_runtime::DomainId(0),
+        count: limit,
+    });
+    assert!(matches!(stop, Stop::SinkStopped), "{stop:?}");
+    let summary = recording.finish(&mut sim);
+    let error = summary.error.expect("the writer's error is reported");
+    assert!(
+        error.contains("injected.out") && error.contains("injected failure"),
+        "{error}"
+    );
+    // The other outputs stay valid and hold what was recorded up to the stop.
+    let records: usize = std::fs::read_dir(&text_dir)
+        .expect("text dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .map(|p| {
+            let log = std::fs::read_to_string(&p).expect("log");
+            assert!(log.is_empty() || log.ends_with('\n'), "whole lines");
+            log.lines().filter(|l| !l.starts_with('#')).count()
+        })
+        .sum();
+    // The failure is noticed at the first instant after the writer thread
+    // sees it, and the thread sees it once the first batch is sent, so the
+    // run ends far sooner than its limit.
+    println!("records written before the stop: {records}");
+    assert!(records >= 100, "{records}");
+    assert!((records as u64) < limit, "{records}");
+    if let Some(events) = decode_perfetto(&trace) {
+        assert!(!events.is_empty());
+    }
+}

@@ -270,7 +270,10 @@ impl TraceSink for RecordingSink {
         }
     }
 
+    /// Asked once per instant: a writer that failed on its thread stops the
+    /// run now, not when the next batch of records is sent to it.
     fn stop_requested(&self) -> bool {
-        self.0.borrow().error.is_some()
+        let inner = self.0.borrow();
+        inner.error.is_some() || inner.recorders.iter().any(BufferedRecorder::writer_failed)
     }
 }

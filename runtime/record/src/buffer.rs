@@ -9,6 +9,8 @@
 //! allocates. A parallel runtime gives each worker its own
 //! `BufferedRecorder` over its own writer.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
 use crossbeam::channel::{Receiver, Sender, bounded};
@@ -82,6 +84,9 @@ pub struct BufferedRecorder {
     dropped: DropCounts,
     writer: Option<JoinHandle<Result<(), RecordError>>>,
     failure: Option<String>,
+    /// Set by the writer thread when its writer fails, so the producer can
+    /// stop at once instead of at its next full batch.
+    writer_failed: Arc<AtomicBool>,
 }
 
 impl BufferedRecorder {
@@ -92,22 +97,30 @@ impl BufferedRecorder {
         let (to_writer, from_producer) = bounded::<Message>(queue);
         // Room for every batch in flight, so returning one never blocks.
         let (recycle, recycled) = bounded::<Vec<Owned>>(queue + 2);
+        let writer_failed = Arc::new(AtomicBool::new(false));
+        let failed = writer_failed.clone();
         let writer = std::thread::Builder::new()
             .name("chronon-record".to_owned())
             .spawn(move || {
-                for message in from_producer {
-                    match message {
-                        Message::Batch(mut batch) => {
-                            for record in &batch {
-                                replay(inner.as_mut(), record)?;
+                let result = (|| {
+                    for message in from_producer {
+                        match message {
+                            Message::Batch(mut batch) => {
+                                for record in &batch {
+                                    replay(inner.as_mut(), record)?;
+                                }
+                                batch.clear();
+                                let _ = recycle.try_send(batch);
                             }
-                            batch.clear();
-                            let _ = recycle.try_send(batch);
+                            Message::Finish(dropped) => return inner.finish(&dropped),
                         }
-                        Message::Finish(dropped) => return inner.finish(&dropped),
                     }
+                    Ok(())
+                })();
+                if result.is_err() {
+                    failed.store(true, Ordering::Release);
                 }
-                Ok(())
+                result
             })
             .expect("the OS can start the recording thread");
         BufferedRecorder {
@@ -119,7 +132,15 @@ impl BufferedRecorder {
             dropped: DropCounts::default(),
             writer: Some(writer),
             failure: None,
+            writer_failed,
         }
+    }
+
+    /// Whether the writer has failed: one atomic load, cheap enough to ask
+    /// once per simulated instant. The error itself comes back from the
+    /// next batch sent or from [`Recorder::finish`].
+    pub fn writer_failed(&self) -> bool {
+        self.writer_failed.load(Ordering::Acquire)
     }
 
     /// Records dropped so far.
