@@ -1,0 +1,252 @@
+//! Recording end to end: the reference workload (benches/record_e2e.chr:
+//! 914 MHz and 1326 MHz with a 137 ps phase, a depth-16 two-stage CDC FIFO
+//! with traffic, 500,000 instants) run through the compiler library with
+//! recording off, text logs, Perfetto, VCD, and all of them.
+//!
+//! Run with `cargo bench --bench record_e2e`. Each configuration runs
+//! `REPETITIONS` times, each in a fresh child process (this binary run with
+//! `child CONFIG SCALE`), so the peak memory (VmHWM) is that
+//! configuration's own. The report gives the median, min and max wall time,
+//! main-thread CPU time, events (or VCD value changes) per second, ns per
+//! event beyond recording off, peak memory and bytes written. The last rows
+//! run 10x longer to show that peak memory does not grow with the run.
+//! Outputs go to `$CHRONON_BENCH_DIR` (default: the temporary directory).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use chronon_compiler::record::RecordOptions;
+use chronon_compiler::run::{RunOptions, StopAt, run_recorded};
+use chronon_compiler::simulate::EngineKind;
+use chronon_lang::span::SourceMap;
+
+const REPETITIONS: usize = 5;
+/// Writer edges for 500,000 instants (2,450 instants per 1,000 edges).
+const WRITER_EDGES: u64 = 204_082;
+const CONFIGS: [&str; 5] = ["off", "text", "perfetto", "vcd", "all"];
+
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Peak resident memory of this process in KiB.
+fn vm_hwm_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn bytes_under(path: &Path) -> u64 {
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::read_dir(path)
+            .map(|d| d.flatten().map(|e| bytes_under(&e.path())).sum())
+            .unwrap_or(0),
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
+fn options(config: &str, dir: &Path) -> RecordOptions {
+    let text = matches!(config, "text" | "all").then(|| dir.join("text"));
+    let perfetto = matches!(config, "perfetto" | "all").then(|| dir.join("trace.pftrace"));
+    let vcd = matches!(config, "vcd" | "all").then(|| dir.join("wave.vcd"));
+    RecordOptions {
+        trace_dir: text,
+        perfetto,
+        vcd,
+        counter_interval: 1,
+        ..RecordOptions::default()
+    }
+}
+
+/// Records in the text logs, or value changes in the VCD.
+fn events(config: &str, dir: &Path) -> u64 {
+    let count = |path: PathBuf, skip: fn(&str) -> bool| -> u64 {
+        std::fs::read_to_string(path)
+            .map(|s| s.lines().filter(|l| !skip(l)).count() as u64)
+            .unwrap_or(0)
+    };
+    match config {
+        "vcd" => {
+            let vcd = std::fs::read_to_string(dir.join("wave.vcd")).unwrap_or_default();
+            let body = vcd.split("$enddefinitions $end").nth(1).unwrap_or("");
+            body.lines()
+                .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with('$'))
+                .count() as u64
+        }
+        _ => ["00-wclk.log", "01-rclk.log"]
+            .iter()
+            .map(|f| count(dir.join("text").join(f), |l| l.starts_with('#')))
+            .sum(),
+    }
+}
+
+/// One run in this process; prints `wall_ns cpu_ns hwm_kib bytes events`.
+fn child(config: &str, scale: u64) {
+    let dir = std::env::var_os("CHRONON_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir)
+        .join(format!("chronon-record-e2e-{config}-{scale}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("output dir");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/record_e2e.chr");
+    let mut sources = SourceMap::new();
+    sources.add(
+        path.to_string(),
+        std::fs::read_to_string(path).expect("design"),
+    );
+    let run = RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine: EngineKind::Jit,
+        stop: StopAt::Cycles {
+            count: WRITER_EDGES * scale,
+            domain: Some("wclk".into()),
+        },
+        drain: None,
+        seed: 0,
+    };
+    let rec = options(config, &dir);
+    // Compilation is in the timed region for every configuration alike.
+    let (wall, cpu) = (Instant::now(), thread_cpu_ns());
+    let report = match run_recorded(&mut sources, &run, &rec, &mut |_, _| {}) {
+        Ok(r) => r,
+        Err(e) => panic!("the benchmark design runs: {e:?}"),
+    };
+    let (wall, cpu) = (wall.elapsed().as_nanos() as u64, thread_cpu_ns() - cpu);
+    // Read before the files are counted, so the peak is the run's own.
+    let hwm = vm_hwm_kib();
+    if let Some(r) = &report.recording {
+        assert_eq!(r.error, None);
+    }
+    // The "off" run counts the events a text run of the same length writes.
+    let counted = match config {
+        "off" | "perfetto" => {
+            let probe = options("text", &dir);
+            run_recorded(&mut sources, &run, &probe, &mut |_, _| {}).expect("text run");
+            events("text", &dir)
+        }
+        "all" => events("text", &dir),
+        _ => events(config, &dir),
+    };
+    let bytes = match config {
+        "off" => 0,
+        _ => [
+            dir.join("text"),
+            dir.join("trace.pftrace"),
+            dir.join("wave.vcd"),
+        ]
+        .iter()
+        .filter(|p| match config {
+            "all" => true,
+            "text" => p.ends_with("text"),
+            "perfetto" => p.ends_with("trace.pftrace"),
+            _ => p.ends_with("wave.vcd"),
+        })
+        .map(|p| bytes_under(p))
+        .sum(),
+    };
+    println!("{wall} {cpu} {hwm} {bytes} {counted}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Median, min and max.
+fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[v.len() / 2], v[0], v[v.len() - 1])
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("child") {
+        let scale = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
+        child(&args[2], scale);
+        return;
+    }
+    let exe = std::env::current_exe().expect("own path");
+    println!(
+        "recording end to end: benches/record_e2e.chr, {} instants x scale, JIT, {REPETITIONS} runs each (median [min..max])",
+        500_000
+    );
+    println!(
+        "{:<9} {:>5} {:>26} {:>14} {:>11} {:>16} {:>10} {:>12} {:>11}",
+        "config",
+        "scale",
+        "wall ms",
+        "thread cpu ms",
+        "events",
+        "M events/s",
+        "ns/event+",
+        "peak KiB",
+        "bytes"
+    );
+    let mut off_wall = [0.0f64; 2];
+    let plan: Vec<(&str, u64)> = CONFIGS
+        .iter()
+        .map(|c| (*c, 1))
+        .chain([("off", 10), ("all", 10)])
+        .collect();
+    for (config, scale) in plan {
+        let mut rows = Vec::new();
+        for _ in 0..REPETITIONS {
+            let out = Command::new(&exe)
+                .args(["child", config, &scale.to_string()])
+                .output()
+                .expect("the benchmark re-runs itself");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let line = String::from_utf8_lossy(&out.stdout);
+            let fields: Vec<f64> = line
+                .split_whitespace()
+                .map(|f| f.parse().expect("child figures"))
+                .collect();
+            rows.push(fields);
+        }
+        let col = |i: usize| stats(rows.iter().map(|r| r[i]).collect());
+        let (wall, wall_min, wall_max) = col(0);
+        let (cpu, _, _) = col(1);
+        let (hwm, _, hwm_max) = col(2);
+        let (bytes, _, _) = col(3);
+        let (events, _, _) = col(4);
+        let slot = usize::from(scale != 1);
+        if config == "off" {
+            off_wall[slot] = wall;
+        }
+        let rate = events / (wall / 1e9) / 1e6;
+        let beyond = if config == "off" {
+            0.0
+        } else {
+            (wall - off_wall[slot]) / events
+        };
+        println!(
+            "{config:<9} {scale:>5} {:>8.1} [{:>6.1}..{:>6.1}] {:>14.1} {:>11} {:>16.1} {:>10.1} {:>5}/{:>6} {:>11}",
+            wall / 1e6,
+            wall_min / 1e6,
+            wall_max / 1e6,
+            cpu / 1e6,
+            events,
+            rate,
+            beyond,
+            hwm,
+            hwm_max,
+            bytes
+        );
+    }
+}
