@@ -1,0 +1,145 @@
+//! The `chronc` binary as a user runs it: exit codes, output formats and the
+//! shape of what each subcommand prints. Library behaviour is tested elsewhere;
+//! these tests pin the process boundary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn chronc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(args)
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the chronc binary starts")
+}
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("compiler/ sits in the repository")
+        .to_path_buf()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn all_output(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn check_accepts_every_example() {
+    let mut files: Vec<String> = std::fs::read_dir(repo_root().join("examples"))
+        .expect("examples/ exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "chr"))
+        .map(|p| p.display().to_string())
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 6,
+        "expected the example designs, found {files:?}"
+    );
+    for file in files {
+        let out = chronc(&["check", &file]);
+        assert_eq!(out.status.code(), Some(0), "{file}:\n{}", all_output(&out));
+    }
+}
+
+#[test]
+fn check_reports_every_error_and_exits_one() {
+    let out = chronc(&["check", "compiler/tests/cli/bad_types.chr"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let text = all_output(&out);
+    // Both faults in the tick are reported, not only the first.
+    assert!(text.contains("a + b"), "width mismatch not shown:\n{text}");
+    assert!(
+        text.contains("undefined_name"),
+        "unknown name not shown:\n{text}"
+    );
+}
+
+#[test]
+fn check_json_is_an_array_of_coded_diagnostics() {
+    let out = chronc(&[
+        "check",
+        "--format",
+        "json",
+        "compiler/tests/cli/bad_types.chr",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
+    let diags = json.as_array().expect("a JSON array");
+    let errors: Vec<&serde_json::Value> =
+        diags.iter().filter(|d| d["severity"] == "error").collect();
+    assert!(errors.len() >= 2, "{json:#}");
+    for d in errors {
+        assert!(d["code"].as_str().is_some_and(|c| !c.is_empty()), "{d:#}");
+        assert!(d["help"].as_str().is_some_and(|h| !h.is_empty()), "{d:#}");
+    }
+}
+
+#[test]
+fn run_prints_a_json_report_and_exits_zero() {
+    let out = chronc(&["run", "examples/producer_consumer.chr", "--json", "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
+    assert!(
+        json["counters"].is_object() || json["counters"].is_array(),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn both_engines_print_the_same_summary_digest() {
+    let run = |engine: &str| {
+        let out = chronc(&[
+            "run",
+            "examples/cdc_pair.chr",
+            "--engine",
+            engine,
+            "--json",
+            "-q",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+        let mut json: serde_json::Value =
+            serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
+        // Host timing is the one thing allowed to differ.
+        let obj = json.as_object_mut().expect("an object");
+        obj.retain(|k, _| !k.contains("wall") && !k.contains("per_second") && k != "engine");
+        json
+    };
+    assert_eq!(run("interp"), run("jit"));
+}
+
+#[test]
+fn run_fault_exits_one_and_names_the_site() {
+    let out = chronc(&["run", "tests/designs/fault_send_refused.chr", "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let text = all_output(&out);
+    assert!(text.contains("cycle"), "{text}");
+}
+
+#[test]
+fn run_compile_error_exits_two_with_diagnostics() {
+    let out = chronc(&["run", "compiler/tests/cli/bad_types.chr", "-q"]);
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    assert!(all_output(&out).contains("undefined_name"));
+}
+
+#[test]
+fn fmt_check_flags_unformatted_files_only() {
+    let bad = chronc(&["fmt", "--check", "compiler/tests/cli/unformatted.chr"]);
+    assert_eq!(bad.status.code(), Some(1), "{}", all_output(&bad));
+    assert!(all_output(&bad).contains("unformatted.chr"));
+    let good = chronc(&["fmt", "--check", "examples/producer_consumer.chr"]);
+    assert_eq!(good.status.code(), Some(0), "{}", all_output(&good));
+}
