@@ -20,22 +20,12 @@ use chronon_compiler::record::RecordOptions;
 use chronon_compiler::run::{RunOptions, StopAt, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
+use chronon_suite::measure::thread_cpu_ns;
 
 const REPETITIONS: usize = 5;
 /// Writer edges for 500,000 instants (2,450 instants per 1,000 edges).
 const WRITER_EDGES: u64 = 204_082;
 const CONFIGS: [&str; 5] = ["off", "text", "perfetto", "vcd", "all"];
-
-fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
 
 /// Peak resident memory of this process in KiB.
 fn vm_hwm_kib() -> u64 {

@@ -7,21 +7,10 @@
 use chronon_runtime::{
     Clock, DesignBuilder, DomainId, FifoSpec, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx,
 };
+use chronon_suite::measure::{summarize, thread_cpu_ns};
 use std::time::Instant;
 
 const REPETITIONS: usize = 9;
-
-/// Thread CPU time in nanoseconds.
-fn thread_cpu_ns() -> u128 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
-}
 
 fn mhz(f: i128, phase_ps: i128) -> Clock {
     Clock::from_frequency_hz(
@@ -102,21 +91,6 @@ fn unit_ticks(sim: &Simulation, domains: usize, units_per_domain: u64) -> u64 {
         .sum()
 }
 
-struct Summary {
-    median: f64,
-    min: f64,
-    max: f64,
-}
-
-fn summarize(mut values: Vec<f64>) -> Summary {
-    values.sort_by(f64::total_cmp);
-    Summary {
-        median: values[values.len() / 2],
-        min: values[0],
-        max: values[values.len() - 1],
-    }
-}
-
 fn bench(
     name: &str,
     build: impl Fn() -> (Simulation, RunLimit),
@@ -148,7 +122,8 @@ fn bench(
 /// The machine's floor: the same number of unit ticks as plain dynamic calls
 /// over a state vector, without the runtime, to read the figures above as ratios.
 fn baseline_dyn_calls() {
-    let units: Vec<Box<dyn Fn(&mut [u64])>> =
+    type TrivialUnit = Box<dyn Fn(&mut [u64])>;
+    let units: Vec<TrivialUnit> =
         vec![Box::new(|s| s[0] += 1), Box::new(|s| s[1] += 1)];
     let mut wall = Vec::new();
     let mut cpu = Vec::new();

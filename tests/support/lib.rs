@@ -1,1 +1,3 @@
 //! Helpers shared by the integration tests and the benchmarks.
+
+pub mod measure;
