@@ -123,8 +123,7 @@ fn bench(
 /// over a state vector, without the runtime, to read the figures above as ratios.
 fn baseline_dyn_calls() {
     type TrivialUnit = Box<dyn Fn(&mut [u64])>;
-    let units: Vec<TrivialUnit> =
-        vec![Box::new(|s| s[0] += 1), Box::new(|s| s[1] += 1)];
+    let units: Vec<TrivialUnit> = vec![Box::new(|s| s[0] += 1), Box::new(|s| s[1] += 1)];
     let mut wall = Vec::new();
     let mut cpu = Vec::new();
     let iterations = 500_000u64;
