@@ -10,22 +10,11 @@ use std::time::Instant;
 
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
+use chronon_suite::measure::{summarize, thread_cpu_ns};
 
 const REPETITIONS: usize = 7;
 const UNIT_KINDS: usize = 2_000;
 const INSTANCES_PER_KIND: usize = 5;
-
-/// Thread CPU time in nanoseconds.
-fn thread_cpu_ns() -> u128 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec.
-    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
-    ts.tv_sec as u128 * 1_000_000_000 + ts.tv_nsec as u128
-}
 
 /// A chain: a source, then UNIT_KINDS x INSTANCES_PER_KIND stages, each kind
 /// a distinct ~40-line unit, then a sink that finishes the run.
@@ -101,10 +90,10 @@ unit Stage{k}<GAIN: u32 = {gain}> {{
     s
 }
 
-fn stats(mut v: Vec<u128>) -> (f64, f64, f64) {
-    v.sort_unstable();
-    let ms = |x: u128| x as f64 / 1e6;
-    (ms(v[v.len() / 2]), ms(v[0]), ms(v[v.len() - 1]))
+/// Median, min and max in milliseconds of nanosecond measurements.
+fn stats(v: Vec<u64>) -> (f64, f64, f64) {
+    let s = summarize(v.into_iter().map(|ns| ns as f64 / 1e6).collect());
+    (s.median, s.min, s.max)
 }
 
 fn main() {
@@ -131,7 +120,7 @@ fn main() {
                 ..CompileOptions::default()
             },
         );
-        let (w1, c1) = (w0.elapsed().as_nanos(), thread_cpu_ns() - c0);
+        let (w1, c1) = (w0.elapsed().as_nanos() as u64, thread_cpu_ns() - c0);
         assert!(
             result.diagnostics.is_empty(),
             "the generated design checks clean: {:?}",
