@@ -6,6 +6,7 @@
 use chronon_compiler::run::{RunOptions, StopAt, parse_time, run};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
+use chronon_suite::designs::{chr_files, summary_on_both_engines};
 
 fn options_for(source: &str, engine: EngineKind) -> RunOptions {
     let first = source.lines().next().unwrap_or_default();
@@ -47,37 +48,9 @@ fn options_for(source: &str, engine: EngineKind) -> RunOptions {
 
 #[test]
 fn designs_run_alike_on_both_engines() {
-    let mut names: Vec<_> = std::fs::read_dir("tests/designs")
-        .expect("tests/designs exists")
-        .map(|e| e.expect("directory entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "chr"))
-        .collect();
-    names.sort();
-    assert!(!names.is_empty(), "no designs under tests/designs");
-    for path in names {
-        let text = std::fs::read_to_string(&path).expect("readable design");
-        let mut summaries = Vec::new();
-        for engine in [EngineKind::Interp, EngineKind::Jit] {
-            let mut sources = SourceMap::new();
-            sources.add(path.display().to_string(), text.clone());
-            let report = match run(&mut sources, &options_for(&text, engine), &mut |_, _| {}) {
-                Ok(r) => r,
-                Err(e) => panic!("{}: {e:?}", path.display()),
-            };
-            summaries.push(report.summary(true).replacen(&report.engine, "ENGINE", 1));
-        }
-        assert_eq!(
-            summaries[0],
-            summaries[1],
-            "{}: engines disagree",
-            path.display()
-        );
-        let name = path
-            .file_stem()
-            .expect("file name")
-            .to_string_lossy()
-            .to_string();
-        insta::assert_snapshot!(name, summaries[0]);
+    for path in chr_files("tests/designs") {
+        let (name, summary) = summary_on_both_engines(&path, options_for);
+        insta::assert_snapshot!(name, summary);
     }
 }
 

@@ -1,0 +1,53 @@
+//! Running design files on both engines for the data-driven tests.
+
+use std::path::{Path, PathBuf};
+
+use chronon_compiler::run::{RunOptions, run};
+use chronon_compiler::simulate::EngineKind;
+use chronon_lang::span::SourceMap;
+
+/// The `.chr` files directly under `dir`, sorted by name.
+pub fn chr_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
+    let dir = dir.as_ref();
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "chr"))
+        .collect();
+    paths.sort();
+    assert!(!paths.is_empty(), "no .chr files under {}", dir.display());
+    paths
+}
+
+/// Runs `path` on the interpreter and on the JIT with the options that
+/// `options` gives for its source and engine, asserts that the summaries
+/// (wall-clock figures left out, the engine's name masked) agree, and returns
+/// the summary with the snapshot name (the file stem).
+pub fn summary_on_both_engines(
+    path: &Path,
+    options: impl Fn(&str, EngineKind) -> RunOptions,
+) -> (String, String) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut summaries = Vec::new();
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let mut sources = SourceMap::new();
+        sources.add(path.display().to_string(), text.clone());
+        let report = match run(&mut sources, &options(&text, engine), &mut |_, _| {}) {
+            Ok(r) => r,
+            Err(e) => panic!("{}: {e:?}", path.display()),
+        };
+        summaries.push(report.summary(true).replacen(&report.engine, "ENGINE", 1));
+    }
+    assert_eq!(
+        summaries[0],
+        summaries[1],
+        "{}: engines disagree",
+        path.display()
+    );
+    let name = path
+        .file_stem()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned();
+    (name, summaries.swap_remove(0))
+}
