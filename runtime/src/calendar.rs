@@ -114,14 +114,21 @@ impl Default for CalendarConfig {
 /// The precomputed instants of one hyperperiod.
 #[derive(Debug, Clone)]
 struct Pattern {
-    /// Per instant, the distance to the next one (the last wraps around the
-    /// hyperperiod), so a step is one addition.
-    steps: Vec<u128>,
-    /// Per instant, the range of `domains` holding the domains with an edge.
-    spans: Vec<(u32, u32)>,
+    /// Per instant of the hyperperiod, in order.
+    instants: Vec<PatternInstant>,
     domains: Vec<u32>,
     /// Time at or after which pattern mode may take over (every domain started).
     start: u128,
+}
+
+/// One precomputed instant: kept together so a step does one bounds check.
+#[derive(Debug, Clone, Copy)]
+struct PatternInstant {
+    /// The distance to the next instant (the last wraps around the
+    /// hyperperiod), so a step is one addition.
+    step: u128,
+    /// The range of `Pattern::domains` holding the domains with an edge.
+    span: (u32, u32),
 }
 
 /// The ordered stream of instants of a set of clocks.
@@ -266,15 +273,18 @@ impl Calendar {
             spans.push((from, u32::try_from(domains.len()).ok()?));
         }
         Some(Pattern {
-            steps: offsets
+            instants: offsets
                 .iter()
                 .skip(1)
                 .copied()
                 .chain(std::iter::once(hyperperiod))
                 .zip(&offsets)
-                .map(|(next, this)| next - this)
+                .zip(spans)
+                .map(|((next, this), span)| PatternInstant {
+                    step: next - this,
+                    span,
+                })
                 .collect(),
-            spans,
             domains,
             start,
         })
@@ -290,8 +300,19 @@ impl Calendar {
     }
 
     /// Moves to the next instant.
-    #[inline]
+    #[inline(always)]
     pub fn advance(&mut self) -> Result<(), TimeError> {
+        // The steady state of a replayed hyperperiod: one branch, then the step.
+        if self.in_pattern && self.exhausted.is_none() {
+            self.pattern_step();
+            return Ok(());
+        }
+        self.advance_outside_pattern()
+    }
+
+    /// [`Calendar::advance`] before pattern mode, in merge mode, or at an overflow.
+    #[cold]
+    fn advance_outside_pattern(&mut self) -> Result<(), TimeError> {
         if let Some(what) = self.exhausted {
             return Err(TimeError::Overflow(what));
         }
@@ -311,11 +332,11 @@ impl Calendar {
         Ok(())
     }
 
-    #[inline]
+    #[inline(always)]
     fn pattern_step(&mut self) {
         let p = self.pattern.as_ref().expect("pattern mode has a pattern");
         let position = self.position;
-        let span = p.spans[position];
+        let PatternInstant { step, span } = p.instants[position];
         for &d in &p.domains[span.0 as usize..span.1 as usize] {
             let d = d as usize;
             let n = self.next_cycle[d];
@@ -327,13 +348,13 @@ impl Calendar {
         }
         self.current_time = self.upcoming;
         self.current_span = span;
-        self.position = if position + 1 == p.steps.len() {
+        self.position = if position + 1 == p.instants.len() {
             0
         } else {
             position + 1
         };
         // The next instant is a fixed distance away: one addition per step.
-        match self.upcoming.checked_add(p.steps[position]) {
+        match self.upcoming.checked_add(step) {
             Some(t) => self.upcoming = t,
             None => self.exhausted = Some("calendar time"),
         }

@@ -1,10 +1,11 @@
 //! The simulation: state, the instant loop, running, stopping and draining.
 //!
 //! One instant: the calendar yields the domains with an edge (declaration
-//! order); each domain's units tick in the schedule's order; the instant's trace
-//! records go to the sink in canonical order; then commit: register words of
-//! every ticking domain are copied from next to current, its stage registers
-//! and the CDC FIFOs touching it commit. Nothing on this path allocates.
+//! order); each domain's units tick in the schedule's order, and its register
+//! words are copied from next to current right after (no other domain reads
+//! them); the instant's trace records go to the sink in canonical order; then
+//! the stage registers of every ticking domain and the CDC FIFOs touching it
+//! commit. Nothing on this path allocates.
 
 use crate::calendar::{Calendar, TimeBase};
 use crate::channel::Channels;
@@ -173,6 +174,8 @@ pub struct Simulation {
     clusters: Vec<Cluster>,
     sink: Option<Box<dyn TraceSink>>,
     instants: u64,
+    /// Whether any domain has stage registers or FIFOs to commit.
+    any_extras: bool,
 }
 
 impl Simulation {
@@ -292,6 +295,7 @@ impl Simulation {
             }
             plan.slots = start..slots.len();
         }
+        let any_extras = plans.iter().any(|p| p.extras);
         let next = cur.clone();
         let core = Core {
             cur,
@@ -322,6 +326,7 @@ impl Simulation {
             clusters: schedule.clusters,
             sink: None,
             instants: 0,
+            any_extras,
         })
     }
 
@@ -525,25 +530,45 @@ impl Simulation {
             slots,
             sink,
             instants,
+            any_extras,
             ..
         } = self;
         let domains = calendar.domains();
         for &d in domains {
-            let cycle = calendar.cycle(d as usize);
-            for slot in &mut slots[plans[d as usize].slots.clone()] {
-                let mut ctx = TickCtx {
-                    unit: slot.unit,
-                    domain: d,
-                    rank: slot.rank,
-                    cycle,
-                    time,
-                    reg_base: slot.reg_base,
-                    reg_len: slot.reg_len,
-                    counter_base: slot.counter_base,
-                    counter_len: slot.counter_len,
-                    core: &mut *core,
-                };
+            let plan = &plans[d as usize];
+            // One context per domain edge; only the unit fields change per slot.
+            let mut ctx = TickCtx {
+                unit: 0,
+                domain: d,
+                rank: 0,
+                cycle: calendar.cycle(d as usize),
+                time,
+                reg_base: 0,
+                reg_len: 0,
+                counter_base: 0,
+                counter_len: 0,
+                core: &mut *core,
+            };
+            for slot in &mut slots[plan.slots.clone()] {
+                ctx.unit = slot.unit;
+                ctx.rank = slot.rank;
+                ctx.reg_base = slot.reg_base;
+                ctx.reg_len = slot.reg_len;
+                ctx.counter_base = slot.counter_base;
+                ctx.counter_len = slot.counter_len;
                 slot.tick.tick(&mut ctx);
+            }
+            // Only this domain's units read its registers, so they can commit
+            // now, before the next domain's units run (same result as after).
+            let regs = plan.regs.clone();
+            let (cur, next) = (&mut core.cur[regs.clone()], &core.next[regs]);
+            if cur.len() <= 8 {
+                // Small domains: a word loop beats a memmove call.
+                for (c, n) in cur.iter_mut().zip(next) {
+                    *c = *n;
+                }
+            } else {
+                cur.copy_from_slice(next);
             }
         }
         if !core.observe && !core.trace.is_empty() {
@@ -556,45 +581,35 @@ impl Simulation {
                 None => core.trace.clear(),
             }
         }
-        for &d in domains {
-            let plan = &plans[d as usize];
-            let regs = plan.regs.clone();
-            let (cur, next) = (&mut core.cur[regs.clone()], &core.next[regs]);
-            if cur.len() <= 8 {
-                // Small domains: a word loop beats a memmove call.
-                for (i, c) in cur.iter_mut().enumerate() {
-                    *c = next[i];
+        if *any_extras {
+            for &d in domains {
+                let plan = &plans[d as usize];
+                for &s in &plan.stages {
+                    core.stages[s as usize].commit();
                 }
-            } else {
-                cur.copy_from_slice(next);
-            }
-            if !plan.extras {
-                continue;
-            }
-            for &s in &plan.stages {
-                core.stages[s as usize].commit();
-            }
-            for &f in &plan.fifos {
-                let fifo = &mut core.fifos[f as usize];
-                if fifo.committed_instant == *instants {
-                    continue;
-                }
-                fifo.committed_instant = *instants;
-                let has_edge = |domain: u32| domains.contains(&domain);
-                let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
-                if core.observe {
-                    let side = |edge: bool, domain: u32, unit: u32| {
-                        edge.then(|| (calendar.cycle(domain as usize), unit))
-                    };
-                    let (wd, rd, (wu, ru)) = (fifo.writer_domain, fifo.reader_domain, fifo.units);
-                    fifo.commit_observed(
-                        f,
-                        side(w, wd, wu),
-                        side(r, rd, ru),
-                        &mut core.trace.commits,
-                    );
-                } else {
-                    fifo.commit(w, r);
+                for &f in &plan.fifos {
+                    let fifo = &mut core.fifos[f as usize];
+                    if fifo.committed_instant == *instants {
+                        continue;
+                    }
+                    fifo.committed_instant = *instants;
+                    let has_edge = |domain: u32| domains.contains(&domain);
+                    let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
+                    if core.observe {
+                        let side = |edge: bool, domain: u32, unit: u32| {
+                            edge.then(|| (calendar.cycle(domain as usize), unit))
+                        };
+                        let (wd, rd, (wu, ru)) =
+                            (fifo.writer_domain, fifo.reader_domain, fifo.units);
+                        fifo.commit_observed(
+                            f,
+                            side(w, wd, wu),
+                            side(r, rd, ru),
+                            &mut core.trace.commits,
+                        );
+                    } else {
+                        fifo.commit(w, r);
+                    }
                 }
             }
         }
