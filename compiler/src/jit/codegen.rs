@@ -10,12 +10,15 @@ use cranelift_codegen::ir::{
     Value, types,
 };
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use std::collections::HashMap;
+
 use cranelift_jit::JITModule;
 use cranelift_module::{FuncId, Module};
 
 use super::host_abi::idx;
 use super::{JitError, err};
-use crate::ir::{BinOp, Commit, Expr, Indexed, Program, RecvKind, Stmt, Ty, UnOp};
+use crate::ir::eval;
+use crate::ir::{BinOp, Commit, Expr, Indexed, LocalId, Program, RecvKind, SlotId, Stmt, Ty, UnOp};
 
 const I64: Type = types::I64;
 
@@ -55,10 +58,13 @@ pub(super) fn function(
         host,
         buf,
         vars: Vec::new(),
+        known: HashMap::new(),
+        consts: HashMap::new(),
     };
     for &u in units {
         let unit = &program.units[u as usize];
         g.vars = unit.locals.iter().map(|_| g.b.declare_var(I64)).collect();
+        g.consts.clear();
         let zero = g.b.ins().iconst(I64, 0);
         for v in &g.vars {
             g.b.def_var(*v, zero);
@@ -89,6 +95,9 @@ fn flags() -> MemFlagsData {
     MemFlagsData::trusted()
 }
 
+/// What the code generator knows at a point: slot values and constant locals.
+type Facts = (HashMap<SlotId, Value>, HashMap<LocalId, u64>);
+
 struct Gen<'a> {
     b: FunctionBuilder<'a>,
     p: &'a Program,
@@ -98,15 +107,53 @@ struct Gen<'a> {
     host: Vec<FuncRef>,
     buf: cranelift_codegen::ir::StackSlot,
     vars: Vec<Variable>,
+    /// What each state slot is known to hold at the current point of the
+    /// code: the value last loaded from or stored to it on every path
+    /// here. State is reached only through this function's pointer (the
+    /// host never sees it), so only the function's own stores change it.
+    known: HashMap<SlotId, Value>,
+    /// Locals known to hold a constant here (unrolled loop indices), so
+    /// indices computed from them select a slot at compile time.
+    consts: HashMap<LocalId, u64>,
+}
+
+/// The value of an expression made only of constants and locals known to
+/// be constant, if it is one.
+fn constant(e: &Expr, consts: &HashMap<LocalId, u64>) -> Option<u64> {
+    match e {
+        Expr::Const(_, v) => Some(*v),
+        Expr::Local(l) => consts.get(l).copied(),
+        Expr::Unary(op, ty, a) => Some(eval::unary(*op, *ty, constant(a, consts)?)),
+        Expr::Binary(op, ty, a, b) => Some(eval::binary(
+            *op,
+            *ty,
+            constant(a, consts)?,
+            constant(b, consts)?,
+        )),
+        Expr::Cast { from, to, arg } => Some(eval::cast(*from, *to, constant(arg, consts)?)),
+        _ => None,
+    }
+}
+
+/// The slot a constant in-range index selects.
+fn constant_slot(ix: &Indexed, consts: &HashMap<LocalId, u64>) -> Option<SlotId> {
+    let i = constant(&ix.index, consts)?;
+    (i < u64::from(ix.len)).then(|| ix.base + i as u32 * ix.stride)
 }
 
 impl Gen<'_> {
     fn mask(&mut self, v: Value, ty: Ty) -> Value {
-        if ty.width >= 64 {
-            v
-        } else {
-            self.b.ins().band_imm_s(v, ty.mask() as i64)
-        }
+        let native = match ty.width {
+            8 => types::I8,
+            16 => types::I16,
+            32 => types::I32,
+            64.. => return v,
+            _ => return self.b.ins().band_imm_s(v, ty.mask() as i64),
+        };
+        // A zero extension from a native width is one move, where the
+        // equivalent `and` needs its 32-bit mask loaded from memory.
+        let narrow = self.b.ins().ireduce(native, v);
+        self.b.ins().uextend(I64, narrow)
     }
 
     fn extend(&mut self, v: Value, ty: Ty) -> Value {
@@ -124,11 +171,58 @@ impl Gen<'_> {
     }
 
     fn load_slot(&mut self, slot: u32) -> Value {
-        self.b.ins().load(I64, flags(), self.state, slot as i32 * 8)
+        if let Some(v) = self.known.get(&slot) {
+            return *v;
+        }
+        let v = self.b.ins().load(I64, flags(), self.state, slot as i32 * 8);
+        self.known.insert(slot, v);
+        v
     }
 
     fn store_slot(&mut self, slot: u32, v: Value) {
         self.b.ins().store(flags(), v, self.state, slot as i32 * 8);
+        self.known.insert(slot, v);
+    }
+
+    /// Forgets the slots `base + i * stride` for `i < len`, which a store
+    /// through a computed address may have changed.
+    fn forget(&mut self, base: u32, len: u32, stride: u32) {
+        for i in 0..len {
+            self.known.remove(&(base + i * stride));
+        }
+    }
+
+    /// Keeps only what both arms of a branch left unchanged from `before`:
+    /// values an arm produced do not dominate the join.
+    fn join(&mut self, before: &Facts, arms: [&Facts; 2]) {
+        self.known = before
+            .0
+            .iter()
+            .filter(|(s, v)| arms.iter().all(|a| a.0.get(s) == Some(v)))
+            .map(|(s, v)| (*s, *v))
+            .collect();
+        self.consts = before
+            .1
+            .iter()
+            .filter(|(l, v)| arms.iter().all(|a| a.1.get(l) == Some(v)))
+            .map(|(l, v)| (*l, *v))
+            .collect();
+    }
+
+    fn facts(&self) -> Facts {
+        (self.known.clone(), self.consts.clone())
+    }
+
+    fn set_facts(&mut self, f: Facts) -> Facts {
+        let known = std::mem::replace(&mut self.known, f.0);
+        let consts = std::mem::replace(&mut self.consts, f.1);
+        (known, consts)
+    }
+
+    /// Defines local `l` as `v`, which no longer holds a known constant.
+    fn define(&mut self, l: LocalId, v: Value) {
+        self.consts.remove(&l);
+        self.b.def_var(self.vars[l as usize], v);
     }
 
     /// Address of slot `base + index * stride` (index already checked).
@@ -195,6 +289,10 @@ impl Gen<'_> {
             Expr::Const(_, v) => self.b.ins().iconst(I64, *v as i64),
             Expr::Local(l) => self.b.use_var(self.vars[*l as usize]),
             Expr::Load(s) => self.load_slot(*s),
+            Expr::LoadIndexed(ix) if constant_slot(ix, &self.consts).is_some() => {
+                let slot = constant_slot(ix, &self.consts).expect("guard checked the slot");
+                self.load_slot(slot)
+            }
             Expr::LoadIndexed(ix) => {
                 let done = self.b.create_block();
                 let result = self.b.append_block_param(done, I64);
@@ -221,8 +319,17 @@ impl Gen<'_> {
             }
             Expr::Cast { from, to, arg } => {
                 let a = self.expr(arg);
-                let wide = self.extend(a, *from);
-                self.mask(wide, *to)
+                if to.width <= from.width {
+                    // Truncation: the bits a sign extension would set are
+                    // masked off again.
+                    self.mask(a, *to)
+                } else if from.signed {
+                    let wide = self.extend(a, *from);
+                    self.mask(wide, *to)
+                } else {
+                    // A canonical unsigned value already fits the wider type.
+                    a
+                }
             }
             Expr::Select { cond, then, els } => {
                 let c = self.expr(cond);
@@ -231,12 +338,16 @@ impl Gen<'_> {
                 let done = self.b.create_block();
                 let result = self.b.append_block_param(done, I64);
                 self.b.ins().brif(c, t, &[], f, &[]);
+                let before = self.facts();
                 self.b.switch_to_block(t);
                 let tv = self.expr(then);
                 self.b.ins().jump(done, &[BlockArg::Value(tv)]);
+                let after_then = self.set_facts(before.clone());
                 self.b.switch_to_block(f);
                 let fv = self.expr(els);
                 self.b.ins().jump(done, &[BlockArg::Value(fv)]);
+                let after_else = self.facts();
+                self.join(&before, [&after_then, &after_else]);
                 self.b.switch_to_block(done);
                 result
             }
@@ -246,18 +357,20 @@ impl Gen<'_> {
     fn binary(&mut self, op: BinOp, ty: Ty, a: Value, b: Value) -> Value {
         let width = i64::from(ty.width);
         match op {
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::And | BinOp::Or | BinOp::Xor => {
+            BinOp::Add | BinOp::Sub | BinOp::Mul => {
                 let ins = self.b.ins();
                 let r = match op {
                     BinOp::Add => ins.iadd(a, b),
                     BinOp::Sub => ins.isub(a, b),
-                    BinOp::Mul => ins.imul(a, b),
-                    BinOp::And => ins.band(a, b),
-                    BinOp::Or => ins.bor(a, b),
-                    _ => ins.bxor(a, b),
+                    _ => ins.imul(a, b),
                 };
                 self.mask(r, ty)
             }
+            // Bitwise operations of canonical operands are canonical: no
+            // bit above the width can become set.
+            BinOp::And => self.b.ins().band(a, b),
+            BinOp::Or => self.b.ins().bor(a, b),
+            BinOp::Xor => self.b.ins().bxor(a, b),
             BinOp::Div | BinOp::Rem => {
                 let (sa, sb) = if ty.signed {
                     (self.extend(a, ty), self.extend(b, ty))
@@ -361,7 +474,7 @@ impl Gen<'_> {
         let wide = self.b.ins().uextend(I64, flag32);
         let v = self.b.ins().icmp_imm_s(IntCC::NotEqual, wide, 0);
         let v = self.bool_of(v);
-        self.b.def_var(self.vars[dst as usize], v);
+        self.define(dst, v);
     }
 
     fn call_result(&mut self, f: usize, args: &[Value]) -> Value {
@@ -371,12 +484,21 @@ impl Gen<'_> {
     fn stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Assign(l, e) => {
+                let k = constant(e, &self.consts);
                 let v = self.expr(e);
-                self.b.def_var(self.vars[*l as usize], v);
+                self.define(*l, v);
+                if let Some(k) = k {
+                    self.consts.insert(*l, k);
+                }
             }
             Stmt::Store(slot, e) => {
                 let v = self.expr(e);
                 self.store_slot(*slot, v);
+            }
+            Stmt::StoreIndexed(ix, e) if constant_slot(ix, &self.consts).is_some() => {
+                let slot = constant_slot(ix, &self.consts).expect("guard checked the slot");
+                let v = self.expr(e);
+                self.store_slot(slot, v);
             }
             Stmt::StoreIndexed(ix, e) => {
                 let index = self.expr(&ix.index);
@@ -385,6 +507,7 @@ impl Gen<'_> {
                 let index = self.checked(index, ix.len, ix.fault, done, &[]);
                 let addr = self.slot_addr(ix.base, index, ix.stride);
                 self.b.ins().store(flags(), v, addr, 0);
+                self.forget(ix.base, ix.len, ix.stride);
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
             }
@@ -394,12 +517,16 @@ impl Gen<'_> {
                 let f = self.b.create_block();
                 let done = self.b.create_block();
                 self.b.ins().brif(c, t, &[], f, &[]);
+                let before = self.facts();
                 self.b.switch_to_block(t);
                 self.block(then);
                 self.b.ins().jump(done, &[]);
+                let after_then = self.set_facts(before.clone());
                 self.b.switch_to_block(f);
                 self.block(els);
                 self.b.ins().jump(done, &[]);
+                let after_else = self.facts();
+                self.join(&before, [&after_then, &after_else]);
                 self.b.switch_to_block(done);
             }
             Stmt::StageWrite { stage, pipe, value } => {
@@ -480,7 +607,7 @@ impl Gen<'_> {
                         .stack_load(self.ptr, I64, self.buf, i as i32 * 8);
                     let old = self.b.use_var(var);
                     let v = self.b.ins().select(got, fresh, old);
-                    self.b.def_var(var, v);
+                    self.define(*l, v);
                 }
             }
             Stmt::Request { port, dst } => {
@@ -523,6 +650,11 @@ impl Gen<'_> {
         let st = &self.p.stages[stage as usize];
         let (pipes, range_fault, twice_fault, touched) =
             (st.pipes, st.range_fault, st.twice_fault, st.touched);
+        let (valid_next, value_next, k) = (st.valid_next, st.value_next, st.item.len() as u32);
+        // The caller writes the pipe's next slots through computed addresses.
+        self.forget(touched, pipes, 1);
+        self.forget(valid_next, pipes, 1);
+        self.forget(value_next, pipes * k, 1);
         let done = self.b.create_block();
         let pipe = self.checked(pipe, pipes, range_fault, done, &[]);
         let addr = self.slot_addr(touched, pipe, 1);
@@ -546,7 +678,12 @@ impl Gen<'_> {
         match c {
             Commit::Copy { from, to, count } => {
                 for i in 0..*count {
-                    let v = self.load_slot(from + i);
+                    // A fresh load rather than the value the body stored:
+                    // keeping every register's next value live until the
+                    // commit spills them all to the stack in large units.
+                    let slot = from + i;
+                    let v = self.b.ins().load(I64, flags(), self.state, slot as i32 * 8);
+                    self.known.insert(slot, v);
                     self.store_slot(to + i, v);
                 }
             }

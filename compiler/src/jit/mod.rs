@@ -139,9 +139,25 @@ impl Jit {
                         &import_ids,
                         buf_words,
                     )?;
+                    let dump = dump_requested();
+                    if dump {
+                        ctx.set_disasm(true);
+                        eprintln!(
+                            "; {}: Cranelift IR\n{}",
+                            program.units[u as usize].path,
+                            ctx.func.display()
+                        );
+                    }
                     module
                         .define_function(id, &mut ctx)
                         .map_err(|e| err(format!("{e:?}")))?;
+                    if let Some(code) = ctx
+                        .compiled_code()
+                        .and_then(|c| c.vcode.as_ref())
+                        .filter(|_| dump)
+                    {
+                        eprintln!("; machine code\n{code}");
+                    }
                     module.clear_context(&mut ctx);
                     ids.push(id);
                     shapes.insert(shape, ids.len() - 1);
@@ -177,6 +193,12 @@ impl Jit {
     pub fn function_count(&self) -> usize {
         self.functions
     }
+}
+
+/// Whether `CHRONON_JIT_DUMP` asks for each compiled function's Cranelift
+/// IR and machine code on stderr (a debugging aid for code quality work).
+fn dump_requested() -> bool {
+    std::env::var_os("CHRONON_JIT_DUMP").is_some()
 }
 
 impl Engine for Jit {
