@@ -6,6 +6,7 @@
 //! JIT can embed them as constants).
 
 use crate::calendar::CalendarConfig;
+use crate::fault::FaultKind;
 use crate::fifo::{FIFO_DEPTH_RANGE, FIFO_SYNC_RANGE, ReadPort};
 use crate::sim::Simulation;
 use crate::tick::Tick;
@@ -32,7 +33,7 @@ id_type! {
     FifoId,
     /// A stage register.
     StageId,
-    /// An assertion site (its message is the fault's construct).
+    /// A declared fault site: an assertion or another checked construct.
     AssertId,
 }
 
@@ -141,6 +142,14 @@ pub(crate) struct ConnDecl {
     pub(crate) capacity: u32,
 }
 
+/// A fault site declared by the design: raised by its tick, reported with its kind.
+#[derive(Debug)]
+pub(crate) struct FaultSiteDecl {
+    pub(crate) unit: u32,
+    pub(crate) kind: FaultKind,
+    pub(crate) construct: String,
+}
+
 pub(crate) struct StageDecl {
     pub(crate) unit: u32,
     pub(crate) name: String,
@@ -159,7 +168,7 @@ pub struct DesignBuilder {
     pub(crate) connections: Vec<ConnDecl>,
     pub(crate) fifos: Vec<FifoSpec>,
     pub(crate) stages: Vec<StageDecl>,
-    pub(crate) assertions: Vec<(u32, String)>,
+    pub(crate) assertions: Vec<FaultSiteDecl>,
     pub(crate) calendar: CalendarConfig,
 }
 
@@ -269,7 +278,18 @@ impl DesignBuilder {
 
     /// Declares an assertion site of a unit with its message.
     pub fn assertion(&mut self, unit: UnitId, message: &str) -> AssertId {
-        self.assertions.push((unit.0, message.to_string()));
+        self.fault_site(unit, FaultKind::Assertion, message)
+    }
+
+    /// Declares a fault site of a unit that, when raised, reports `kind` with
+    /// `construct` (a compiled array index check, a stage pipe check...), so
+    /// that every cause keeps its own stable code.
+    pub fn fault_site(&mut self, unit: UnitId, kind: FaultKind, construct: &str) -> AssertId {
+        self.assertions.push(FaultSiteDecl {
+            unit: unit.0,
+            kind,
+            construct: construct.to_string(),
+        });
         AssertId(self.assertions.len() as u32 - 1)
     }
 
@@ -385,8 +405,8 @@ impl DesignBuilder {
                 ));
             }
         }
-        for (unit, _) in &self.assertions {
-            self.unit_domain(*unit, "unit")?;
+        for site in &self.assertions {
+            self.unit_domain(site.unit, "unit")?;
         }
         Ok(())
     }

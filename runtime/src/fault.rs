@@ -16,6 +16,10 @@ pub enum FaultKind {
     },
     /// An assertion failed.
     Assertion,
+    /// An array register index out of range.
+    IndexOutOfRange,
+    /// A stage register pipe index out of range.
+    StagePipeOutOfRange,
     /// A native tick function returned a non-zero status.
     TickStatus {
         /// The status it returned.
@@ -40,16 +44,25 @@ pub struct Fault {
     pub time: Timestamp,
 }
 
-impl Fault {
-    /// A stable code for the fault kind.
+impl FaultKind {
+    /// The kind's stable code (`runtime::...`), shown to users and in `--json`.
     pub fn code(&self) -> &'static str {
-        match self.kind {
+        match self {
             FaultKind::SendRefused => "runtime::send_refused",
             FaultKind::FifoSendRefused => "runtime::fifo_send_refused",
             FaultKind::StageWrittenTwice { .. } => "runtime::stage_written_twice",
             FaultKind::Assertion => "runtime::assertion_failed",
+            FaultKind::IndexOutOfRange => "runtime::index_out_of_range",
+            FaultKind::StagePipeOutOfRange => "runtime::stage_pipe_out_of_range",
             FaultKind::TickStatus { .. } => "runtime::tick_status",
         }
+    }
+}
+
+impl Fault {
+    /// A stable code for the fault kind.
+    pub fn code(&self) -> &'static str {
+        self.kind.code()
     }
 }
 
@@ -65,6 +78,13 @@ impl std::fmt::Display for Fault {
                 )
             }
             FaultKind::Assertion => format!("assertion failed: {}", self.construct),
+            FaultKind::IndexOutOfRange => format!("{} is out of range", self.construct),
+            FaultKind::StagePipeOutOfRange => {
+                format!(
+                    "stage register `{}` pipe index out of range",
+                    self.construct
+                )
+            }
             FaultKind::TickStatus { status } => format!("tick returned status {status}"),
         };
         let (ps, rem) = self.time.split_ps();

@@ -294,7 +294,8 @@ pub unsafe extern "C" fn chronon_finish(ctx: *mut c_void) -> u32 {
     CHRONON_OK
 }
 
-/// Reports the failed assertion `assertion`.
+/// Raises the declared fault site `assertion` (an assertion or another
+/// checked construct), reported with its declared kind.
 ///
 /// # Safety
 /// `ctx` is the native tick's context.
@@ -305,6 +306,6 @@ pub unsafe extern "C" fn chronon_assert_failed(ctx: *mut c_void, assertion: u32)
     if assertion as usize >= ctx.core.assertions.len() {
         return CHRONON_BAD_ID;
     }
-    ctx.assertion_failed(AssertId(assertion));
+    ctx.raise(AssertId(assertion));
     CHRONON_OK
 }

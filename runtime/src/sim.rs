@@ -42,7 +42,7 @@ pub(crate) struct Core {
     pub(crate) channels: Channels,
     pub(crate) fifos: Vec<CdcFifo>,
     pub(crate) stages: Vec<StageReg>,
-    pub(crate) assertions: Vec<(u32, String)>,
+    pub(crate) assertions: Vec<crate::design::FaultSiteDecl>,
     pub(crate) trace: TraceBuffer,
     pub(crate) tracing: bool,
     /// The sink wants FIFO events and per-domain commit calls.

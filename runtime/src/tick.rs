@@ -342,12 +342,17 @@ impl TickCtx<'_> {
 
     /// Reports a failed assertion: the run stops at the end of this instant.
     pub fn assertion_failed(&mut self, assertion: AssertId) {
-        let message = self
-            .core
-            .assertions
-            .get(assertion.0 as usize)
-            .map_or_else(|| format!("assertion #{}", assertion.0), |(_, m)| m.clone());
-        self.fault(FaultKind::Assertion, message);
+        self.raise(assertion);
+    }
+
+    /// Raises a declared fault site with its declared kind and construct: the
+    /// run stops at the end of this instant.
+    pub fn raise(&mut self, site: AssertId) {
+        let (kind, construct) = self.core.assertions.get(site.0 as usize).map_or_else(
+            || (FaultKind::Assertion, format!("assertion #{}", site.0)),
+            |s| (s.kind.clone(), s.construct.clone()),
+        );
+        self.fault(kind, construct);
     }
 
     /// Buffers a FIFO event of this tick (only when a sink observes commits).

@@ -106,7 +106,7 @@ impl Host for CtxHost<'_, '_> {
     }
 
     fn fault(&mut self, fault: FaultId) {
-        self.ctx.assertion_failed(self.faults[fault as usize]);
+        self.ctx.raise(self.faults[fault as usize]);
     }
 
     fn finish(&mut self) {

@@ -8,6 +8,7 @@
 //! and faults are the runtime's.
 
 mod ctx_host;
+mod fault_sites;
 
 use std::cell::{Ref, RefCell};
 use std::rc::Rc;
@@ -148,14 +149,8 @@ impl Simulator {
         let faults = program
             .faults
             .iter()
-            .map(|f| {
-                let at = f
-                    .span
-                    .as_deref()
-                    .map(|s| format!(" at {s}"))
-                    .unwrap_or_default();
-                b.assertion(units[f.unit as usize], &format!("{}{at}", f.message))
-            })
+            .zip(fault_sites::runtime_sites(&program))
+            .map(|(f, site)| b.fault_site(units[f.unit as usize], site.kind, &site.construct))
             .collect();
         let shared = Rc::new(RefCell::new(Shared {
             state: initial_state(&program),
