@@ -140,7 +140,7 @@ fn span_text(src: &SourceMap, span: Span) -> Option<String> {
     }
     let file = src.get(span.file);
     let (line, col) = file.line_col(span.start as usize);
-    Some(format!("{}:{}:{}", file.name, line + 1, col + 1))
+    Some(format!("{}:{}:{}", file.name, line, col))
 }
 
 fn declare_instance(

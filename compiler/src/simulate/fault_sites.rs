@@ -111,8 +111,8 @@ system Top {
         assert_eq!(
             kinds,
             [
-                "runtime::assertion_failed i stays small at t.chr:10:10",
-                "runtime::index_out_of_range array index at t.chr:8:10",
+                "runtime::assertion_failed i stays small at t.chr:9:9",
+                "runtime::index_out_of_range array index at t.chr:7:9",
                 "runtime::stage_pipe_out_of_range st",
                 "runtime::stage_written_twice st",
             ]
