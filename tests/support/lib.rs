@@ -2,3 +2,4 @@
 
 pub mod designs;
 pub mod measure;
+pub mod workloads;

@@ -1,0 +1,200 @@
+//! The scheduler's three reference workloads as hand-written Rust ticks, and
+//! where their `.chr` twins live, for the scheduler and JIT benchmarks and the
+//! test that keeps the two versions in step.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use chronon_compiler::ir::Program;
+use chronon_compiler::lower::lower;
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
+use chronon_runtime::{
+    Clock, DesignBuilder, DomainId, FifoSpec, Picos, ReadPort, RunLimit, Simulation, TickCtx,
+};
+
+/// One reference workload: the hand-written design and its `.chr` twin.
+#[derive(Debug, Clone, Copy)]
+pub struct Workload {
+    /// What the workload is, for reports.
+    pub name: &'static str,
+    /// The `.chr` file under `benches/workloads/`.
+    pub file: &'static str,
+    /// The domain whose edges the run limit counts.
+    pub counted_domain: &'static str,
+    /// Edges of `counted_domain` in a benchmark run.
+    pub bench_edges: u64,
+    /// Units on each domain, in declaration order (the same in both versions).
+    pub units_per_domain: &'static [u64],
+    /// Builds the hand-written design to stop after `edges` counted edges.
+    pub hand_written: fn(edges: u64) -> (Simulation, RunLimit),
+}
+
+impl Workload {
+    /// The path of the `.chr` twin.
+    pub fn chr_path(&self) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("benches/workloads")
+            .join(self.file)
+    }
+
+    /// The `.chr` twin, compiled and lowered; panics with the diagnostics if
+    /// it does not compile (the file is part of the suite, not user input).
+    pub fn program(&self) -> Arc<Program> {
+        let path = self.chr_path();
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut sources = SourceMap::new();
+        sources.add(path.display().to_string(), text);
+        let compiled = compile(
+            &mut sources,
+            &CompileOptions {
+                require_top: true,
+                ..Default::default()
+            },
+        );
+        let Some(design) = compiled.design else {
+            panic!("{}: {:?}", path.display(), compiled.diagnostics);
+        };
+        match lower(&design, &sources) {
+            Ok(program) => Arc::new(program),
+            Err(e) => panic!("{}: {e:?}", path.display()),
+        }
+    }
+
+    /// The run limit for `program` (the `.chr` twin): `edges` edges of the
+    /// counted domain.
+    pub fn chr_limit(&self, program: &Program, edges: u64) -> RunLimit {
+        let domain = program
+            .domains
+            .iter()
+            .position(|d| d.name == self.counted_domain)
+            .unwrap_or_else(|| panic!("{}: no domain {}", self.file, self.counted_domain));
+        RunLimit::Edges {
+            domain: DomainId(domain as u32),
+            count: edges,
+        }
+    }
+}
+
+/// The three workloads, in the order the benchmarks report them.
+pub const WORKLOADS: [Workload; 3] = [
+    Workload {
+        name: "one clock, two trivial units",
+        file: "one_clock.chr",
+        counted_domain: "clk",
+        bench_edges: 500_000,
+        units_per_domain: &[2],
+        hand_written: one_clock,
+    },
+    Workload {
+        name: "two clocks 914/1326 MHz, no FIFO",
+        file: "two_clocks.chr",
+        counted_domain: "fast",
+        // 296,000 fast edges come with about 204,000 slow ones: ~500,000 instants.
+        bench_edges: 296_000,
+        units_per_domain: &[1, 1],
+        hand_written: two_clocks_plain,
+    },
+    Workload {
+        name: "two clocks + depth-16 S=2 FIFO",
+        file: "two_clocks_fifo.chr",
+        counted_domain: "fast",
+        bench_edges: 296_000,
+        units_per_domain: &[1, 1],
+        hand_written: two_clocks_fifo,
+    },
+];
+
+fn mhz(f: i128, phase_ps: i128) -> Clock {
+    Clock::from_frequency_hz(
+        Picos::from_integer(f * 1_000_000),
+        Picos::from_integer(phase_ps),
+    )
+    .expect("clock")
+}
+
+/// A trivial unit: counts its edges in a register.
+fn trivial(ctx: &mut TickCtx<'_>) {
+    ctx.set_reg(0, ctx.reg(0) + 1);
+}
+
+/// One 1 GHz clock with two trivial units.
+pub fn one_clock(edges: u64) -> (Simulation, RunLimit) {
+    let mut b = DesignBuilder::new();
+    let clk = b.domain("clk", mhz(1000, 0));
+    for path in ["top.a", "top.b"] {
+        let u = b.unit(path, clk, &[0]);
+        b.set_tick(u, trivial).expect("unit");
+    }
+    let limit = RunLimit::Edges {
+        domain: clk,
+        count: edges,
+    };
+    (b.build().expect("design"), limit)
+}
+
+/// Two clocks (914 and 1326 MHz, 137 ps phase), one trivial unit each.
+pub fn two_clocks_plain(fast_edges: u64) -> (Simulation, RunLimit) {
+    two_clocks(false, fast_edges)
+}
+
+/// Two clocks whose units move traffic through a depth-16, S=2 CDC FIFO.
+pub fn two_clocks_fifo(fast_edges: u64) -> (Simulation, RunLimit) {
+    two_clocks(true, fast_edges)
+}
+
+/// Two clocks (914 and 1326 MHz, 137 ps phase), one trivial unit each; with
+/// `fifo`, the units instead move traffic through a depth-16, S=2 CDC FIFO.
+fn two_clocks(fifo: bool, fast_edges: u64) -> (Simulation, RunLimit) {
+    let mut b = DesignBuilder::new();
+    let slow = b.domain("slow", mhz(914, 0));
+    let fast = b.domain("fast", mhz(1326, 137));
+    let w = b.unit("top.writer", fast, &[0]);
+    let r = b.unit("top.reader", slow, &[0]);
+    if fifo {
+        let f = b.fifo(FifoSpec {
+            name: "top.cdc".into(),
+            writer: w,
+            reader: r,
+            depth: 16,
+            sync: 2,
+            width: 1,
+            read_port: ReadPort::Registered,
+        });
+        b.set_tick(w, move |ctx: &mut TickCtx<'_>| {
+            let n = ctx.reg(0);
+            if ctx.fifo_try_send(f, &[n]) {
+                ctx.set_reg(0, n + 1);
+            }
+        })
+        .expect("unit");
+        b.set_tick(r, move |ctx: &mut TickCtx<'_>| {
+            let mut item = [0];
+            if ctx.fifo_take(f, &mut item) {
+                ctx.set_reg(0, ctx.reg(0).wrapping_add(item[0]));
+            }
+            ctx.fifo_request(f);
+        })
+        .expect("unit");
+    } else {
+        b.set_tick(w, trivial).expect("unit");
+        b.set_tick(r, trivial).expect("unit");
+    }
+    let limit = RunLimit::Edges {
+        domain: fast,
+        count: fast_edges,
+    };
+    (b.build().expect("design"), limit)
+}
+
+impl Workload {
+    /// Unit ticks `sim` has done: every domain's edges times its unit count.
+    pub fn unit_ticks(&self, sim: &Simulation) -> u64 {
+        self.units_per_domain
+            .iter()
+            .enumerate()
+            .map(|(d, n)| sim.edges_done(DomainId(d as u32)) * n)
+            .sum()
+    }
+}
