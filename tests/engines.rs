@@ -14,6 +14,7 @@ use chronon_compiler::testing::random_program::random_program;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, RunLimit, Stop};
+use chronon_suite::designs::chr_files;
 
 #[test]
 fn engines_agree_on_random_programs() {
@@ -36,79 +37,69 @@ fn next_instant(sim: &Simulator) -> Option<chronon_runtime::Picos> {
 }
 
 fn designs() -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for dir in ["examples", "tests/designs"] {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            continue;
-        };
-        out.extend(
-            entries
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "chr")),
-        );
-    }
-    out.sort();
+    let mut out = chr_files("examples");
+    out.extend(chr_files("tests/designs"));
     out
+}
+
+/// Compiles `text`, runs it on both engines in lockstep, one instant at a
+/// time for at most `max_instants`, and panics with `label` and the instant
+/// if the stop reasons or the state digests ever differ.
+fn assert_engines_agree_per_instant(label: &str, text: &str, max_instants: u64) {
+    let mut sources = SourceMap::new();
+    sources.add(format!("{label}.chr"), text.to_string());
+    let compiled = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        },
+    );
+    let Some(design) = compiled.design else {
+        panic!(
+            "{label} does not compile: {:#?}\n{text}",
+            compiled.diagnostics
+        );
+    };
+    let program = Arc::new(lower(&design, &sources).expect("lowers"));
+    let mut sims: Vec<Simulator> = [EngineKind::Interp, EngineKind::Jit]
+        .into_iter()
+        .map(|e| Simulator::new(program.clone(), e).expect("builds"))
+        .collect();
+    for instant in 0..max_instants {
+        let Some(t) = next_instant(&sims[0]) else {
+            break;
+        };
+        let stops: Vec<Stop> = sims
+            .iter_mut()
+            .map(|s| s.sim.run(RunLimit::Time(t)))
+            .collect();
+        assert_eq!(
+            stops[0], stops[1],
+            "{label}: stop reasons differ at instant {instant}\n{text}"
+        );
+        assert_eq!(
+            sims[0].digest(),
+            sims[1].digest(),
+            "{label}: states differ at instant {instant}\n{text}"
+        );
+        assert_eq!(
+            sims[0].sim.instants_done(),
+            instant + 1,
+            "{label}: one instant per step"
+        );
+        if stops[0] != Stop::LimitReached {
+            break;
+        }
+    }
 }
 
 #[test]
 fn engines_agree_after_every_instant_on_designs() {
-    let paths = designs();
-    assert!(!paths.is_empty(), "no designs found");
-    for path in paths {
+    for path in designs() {
         let text = std::fs::read_to_string(&path).expect("readable design");
-        let mut sources = SourceMap::new();
-        sources.add(path.display().to_string(), text);
-        let compiled = compile(
-            &mut sources,
-            &CompileOptions {
-                require_top: true,
-                ..CompileOptions::default()
-            },
-        );
-        let Some(design) = compiled.design else {
-            panic!(
-                "{} does not compile: {:?}",
-                path.display(),
-                compiled.diagnostics
-            );
-        };
-        let program = Arc::new(lower(&design, &sources).expect("lowers"));
-        let mut sims: Vec<Simulator> = [EngineKind::Interp, EngineKind::Jit]
-            .into_iter()
-            .map(|e| Simulator::new(program.clone(), e).expect("builds"))
-            .collect();
-        for instant in 0..600 {
-            let Some(t) = next_instant(&sims[0]) else {
-                break;
-            };
-            let stops: Vec<Stop> = sims
-                .iter_mut()
-                .map(|s| s.sim.run(RunLimit::Time(t)))
-                .collect();
-            assert_eq!(
-                stops[0],
-                stops[1],
-                "{}: stop reasons differ at instant {instant}",
-                path.display()
-            );
-            assert_eq!(
-                sims[0].digest(),
-                sims[1].digest(),
-                "{}: states differ at instant {instant}",
-                path.display()
-            );
-            assert_eq!(
-                sims[0].sim.instants_done(),
-                instant + 1,
-                "{}: one instant per step",
-                path.display()
-            );
-            if stops[0] != Stop::LimitReached {
-                break;
-            }
-        }
+        let label = path.with_extension("").display().to_string();
+        assert_engines_agree_per_instant(&label, &text, 600);
     }
 }
 
@@ -145,46 +136,6 @@ fn instances_of_one_unit_share_native_code() {
 fn engines_agree_on_random_designs() {
     for seed in 0..150u64 {
         let text = chronon_compiler::testing::random_design::random_design(seed);
-        let mut sources = SourceMap::new();
-        sources.add(format!("random{seed}.chr"), text.clone());
-        let compiled = compile(
-            &mut sources,
-            &CompileOptions {
-                require_top: true,
-                ..CompileOptions::default()
-            },
-        );
-        let Some(design) = compiled.design else {
-            panic!(
-                "seed {seed} does not compile: {:#?}\n{text}",
-                compiled.diagnostics
-            );
-        };
-        let program = Arc::new(lower(&design, &sources).expect("lowers"));
-        let mut sims: Vec<Simulator> = [EngineKind::Interp, EngineKind::Jit]
-            .into_iter()
-            .map(|e| Simulator::new(program.clone(), e).expect("builds"))
-            .collect();
-        for instant in 0..60 {
-            let Some(t) = next_instant(&sims[0]) else {
-                break;
-            };
-            let stops: Vec<Stop> = sims
-                .iter_mut()
-                .map(|s| s.sim.run(RunLimit::Time(t)))
-                .collect();
-            assert_eq!(
-                stops[0], stops[1],
-                "seed {seed}: stop reasons differ at instant {instant}\n{text}"
-            );
-            assert_eq!(
-                sims[0].digest(),
-                sims[1].digest(),
-                "seed {seed}: states differ at instant {instant}\n{text}"
-            );
-            if stops[0] != Stop::LimitReached {
-                break;
-            }
-        }
+        assert_engines_agree_per_instant(&format!("random{seed}"), &text, 60);
     }
 }
