@@ -319,6 +319,11 @@ impl Layout {
         if tok.is_comment() {
             return true;
         }
+        // A number followed by a tight `.` would read back as a decimal
+        // (`0 . 5` is not `0.5`): keep the tokens apart.
+        if prev.kind == TokenKind::Number && punct && text == "." {
+            return true;
+        }
         if (punct && TIGHT_BEFORE.contains(&text))
             || matches!(role, Role::GenericOpen | Role::GenericClose)
             || matches!(prev.role, Role::Unary | Role::GenericOpen)

@@ -28,6 +28,9 @@ const CASES: &[(&str, &str)] = &[
         "system T { inst m : M < W = 8 > on c ; }",
         "system T {\n    inst m: M<W = 8> on c;\n}\n",
     ),
+    // A number before `.` keeps its space, or it would read back as a
+    // decimal (found by the property test below).
+    ("const X = ( 0 . 0 );", "const X = (0 .0);\n"),
     // A comparison is not a parameter list.
     ("const X = a<b;", "const X = a < b;\n"),
     // Exact ratios in clocks stay one number; `phase` and units are words.
@@ -263,6 +266,13 @@ fn program() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    // A fixed seed: CI must not pass or fail by chance. Change the seed to
+    // explore; a failure found that way becomes a case in `CASES`.
+    #![proptest_config(ProptestConfig {
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x0C4C_0F07),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn any_balanced_input_formats_idempotently(src in program()) {
         let once = format_source(&src);
