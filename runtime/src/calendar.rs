@@ -150,6 +150,8 @@ pub struct Calendar {
     /// Pattern mode state: whether it is on, and the index of the next instant.
     in_pattern: bool,
     position: usize,
+    /// The pattern position of the current instant (valid in pattern mode).
+    current_position: usize,
     current_span: (u32, u32),
     /// Whether the next step is known to overflow.
     /// Why the next step cannot be taken (an overflow), if so.
@@ -199,6 +201,7 @@ impl Calendar {
             pattern: None,
             in_pattern: false,
             position: 0,
+            current_position: 0,
             current_span: (0, 0),
             exhausted: ticks.is_empty().then_some("calendar without clocks"),
             clocks: ticks,
@@ -348,6 +351,7 @@ impl Calendar {
         }
         self.current_time = self.upcoming;
         self.current_span = span;
+        self.current_position = position;
         self.position = if position + 1 == p.instants.len() {
             0
         } else {
@@ -383,6 +387,26 @@ impl Calendar {
         }
         self.current_time = t;
         self.upcoming = upcoming;
+    }
+
+    /// Per position of the replayed hyperperiod, in order, the domains with an
+    /// edge (declaration order); `None` without pattern mode. Callers use it
+    /// to precompute per-position work, indexed by [`Calendar::pattern_position`].
+    pub fn pattern_domains(&self) -> Option<Vec<&[u32]>> {
+        let p = self.pattern.as_ref()?;
+        Some(
+            p.instants
+                .iter()
+                .map(|i| &p.domains[i.span.0 as usize..i.span.1 as usize])
+                .collect(),
+        )
+    }
+
+    /// The current instant's position in the replayed hyperperiod (an index
+    /// into [`Calendar::pattern_domains`]), or `None` outside pattern mode.
+    #[inline]
+    pub fn pattern_position(&self) -> Option<usize> {
+        self.in_pattern.then_some(self.current_position)
     }
 
     /// The time of the current instant, in ticks.

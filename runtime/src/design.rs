@@ -98,6 +98,16 @@ pub enum BuildError {
     /// An id from another builder or out of range.
     #[error("unknown {0} id {1}")]
     UnknownId(&'static str, u32),
+    /// A group tick ([`DesignBuilder::set_group_tick`]) whose units are not a
+    /// run of consecutive units of one domain's evaluation order, or overlap
+    /// another group or a unit's own tick.
+    #[error("group tick over `{}`: {why}", .units.join("`, `"))]
+    Group {
+        /// The group's unit paths, as given.
+        units: Vec<String>,
+        /// What is wrong.
+        why: &'static str,
+    },
 }
 
 impl BuildError {
@@ -111,6 +121,7 @@ impl BuildError {
             BuildError::Invalid { .. } => "runtime::invalid_construct",
             BuildError::ZeroLatencyCycle(_) => "runtime::zero_latency_cycle",
             BuildError::UnknownId(..) => "runtime::unknown_id",
+            BuildError::Group { .. } => "runtime::group_tick",
         }
     }
 }
@@ -170,6 +181,13 @@ pub struct DesignBuilder {
     pub(crate) stages: Vec<StageDecl>,
     pub(crate) assertions: Vec<FaultSiteDecl>,
     pub(crate) calendar: CalendarConfig,
+    pub(crate) groups: Vec<GroupDecl>,
+}
+
+/// One tick that runs several units (see [`DesignBuilder::set_group_tick`]).
+pub(crate) struct GroupDecl {
+    pub(crate) units: Vec<u32>,
+    pub(crate) tick: Box<dyn Tick>,
 }
 
 impl DesignBuilder {
@@ -214,6 +232,38 @@ impl DesignBuilder {
             .ok_or(BuildError::UnknownId("unit", unit.0))?;
         decl.tick = Some(Box::new(tick));
         Ok(())
+    }
+
+    /// Gives `units` one tick between them: the runtime calls it once per edge
+    /// of their domain, where their own ticks would have run, and the tick runs
+    /// each unit in turn after [`TickCtx::enter`](crate::TickCtx::enter)`(k)`
+    /// (`k` indexes `units`). `units` must be consecutive units of one
+    /// domain's evaluation order, in that order (see
+    /// [`DesignBuilder::evaluation_order`]): a cluster, several, or the whole
+    /// domain; [`DesignBuilder::build`] checks it. Grouped units have no tick
+    /// of their own. This is how native code runs a whole cluster with one
+    /// call and no per-unit dispatch.
+    pub fn set_group_tick(
+        &mut self,
+        units: &[UnitId],
+        tick: impl Tick + 'static,
+    ) -> Result<(), BuildError> {
+        for u in units {
+            self.unit_domain(u.0, "unit")?;
+        }
+        self.groups.push(GroupDecl {
+            units: units.iter().map(|u| u.0).collect(),
+            tick: Box::new(tick),
+        });
+        Ok(())
+    }
+
+    /// The clusters the runtime will evaluate, grouped by domain (declaration
+    /// order), each with its units in evaluation order: what
+    /// [`Simulation::clusters`] will return once built. A domain's evaluation
+    /// order is its clusters' units, one cluster after the other.
+    pub fn evaluation_order(&self) -> Result<Vec<crate::Cluster>, BuildError> {
+        Ok(crate::schedule::plan_design(self)?.clusters)
     }
 
     /// Declares a counter of a unit; returns its index within the unit.
@@ -316,7 +366,31 @@ impl DesignBuilder {
             if unit.domain as usize >= self.domains.len() {
                 return Err(BuildError::UnknownId("domain", unit.domain));
             }
-            if unit.tick.is_none() {
+        }
+        let mut grouped = vec![false; self.units.len()];
+        for g in &self.groups {
+            let group_error = |why| BuildError::Group {
+                units: g
+                    .units
+                    .iter()
+                    .map(|&u| self.units[u as usize].path.clone())
+                    .collect(),
+                why,
+            };
+            if g.units.is_empty() {
+                return Err(group_error("a group needs at least one unit"));
+            }
+            for &u in &g.units {
+                if std::mem::replace(&mut grouped[u as usize], true) {
+                    return Err(group_error("a unit is in two groups"));
+                }
+                if self.units[u as usize].tick.is_some() {
+                    return Err(group_error("a grouped unit also has its own tick"));
+                }
+            }
+        }
+        for (unit, grouped) in self.units.iter().zip(grouped) {
+            if unit.tick.is_none() && !grouped {
                 return Err(BuildError::MissingTick(unit.path.clone()));
             }
         }

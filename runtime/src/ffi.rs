@@ -309,3 +309,19 @@ pub unsafe extern "C" fn chronon_assert_failed(ctx: *mut c_void, assertion: u32)
     ctx.raise(AssertId(assertion));
     CHRONON_OK
 }
+
+/// In a group tick, acts as the group's unit `k` from now on (see
+/// [`TickCtx::enter`]).
+///
+/// # Safety
+/// `ctx` is the native tick's context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_enter(ctx: *mut c_void, k: u32) -> u32 {
+    // SAFETY: forwarded contract.
+    let ctx = unsafe { context(ctx) };
+    if ctx.enter(k as usize) {
+        CHRONON_OK
+    } else {
+        CHRONON_BAD_ID
+    }
+}

@@ -2,10 +2,13 @@
 //! digital model.
 //!
 //! Pointers are binary counters modulo `2 * depth` (the extra bit is the wrap
-//! bit); each side passes its pointer, Gray coded, through an `S`-flop
-//! synchronizer to the other side. A synchronizer is a ring of `S` entries
-//! holding the last `S` sampled values, so a shift is one store and the tail
-//! (the last flop) is the oldest entry: O(1) per edge for any `S`.
+//! bit); each side passes its pointer through an `S`-flop synchronizer to the
+//! other side. Hardware Gray-codes the pointer before the synchronizer; this
+//! model has no metastability, so a Gray encode and decode around the flops is
+//! the identity and the rings hold the binary pointer directly. A synchronizer
+//! is a ring of `S` entries holding the last `S` sampled values, so a shift is
+//! one store and the tail (the last flop) is the oldest entry: O(1) per edge
+//! for any `S`.
 //!
 //! During evaluate, operations only record intent (pending write, accepted
 //! read, take); [`CdcFifo::commit`] applies both sides of one instant at once,
@@ -27,23 +30,6 @@ pub enum ReadPort {
 pub const FIFO_DEPTH_RANGE: (u32, u32) = (2, 1 << 30);
 /// The smallest and largest allowed synchronizer length.
 pub const FIFO_SYNC_RANGE: (u32, u32) = (2, 64);
-
-/// Gray code of a binary value.
-#[inline]
-fn to_gray(b: u32) -> u32 {
-    b ^ (b >> 1)
-}
-
-/// Binary value of a Gray code.
-#[inline]
-fn from_gray(mut g: u32) -> u32 {
-    g ^= g >> 16;
-    g ^= g >> 8;
-    g ^= g >> 4;
-    g ^= g >> 2;
-    g ^= g >> 1;
-    g
-}
 
 /// An `S`-flop synchronizer as a ring of the last `S` sampled values.
 #[derive(Debug, Clone)]
@@ -264,7 +250,7 @@ impl CdcFifo {
                 self.write_ptr = (self.write_ptr + 1) & self.pointer_mask;
                 self.write_pending = false;
             }
-            let tail = from_gray(self.read_sync.shift(to_gray(read_before)));
+            let tail = self.read_sync.shift(read_before);
             self.read_tail = tail;
             self.full = (self.write_ptr.wrapping_sub(tail) & self.pointer_mask) == self.depth;
         }
@@ -282,7 +268,7 @@ impl CdcFifo {
                 self.output_valid = false;
             }
             self.taken = false;
-            let tail = from_gray(self.write_sync.shift(to_gray(write_before)));
+            let tail = self.write_sync.shift(write_before);
             self.write_tail = tail;
             self.empty = tail == self.read_ptr;
         }

@@ -8,7 +8,7 @@
 //! sender before its receivers), ties broken by instance path. The runtime
 //! computes this order itself; a compiler only declares the connections.
 
-use crate::design::{BuildError, DomainId, UnitId};
+use crate::design::{BuildError, DesignBuilder, DomainId, UnitId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -38,9 +38,38 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
     x
 }
 
+/// Plans evaluation for a declared design: its units and the zero-latency
+/// connections between them.
+pub(crate) fn plan_design(design: &DesignBuilder) -> Result<Schedule, BuildError> {
+    let mut zero_latency = Vec::new();
+    for c in design.connections.iter().filter(|c| c.latency == 0) {
+        let from = design
+            .outputs
+            .get(c.from as usize)
+            .ok_or(BuildError::UnknownId("output port", c.from))?;
+        let to = design
+            .inputs
+            .get(c.to as usize)
+            .ok_or(BuildError::UnknownId("input port", c.to))?;
+        zero_latency.push((from.unit, to.unit));
+    }
+    let unit_keys: Vec<(&str, u32)> = design
+        .units
+        .iter()
+        .map(|u| (u.path.as_str(), u.domain))
+        .collect();
+    if let Some(&(_, to)) = zero_latency
+        .iter()
+        .find(|(a, b)| *a as usize >= unit_keys.len() || *b as usize >= unit_keys.len())
+    {
+        return Err(BuildError::UnknownId("unit", to));
+    }
+    plan(&unit_keys, design.domains.len(), &zero_latency)
+}
+
 /// Plans evaluation for units given as (path, domain) and zero-latency edges
 /// (sender unit, receiver unit).
-pub(crate) fn plan(
+fn plan(
     units: &[(&str, u32)],
     domains: usize,
     zero_latency: &[(u32, u32)],

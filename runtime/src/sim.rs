@@ -12,7 +12,7 @@ use crate::channel::Channels;
 use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, UnitId};
 use crate::fault::{Fault, FaultKind};
 use crate::fifo::CdcFifo;
-use crate::schedule::{Cluster, plan};
+use crate::schedule::{Cluster, plan_design};
 use crate::stage::StageReg;
 use crate::tick::{Tick, TickCtx};
 use crate::time::{Clock, Picos, TimeError};
@@ -141,27 +141,94 @@ pub enum Drain {
     Stopped(Stop),
 }
 
-/// What the instant loop needs of a unit, packed in evaluation order.
-struct UnitSlot {
+/// What a [`TickCtx`] needs to act as one unit; one per unit, in evaluation order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SlotMeta {
+    pub(crate) unit: u32,
+    pub(crate) rank: u32,
+    pub(crate) reg_base: usize,
+    pub(crate) reg_len: usize,
+    pub(crate) counter_base: usize,
+    pub(crate) counter_len: usize,
+}
+
+/// A tick the instant loop calls: one unit's own, or a group tick over
+/// consecutive units (`metas` indexes [`Simulation::metas`]).
+struct Runner {
     tick: Box<dyn Tick>,
-    unit: u32,
-    rank: u32,
-    reg_base: usize,
-    reg_len: usize,
-    counter_base: usize,
-    counter_len: usize,
+    metas: std::ops::Range<usize>,
+}
+
+/// Pattern mode's precomputed FIFO commits: per calendar pattern position,
+/// the FIFOs touched by the instant's domains, each once, with the sides
+/// that have an edge (no per-instant search or dedupe).
+struct FifoProgram {
+    /// Per pattern position, its range of `commits`.
+    spans: Vec<std::ops::Range<usize>>,
+    commits: Vec<FifoCommit>,
+}
+
+#[derive(Clone, Copy)]
+struct FifoCommit {
+    fifo: u32,
+    writer: bool,
+    reader: bool,
 }
 
 /// Per domain: what to evaluate and commit at its edges.
 #[derive(Debug, Default)]
 struct DomainPlan {
     units: Vec<u32>,
-    slots: std::ops::Range<usize>,
+    /// This domain's runners, in evaluation order.
+    runners: std::ops::Range<usize>,
     regs: std::ops::Range<usize>,
     stages: Vec<u32>,
     fifos: Vec<u32>,
     /// Whether the domain has stage registers or FIFOs to commit.
     extras: bool,
+}
+
+impl FifoProgram {
+    /// The most commits the program may hold (memory bound: a long pattern
+    /// times many FIFOs falls back to the per-instant loop).
+    const MAX_COMMITS: usize = 1 << 20;
+
+    /// The program for the calendar's pattern, if it has one and any FIFO.
+    fn build(calendar: &Calendar, plans: &[DomainPlan], fifos: &[CdcFifo]) -> Option<FifoProgram> {
+        if fifos.is_empty() {
+            return None;
+        }
+        let positions = calendar.pattern_domains()?;
+        let bound: usize = positions
+            .iter()
+            .flat_map(|ds| ds.iter().map(|&d| plans[d as usize].fifos.len()))
+            .sum();
+        if bound > Self::MAX_COMMITS {
+            return None;
+        }
+        let mut spans = Vec::with_capacity(positions.len());
+        let mut commits: Vec<FifoCommit> = Vec::new();
+        for domains in positions {
+            let start = commits.len();
+            for &d in domains {
+                for &f in &plans[d as usize].fifos {
+                    // A FIFO within one domain, or between two domains with an
+                    // edge now, commits once (both sides together).
+                    if commits[start..].iter().any(|c| c.fifo == f) {
+                        continue;
+                    }
+                    let fifo = &fifos[f as usize];
+                    commits.push(FifoCommit {
+                        fifo: f,
+                        writer: domains.contains(&fifo.writer_domain),
+                        reader: domains.contains(&fifo.reader_domain),
+                    });
+                }
+            }
+            spans.push(start..commits.len());
+        }
+        Some(FifoProgram { spans, commits })
+    }
 }
 
 /// A built design, ready to run.
@@ -170,7 +237,10 @@ pub struct Simulation {
     clocks: Vec<Clock>,
     core: Core,
     plans: Vec<DomainPlan>,
-    slots: Vec<UnitSlot>,
+    runners: Vec<Runner>,
+    /// Per unit, domain by domain in evaluation order.
+    metas: Vec<SlotMeta>,
+    fifo_program: Option<FifoProgram>,
     clusters: Vec<Cluster>,
     sink: Option<Box<dyn TraceSink>>,
     instants: u64,
@@ -182,23 +252,7 @@ impl Simulation {
     pub(crate) fn from_design(design: DesignBuilder) -> Result<Simulation, BuildError> {
         let clocks: Vec<Clock> = design.domains.iter().map(|d| d.clock.clone()).collect();
         let calendar = Calendar::new(&clocks, design.calendar)?;
-        let zero_latency: Vec<(u32, u32)> = design
-            .connections
-            .iter()
-            .filter(|c| c.latency == 0)
-            .map(|c| {
-                (
-                    design.outputs[c.from as usize].unit,
-                    design.inputs[c.to as usize].unit,
-                )
-            })
-            .collect();
-        let unit_keys: Vec<(&str, u32)> = design
-            .units
-            .iter()
-            .map(|u| (u.path.as_str(), u.domain))
-            .collect();
-        let schedule = plan(&unit_keys, design.domains.len(), &zero_latency)?;
+        let schedule = plan_design(&design)?;
 
         // Register words laid out by domain, then cluster, then evaluation order,
         // so a domain commits with one copy.
@@ -239,7 +293,7 @@ impl Simulation {
                 counter_names: u.counters,
             });
             counters_len += units[i].counter_names.len();
-            unit_ticks.push(Some(u.tick.ok_or(BuildError::MissingTick(u.path))?));
+            unit_ticks.push(u.tick);
         }
 
         let mut channels = Channels::default();
@@ -275,16 +329,22 @@ impl Simulation {
             fifos.push(fifo);
         }
 
-        let mut slots = Vec::with_capacity(units.len());
+        let mut group_of: Vec<Option<usize>> = vec![None; units.len()];
+        for (g, group) in design.groups.iter().enumerate() {
+            for &u in &group.units {
+                group_of[u as usize] = Some(g);
+            }
+        }
+        let mut groups: Vec<Option<crate::design::GroupDecl>> =
+            design.groups.into_iter().map(Some).collect();
+        let mut runners = Vec::with_capacity(units.len());
+        let mut metas = Vec::with_capacity(units.len());
         for plan in &mut plans {
             plan.extras = !plan.stages.is_empty() || !plan.fifos.is_empty();
-            let start = slots.len();
+            let (first_runner, first_meta) = (runners.len(), metas.len());
             for &u in &plan.units {
                 let m = &units[u as usize];
-                slots.push(UnitSlot {
-                    tick: unit_ticks[u as usize]
-                        .take()
-                        .expect("each unit is in one domain plan"),
+                metas.push(SlotMeta {
                     unit: u,
                     rank: m.rank,
                     reg_base: m.reg_base,
@@ -293,8 +353,44 @@ impl Simulation {
                     counter_len: m.counter_names.len(),
                 });
             }
-            plan.slots = start..slots.len();
+            let mut i = 0;
+            while i < plan.units.len() {
+                let u = plan.units[i] as usize;
+                let (tick, len) = match group_of[u] {
+                    None => (
+                        unit_ticks[u]
+                            .take()
+                            .expect("an ungrouped unit has a tick (validated)"),
+                        1,
+                    ),
+                    Some(g) => match groups[g].take() {
+                        Some(group) if plan.units[i..].starts_with(&group.units) => {
+                            let len = group.units.len();
+                            (group.tick, len)
+                        }
+                        _ => {
+                            let paths = (0..units.len())
+                                .filter(|&v| group_of[v] == Some(g))
+                                .map(|v| units[v].path.clone())
+                                .collect();
+                            return Err(BuildError::Group {
+                                units: paths,
+                                why: "its units are not consecutive units of one domain's \
+                                      evaluation order, in that order",
+                            });
+                        }
+                    },
+                };
+                let at = first_meta + i;
+                runners.push(Runner {
+                    tick,
+                    metas: at..at + len,
+                });
+                i += len;
+            }
+            plan.runners = first_runner..runners.len();
         }
+        let fifo_program = FifoProgram::build(&calendar, &plans, &fifos);
         let any_extras = plans.iter().any(|p| p.extras);
         let next = cur.clone();
         let core = Core {
@@ -322,7 +418,9 @@ impl Simulation {
             clocks,
             core,
             plans,
-            slots,
+            runners,
+            metas,
+            fifo_program,
             clusters: schedule.clusters,
             sink: None,
             instants: 0,
@@ -518,6 +616,38 @@ impl Simulation {
         Drain::Drained { instants: done }
     }
 
+    /// Commits the FIFOs touched by the instant's domains, searching them per
+    /// instant: merge mode, and runs whose sink observes commits.
+    #[inline(never)]
+    fn commit_fifos(calendar: &Calendar, core: &mut Core, plans: &[DomainPlan], instant: u64) {
+        let domains = calendar.domains();
+        for &d in domains {
+            for &f in &plans[d as usize].fifos {
+                let fifo = &mut core.fifos[f as usize];
+                if fifo.committed_instant == instant {
+                    continue;
+                }
+                fifo.committed_instant = instant;
+                let has_edge = |domain: u32| domains.contains(&domain);
+                let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
+                if core.observe {
+                    let side = |edge: bool, domain: u32, unit: u32| {
+                        edge.then(|| (calendar.cycle(domain as usize), unit))
+                    };
+                    let (wd, rd, (wu, ru)) = (fifo.writer_domain, fifo.reader_domain, fifo.units);
+                    fifo.commit_observed(
+                        f,
+                        side(w, wd, wu),
+                        side(r, rd, ru),
+                        &mut core.trace.commits,
+                    );
+                } else {
+                    fifo.commit(w, r);
+                }
+            }
+        }
+    }
+
     /// Processes one instant; returns whether a unit asked to stop (fault or `finish`).
     #[inline(always)]
     fn step(&mut self) -> Result<bool, TimeError> {
@@ -527,7 +657,9 @@ impl Simulation {
             calendar,
             core,
             plans,
-            slots,
+            runners,
+            metas,
+            fifo_program,
             sink,
             instants,
             any_extras,
@@ -536,7 +668,7 @@ impl Simulation {
         let domains = calendar.domains();
         for &d in domains {
             let plan = &plans[d as usize];
-            // One context per domain edge; only the unit fields change per slot.
+            // One context per domain edge; only the unit fields change per runner.
             let mut ctx = TickCtx {
                 unit: 0,
                 domain: d,
@@ -547,16 +679,12 @@ impl Simulation {
                 reg_len: 0,
                 counter_base: 0,
                 counter_len: 0,
+                group: &[],
                 core: &mut *core,
             };
-            for slot in &mut slots[plan.slots.clone()] {
-                ctx.unit = slot.unit;
-                ctx.rank = slot.rank;
-                ctx.reg_base = slot.reg_base;
-                ctx.reg_len = slot.reg_len;
-                ctx.counter_base = slot.counter_base;
-                ctx.counter_len = slot.counter_len;
-                slot.tick.tick(&mut ctx);
+            for runner in &mut runners[plan.runners.clone()] {
+                ctx.set_group(&metas[runner.metas.clone()]);
+                runner.tick.tick(&mut ctx);
             }
             // Only this domain's units read its registers, so they can commit
             // now, before the next domain's units run (same result as after).
@@ -583,34 +711,20 @@ impl Simulation {
         }
         if *any_extras {
             for &d in domains {
-                let plan = &plans[d as usize];
-                for &s in &plan.stages {
+                for &s in &plans[d as usize].stages {
                     core.stages[s as usize].commit();
                 }
-                for &f in &plan.fifos {
-                    let fifo = &mut core.fifos[f as usize];
-                    if fifo.committed_instant == *instants {
-                        continue;
-                    }
-                    fifo.committed_instant = *instants;
-                    let has_edge = |domain: u32| domains.contains(&domain);
-                    let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
-                    if core.observe {
-                        let side = |edge: bool, domain: u32, unit: u32| {
-                            edge.then(|| (calendar.cycle(domain as usize), unit))
-                        };
-                        let (wd, rd, (wu, ru)) =
-                            (fifo.writer_domain, fifo.reader_domain, fifo.units);
-                        fifo.commit_observed(
-                            f,
-                            side(w, wd, wu),
-                            side(r, rd, ru),
-                            &mut core.trace.commits,
-                        );
-                    } else {
-                        fifo.commit(w, r);
-                    }
+            }
+            let program = fifo_program
+                .as_ref()
+                .zip(calendar.pattern_position())
+                .filter(|_| !core.observe);
+            if let Some((program, position)) = program {
+                for c in &program.commits[program.spans[position].clone()] {
+                    core.fifos[c.fifo as usize].commit(c.writer, c.reader);
                 }
+            } else {
+                Self::commit_fifos(calendar, core, plans, *instants);
             }
         }
         if core.observe {

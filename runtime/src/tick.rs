@@ -11,7 +11,7 @@
 
 use crate::design::{AssertId, FifoId, InPort, OutPort, StageId};
 use crate::fault::FaultKind;
-use crate::sim::Core;
+use crate::sim::{Core, SlotMeta};
 use crate::stage::StageWrite;
 use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
 
@@ -80,6 +80,49 @@ pub struct TickCtx<'a> {
     pub(crate) reg_len: usize,
     pub(crate) counter_base: usize,
     pub(crate) counter_len: usize,
+    /// The units of the running tick: one, or a group's (see [`TickCtx::enter`]).
+    pub(crate) group: &'a [SlotMeta],
+}
+
+impl<'a> TickCtx<'a> {
+    /// Makes `group` the running tick's units and acts as its first.
+    #[inline(always)]
+    pub(crate) fn set_group(&mut self, group: &'a [SlotMeta]) {
+        self.group = group;
+        self.act_as(&group[0]);
+    }
+
+    #[inline(always)]
+    fn act_as(&mut self, m: &SlotMeta) {
+        self.unit = m.unit;
+        self.rank = m.rank;
+        self.reg_base = m.reg_base;
+        self.reg_len = m.reg_len;
+        self.counter_base = m.counter_base;
+        self.counter_len = m.counter_len;
+    }
+
+    /// In a group tick ([`DesignBuilder::set_group_tick`](crate::DesignBuilder::set_group_tick)),
+    /// acts as the group's unit `k` from now on: registers, counters,
+    /// traces, FIFO events and faults are that unit's. A tick starts as unit
+    /// 0. Returns false, changing nothing, if the group has no unit `k`.
+    #[inline]
+    pub fn enter(&mut self, k: usize) -> bool {
+        match self.group.get(k) {
+            Some(m) => {
+                let m = *m;
+                self.act_as(&m);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The number of units the running tick acts for (1 unless it is a group tick).
+    #[inline]
+    pub fn group_len(&self) -> usize {
+        self.group.len()
+    }
 }
 
 impl TickCtx<'_> {

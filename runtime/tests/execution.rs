@@ -367,6 +367,149 @@ fn zero_latency_senders_tick_first_and_traces_stay_in_path_order() {
     assert_eq!(events, expected);
 }
 
+/// The zero-latency design above, with a cluster's units behind one group
+/// tick: per unit, its register counts edges, a counter counts edges and the
+/// traces say who it is; `group` selects the group tick's units.
+fn grouped_design(
+    group: Option<&[usize]>,
+) -> Result<(Simulation, [chronon_runtime::UnitId; 4]), BuildError> {
+    let mut b = DesignBuilder::new();
+    let clk = b.domain("clk", ghz1());
+    let z = b.unit("top.z", clk, &[0]);
+    let a = b.unit("top.a", clk, &[100]);
+    let m = b.unit("top.m", clk, &[200]);
+    let other = b.unit("top.b", clk, &[300]);
+    let units = [z, a, m, other];
+    for u in units {
+        b.counter(u, "edges").expect("counter");
+    }
+    let z_out = b.output(z, "tx", 1, 1);
+    let a_in = b.input(a, "rx", 1);
+    let a_out = b.output(a, "tx", 1, 1);
+    let m_in = b.input(m, "rx", 1);
+    b.connect(z_out, a_in, 0, 1);
+    b.connect(a_out, m_in, 0, 1);
+    let zf = move |ctx: &mut TickCtx<'_>| {
+        ctx.send(z_out, &[ctx.cycle()]);
+        ctx.trace(3, &[ctx.cycle()]);
+    };
+    let af = move |ctx: &mut TickCtx<'_>| {
+        let v = ctx.recv_word(a_in).expect("zero latency: same edge");
+        ctx.send(a_out, &[v]);
+        ctx.trace(1, &[v]);
+    };
+    let mf = move |ctx: &mut TickCtx<'_>| {
+        let v = ctx.recv_word(m_in).expect("zero latency: same edge");
+        ctx.trace(2, &[v]);
+        if v == 2 {
+            ctx.finish();
+        }
+    };
+    let of = |ctx: &mut TickCtx<'_>| ctx.trace(9, &[]);
+    let common = |ctx: &mut TickCtx<'_>| {
+        ctx.set_reg(0, ctx.reg(0) + 1);
+        ctx.count(0, 1);
+    };
+    type Body = Box<dyn Fn(&mut TickCtx<'_>)>;
+    let bodies: Vec<Body> = vec![Box::new(zf), Box::new(af), Box::new(mf), Box::new(of)];
+    let bodies = Rc::new(bodies);
+    let grouped = group.unwrap_or(&[]);
+    for (i, &u) in units.iter().enumerate() {
+        if !grouped.contains(&i) {
+            let bodies = bodies.clone();
+            b.set_tick(u, move |ctx: &mut TickCtx<'_>| {
+                bodies[i](ctx);
+                common(ctx);
+            })
+            .expect("unit");
+        }
+    }
+    if let Some(group) = group {
+        let members: Vec<_> = group.iter().map(|&i| units[i]).collect();
+        let group = group.to_vec();
+        b.set_group_tick(&members, move |ctx: &mut TickCtx<'_>| {
+            assert_eq!(ctx.group_len(), group.len());
+            for (k, &i) in group.iter().enumerate() {
+                assert!(ctx.enter(k));
+                bodies[i](ctx);
+                common(ctx);
+            }
+            assert!(!ctx.enter(group.len()));
+        })?;
+    }
+    Ok((b.build()?, units))
+}
+
+#[test]
+fn a_group_tick_runs_its_units_like_their_own_ticks() {
+    let run = |group: Option<&[usize]>| {
+        let (mut sim, units) = grouped_design(group).expect("design");
+        let sink = SharedSink::default();
+        sim.set_trace_sink(Box::new(sink.clone()));
+        let stop = sim.run(RunLimit::Unbounded);
+        let state: Vec<_> = units
+            .iter()
+            .map(|&u| (sim.regs(u).to_vec(), sim.counters(u).to_vec()))
+            .collect();
+        (stop, sink.records(), state, sim.instants_done())
+    };
+    let reference = run(None);
+    assert_eq!(reference.0, Stop::Finished);
+    assert_eq!(reference.3, 3);
+    assert_eq!(reference.2[1], (vec![103], vec![3]));
+    // The cluster z -> a -> m as one group, and the whole domain as one group.
+    assert_eq!(run(Some(&[0, 1, 2])), reference);
+    assert_eq!(run(Some(&[0, 1, 2, 3])), reference);
+    // A group may span clusters: the end of one and the start of the next.
+    assert_eq!(run(Some(&[2, 3])), reference);
+
+    // The order a builder reports before building is the built one.
+    let mut b = DesignBuilder::new();
+    let clk = b.domain("clk", ghz1());
+    let y = b.unit("top.y", clk, &[]);
+    let x = b.unit("top.x", clk, &[]);
+    let (yo, xi) = (b.output(y, "o", 1, 1), b.input(x, "i", 1));
+    b.connect(yo, xi, 0, 1);
+    let w = b.unit("top.w", clk, &[]);
+    let order = b.evaluation_order().expect("order");
+    for u in [x, y, w] {
+        b.set_tick(u, |_: &mut TickCtx<'_>| {}).expect("unit");
+    }
+    let sim = b.build().expect("design");
+    assert_eq!(order, sim.clusters());
+    assert_eq!(order[0].units, vec![w]);
+    assert_eq!(order[1].units, vec![y, x]);
+}
+
+#[test]
+fn group_ticks_must_be_consecutive_units_in_evaluation_order() {
+    // Evaluation order: z, a, m (one cluster), then b.
+    for group in [&[1usize, 0, 2][..], &[0, 2], &[0, 1, 3], &[]] {
+        let err = grouped_design(Some(group)).err().expect("rejected");
+        assert_eq!(err.code(), "runtime::group_tick", "{group:?}: {err}");
+    }
+    // A unit with its own tick and a group tick.
+    let mut b = DesignBuilder::new();
+    let clk = b.domain("clk", ghz1());
+    let u = b.unit("top.u", clk, &[]);
+    b.set_tick(u, |_: &mut TickCtx<'_>| {}).expect("unit");
+    b.set_group_tick(&[u], |_: &mut TickCtx<'_>| {})
+        .expect("known unit");
+    let err = b.build().err().expect("rejected");
+    assert_eq!(err.code(), "runtime::group_tick");
+    assert!(err.to_string().contains("own tick"), "{err}");
+    // A unit in two groups.
+    let mut b = DesignBuilder::new();
+    let clk = b.domain("clk", ghz1());
+    let u = b.unit("top.u", clk, &[]);
+    b.set_group_tick(&[u], |_: &mut TickCtx<'_>| {})
+        .expect("known unit");
+    b.set_group_tick(&[u], |_: &mut TickCtx<'_>| {})
+        .expect("known unit");
+    let err = b.build().err().expect("rejected");
+    assert!(err.to_string().contains("two groups"), "{err}");
+}
+
 #[test]
 fn build_errors_name_the_problem() {
     // A zero-latency cycle.
