@@ -1,6 +1,8 @@
 //! Scheduler benchmark: hand-written Rust ticks on the runtime.
 //!
-//! Run with `cargo bench --bench scheduler`. Each scenario is built outside the
+//! Run with `cargo bench --bench scheduler`. Each scenario runs twice: with one
+//! group tick per domain (the runtime's cheapest path for Rust ticks) and with
+//! one tick per unit. Each scenario is built outside the
 //! timed region and run several times; the report gives the median, min and max
 //! nanoseconds per unit tick, in wall time and in thread CPU time.
 
@@ -11,14 +13,18 @@ use std::time::Instant;
 
 const REPETITIONS: usize = 9;
 
-fn bench(workload: &Workload) {
-    let name = workload.name;
+/// Measures `build`'s design: `name` says which version.
+fn bench(
+    workload: &Workload,
+    name: &str,
+    build: fn(u64) -> (chronon_runtime::Simulation, chronon_runtime::RunLimit),
+) {
     let mut wall = Vec::new();
     let mut cpu = Vec::new();
     let mut ticks = 0;
     let mut instants = 0;
     for _ in 0..REPETITIONS {
-        let (mut sim, limit) = (workload.hand_written)(workload.bench_edges);
+        let (mut sim, limit) = build(workload.bench_edges);
         let (w0, c0) = (Instant::now(), thread_cpu_ns());
         let stop = std::hint::black_box(sim.run(limit));
         let (c1, w1) = (thread_cpu_ns(), Instant::now());
@@ -30,7 +36,7 @@ fn bench(workload: &Workload) {
     }
     let (w, c) = (summarize(wall), summarize(cpu));
     println!(
-        "{name:<34} {instants:>8} instants {ticks:>8} unit ticks | ns/unit tick wall median {:.2} (min {:.2}, max {:.2}) | thread CPU median {:.2} (min {:.2}, max {:.2})",
+        "{name:<48} {instants:>8} instants {ticks:>8} unit ticks | ns/unit tick wall median {:.2} (min {:.2}, max {:.2}) | thread CPU median {:.2} (min {:.2}, max {:.2})",
         w.median, w.min, w.max, c.median, c.min, c.max
     );
 }
@@ -59,7 +65,7 @@ fn baseline_dyn_calls() {
     }
     let (w, c) = (summarize(wall), summarize(cpu));
     println!(
-        "{:<34} {:>8}          {:>8} calls      | ns/call      wall median {:.2} (min {:.2}, max {:.2}) | thread CPU median {:.2} (min {:.2}, max {:.2})",
+        "{:<48} {:>8}          {:>8} calls      | ns/call      wall median {:.2} (min {:.2}, max {:.2}) | thread CPU median {:.2} (min {:.2}, max {:.2})",
         "baseline: bare dynamic calls",
         "-",
         2 * iterations,
@@ -79,7 +85,10 @@ fn main() {
     }
     println!("scheduler benchmark, {REPETITIONS} repetitions each");
     for workload in &WORKLOADS {
-        bench(workload);
+        let group = format!("{} (group ticks)", workload.name);
+        bench(workload, &group, workload.hand_written);
+        let per_unit = format!("{} (per-unit ticks)", workload.name);
+        bench(workload, &per_unit, workload.per_unit);
     }
     baseline_dyn_calls();
 }

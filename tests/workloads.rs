@@ -1,6 +1,7 @@
 //! The scheduler's reference workloads in `.chr` (benches/workloads/) stay
 //! the hand-written ticks' twins: on both engines, a short run ends with the
-//! same edges and the same register values as the hand-written design.
+//! same edges and the same register values as the hand-written design (whose
+//! group-tick and per-unit versions agree too).
 
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_runtime::{DomainId, Stop, UnitId};
@@ -26,6 +27,21 @@ fn chr_workloads_match_the_hand_written_ticks_on_both_engines() {
             })
             .collect();
         expected.sort();
+        // The per-unit version of the hand-written design agrees with the
+        // group-tick one.
+        let (mut per_unit, limit) = (workload.per_unit)(EDGES);
+        assert_eq!(per_unit.run(limit), Stop::LimitReached, "{}", workload.name);
+        for u in 0..units {
+            assert_eq!(
+                per_unit.regs(UnitId(u)),
+                hand.regs(UnitId(u)),
+                "{}",
+                workload.name
+            );
+        }
+        for d in 0..domains {
+            assert_eq!(per_unit.edges_done(DomainId(d)), edges[d as usize]);
+        }
         let program = workload.program();
         for engine in [EngineKind::Interp, EngineKind::Jit] {
             let mut sim = Simulator::new(program.clone(), engine).expect("workload builds");

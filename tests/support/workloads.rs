@@ -10,7 +10,8 @@ use chronon_compiler::lower::lower;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{
-    Clock, DesignBuilder, DomainId, FifoSpec, Picos, ReadPort, RunLimit, Simulation, TickCtx,
+    Clock, DesignBuilder, DomainId, FifoSpec, Picos, ReadPort, RunLimit, Simulation, Tick, TickCtx,
+    UnitId,
 };
 
 /// One reference workload: the hand-written design and its `.chr` twin.
@@ -26,8 +27,13 @@ pub struct Workload {
     pub bench_edges: u64,
     /// Units on each domain, in declaration order (the same in both versions).
     pub units_per_domain: &'static [u64],
-    /// Builds the hand-written design to stop after `edges` counted edges.
+    /// Builds the hand-written design to stop after `edges` counted edges:
+    /// one group tick per domain that runs the domain's units in turn (the
+    /// runtime's cheapest way to run Rust ticks, so the best hand-written
+    /// baseline).
     pub hand_written: fn(edges: u64) -> (Simulation, RunLimit),
+    /// The same design with one tick per unit (the runtime's per-unit path).
+    pub per_unit: fn(edges: u64) -> (Simulation, RunLimit),
 }
 
 impl Workload {
@@ -86,6 +92,7 @@ pub const WORKLOADS: [Workload; 3] = [
         bench_edges: 500_000,
         units_per_domain: &[2],
         hand_written: one_clock,
+        per_unit: one_clock_per_unit,
     },
     Workload {
         name: "two clocks 914/1326 MHz, no FIFO",
@@ -95,6 +102,7 @@ pub const WORKLOADS: [Workload; 3] = [
         bench_edges: 296_000,
         units_per_domain: &[1, 1],
         hand_written: two_clocks_plain,
+        per_unit: two_clocks_plain_per_unit,
     },
     Workload {
         name: "two clocks + depth-16 S=2 FIFO",
@@ -103,6 +111,7 @@ pub const WORKLOADS: [Workload; 3] = [
         bench_edges: 296_000,
         units_per_domain: &[1, 1],
         hand_written: two_clocks_fifo,
+        per_unit: two_clocks_fifo_per_unit,
     },
 ];
 
@@ -119,13 +128,31 @@ fn trivial(ctx: &mut TickCtx<'_>) {
     ctx.set_reg(0, ctx.reg(0) + 1);
 }
 
-/// One 1 GHz clock with two trivial units.
+/// One 1 GHz clock with two trivial units, one group tick for both.
 pub fn one_clock(edges: u64) -> (Simulation, RunLimit) {
+    one_clock_with(true, edges)
+}
+
+/// [`one_clock`] with a tick per unit.
+pub fn one_clock_per_unit(edges: u64) -> (Simulation, RunLimit) {
+    one_clock_with(false, edges)
+}
+
+fn one_clock_with(group: bool, edges: u64) -> (Simulation, RunLimit) {
     let mut b = DesignBuilder::new();
     let clk = b.domain("clk", mhz(1000, 0));
-    for path in ["top.a", "top.b"] {
-        let u = b.unit(path, clk, &[0]);
-        b.set_tick(u, trivial).expect("unit");
+    let units = ["top.a", "top.b"].map(|path| b.unit(path, clk, &[0]));
+    if group {
+        b.set_group_tick(&units, |ctx: &mut TickCtx<'_>| {
+            trivial(ctx);
+            ctx.enter(1);
+            trivial(ctx);
+        })
+        .expect("units");
+    } else {
+        for u in units {
+            b.set_tick(u, trivial).expect("unit");
+        }
     }
     let limit = RunLimit::Edges {
         domain: clk,
@@ -134,19 +161,40 @@ pub fn one_clock(edges: u64) -> (Simulation, RunLimit) {
     (b.build().expect("design"), limit)
 }
 
-/// Two clocks (914 and 1326 MHz, 137 ps phase), one trivial unit each.
+/// Two clocks (914 and 1326 MHz, 137 ps phase), one trivial unit each
+/// (each domain's one unit as a group tick).
 pub fn two_clocks_plain(fast_edges: u64) -> (Simulation, RunLimit) {
-    two_clocks(false, fast_edges)
+    two_clocks(false, true, fast_edges)
 }
 
-/// Two clocks whose units move traffic through a depth-16, S=2 CDC FIFO.
+/// Two clocks whose units move traffic through a depth-16, S=2 CDC FIFO
+/// (each domain's one unit as a group tick).
 pub fn two_clocks_fifo(fast_edges: u64) -> (Simulation, RunLimit) {
-    two_clocks(true, fast_edges)
+    two_clocks(true, true, fast_edges)
+}
+
+/// [`two_clocks_plain`] with a tick per unit.
+pub fn two_clocks_plain_per_unit(fast_edges: u64) -> (Simulation, RunLimit) {
+    two_clocks(false, false, fast_edges)
+}
+
+/// [`two_clocks_fifo`] with a tick per unit.
+pub fn two_clocks_fifo_per_unit(fast_edges: u64) -> (Simulation, RunLimit) {
+    two_clocks(true, false, fast_edges)
+}
+
+/// Gives `unit` its tick, as a group tick of one or as its own.
+fn set(b: &mut DesignBuilder, group: bool, unit: UnitId, tick: impl Tick + 'static) {
+    if group {
+        b.set_group_tick(&[unit], tick).expect("unit");
+    } else {
+        b.set_tick(unit, tick).expect("unit");
+    }
 }
 
 /// Two clocks (914 and 1326 MHz, 137 ps phase), one trivial unit each; with
 /// `fifo`, the units instead move traffic through a depth-16, S=2 CDC FIFO.
-fn two_clocks(fifo: bool, fast_edges: u64) -> (Simulation, RunLimit) {
+fn two_clocks(fifo: bool, group: bool, fast_edges: u64) -> (Simulation, RunLimit) {
     let mut b = DesignBuilder::new();
     let slow = b.domain("slow", mhz(914, 0));
     let fast = b.domain("fast", mhz(1326, 137));
@@ -162,24 +210,22 @@ fn two_clocks(fifo: bool, fast_edges: u64) -> (Simulation, RunLimit) {
             width: 1,
             read_port: ReadPort::Registered,
         });
-        b.set_tick(w, move |ctx: &mut TickCtx<'_>| {
+        set(&mut b, group, w, move |ctx: &mut TickCtx<'_>| {
             let n = ctx.reg(0);
             if ctx.fifo_try_send(f, &[n]) {
                 ctx.set_reg(0, n + 1);
             }
-        })
-        .expect("unit");
-        b.set_tick(r, move |ctx: &mut TickCtx<'_>| {
+        });
+        set(&mut b, group, r, move |ctx: &mut TickCtx<'_>| {
             let mut item = [0];
             if ctx.fifo_take(f, &mut item) {
                 ctx.set_reg(0, ctx.reg(0).wrapping_add(item[0]));
             }
             ctx.fifo_request(f);
-        })
-        .expect("unit");
+        });
     } else {
-        b.set_tick(w, trivial).expect("unit");
-        b.set_tick(r, trivial).expect("unit");
+        set(&mut b, group, w, trivial);
+        set(&mut b, group, r, trivial);
     }
     let limit = RunLimit::Edges {
         domain: fast,
