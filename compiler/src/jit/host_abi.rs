@@ -1,24 +1,60 @@
 //! The `extern "C"` functions that JIT code calls for host services.
 //!
-//! Each takes the [`HostCtx`] pointer that the engine passes to the cluster
+//! Each takes the [`HostCtx`] pointer that the engine passes to the unit
 //! function, returns a plain status or flag, and never unwinds (a panic in an
 //! `extern "C"` function aborts).
+//!
+//! Two hosts: a `dyn Host` ([`crate::engine::Engine::tick_unit`], used by
+//! the differential tests), or the runtime itself through a
+//! [`RuntimeBinding`] (group functions bound by `simulate`), where each call
+//! goes straight to the runtime's `TickCtx` with no dynamic dispatch.
 
 use std::slice;
 
 use crate::host::Host;
+use crate::simulate::RuntimeBinding;
 
 /// What JIT code's context pointer points to: the host and the running
 /// instance's relocation (ids in shared code are relative to it).
 pub struct HostCtx<'a> {
-    /// The host of the current call.
-    pub host: &'a mut dyn Host,
+    /// The host of the current call; `None` for the runtime binding.
+    pub host: Option<&'a mut dyn Host>,
+    /// With no `host`: the runtime binding of the running group function.
+    pub binding: *const RuntimeBinding,
+    /// With no `host`: the unit's index in its group (`TickCtx::enter`).
+    pub member: u32,
     /// Added to port ids.
     pub port_base: u32,
     /// Added to trace ids.
     pub trace_base: u32,
-    /// Relative fault index to fault id.
-    pub faults: &'a [u32],
+    /// Relative fault index to fault id (the instance's relocation table,
+    /// owned by the [`super::Jit`] that outlives every call).
+    pub faults: *const [u32],
+}
+
+impl HostCtx<'_> {
+    /// Runs `f` on this call's host.
+    ///
+    /// # Safety
+    /// With no `host`, `binding` must point to the live binding whose group
+    /// function is running (so its tick context is set).
+    #[inline(always)]
+    unsafe fn with<R>(&mut self, f: impl FnOnce(&mut dyn Host, &Self) -> R) -> R {
+        match self.host.take() {
+            Some(host) => {
+                let r = f(&mut *host, self);
+                self.host = Some(host);
+                r
+            }
+            None => {
+                // SAFETY: guaranteed by the caller.
+                let binding = unsafe { &*self.binding };
+                // SAFETY: the group function runs inside the binding's tick.
+                let mut host = unsafe { binding.host(self.member) };
+                f(&mut host, self)
+            }
+        }
+    }
 }
 
 /// One imported host function: its symbol, its address and its signature
@@ -110,11 +146,11 @@ pub(crate) fn imports() -> Vec<Import> {
     ]
 }
 
-/// Reborrows the host behind a context pointer.
+/// Reborrows the context behind a context pointer.
 ///
 /// # Safety
 /// `ctx` must be the live, exclusive `HostCtx` the engine passed to the
-/// cluster function that is now calling back.
+/// function that is now calling back.
 unsafe fn host<'a>(ctx: *mut HostCtx<'a>) -> &'a mut HostCtx<'a> {
     // SAFETY: guaranteed by the caller; the engine holds no other reference
     // to the context while JIT code runs.
@@ -131,10 +167,15 @@ unsafe fn words<'a>(buf: *mut u64, len: u32) -> &'a mut [u64] {
     unsafe { slice::from_raw_parts_mut(buf, len as usize) }
 }
 
+// SAFETY (every function below): called only by JIT code with the context
+// its engine or group binding passed, which is live and, for the runtime
+// binding, inside the group's tick; and with the JIT's item buffer.
+
 extern "C" fn can_send(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
-    // SAFETY: called only by JIT code with the engine's context.
+    // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    u32::from(c.host.can_send(port + c.port_base))
+    // SAFETY: as above.
+    u32::from(unsafe { c.with(|h, c| h.can_send(port + c.port_base)) })
 }
 
 extern "C" fn send(
@@ -144,49 +185,60 @@ extern "C" fn send(
     buf: *mut u64,
     len: u32,
 ) -> u32 {
-    // SAFETY: called only by JIT code with the engine's context and its item buffer.
-    let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.host.send(port + host.port_base, item, required != 0))
+    // SAFETY: as above.
+    let (c, item) = unsafe { (host(ctx), words(buf, len)) };
+    // SAFETY: as above.
+    u32::from(unsafe { c.with(|h, c| h.send(port + c.port_base, item, required != 0)) })
 }
 
 extern "C" fn recv(ctx: *mut HostCtx<'_>, port: u32, remove: u32, buf: *mut u64, len: u32) -> u32 {
-    // SAFETY: called only by JIT code with the engine's context and its item buffer.
-    let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.host.recv(port + host.port_base, remove != 0, item))
+    // SAFETY: as above.
+    let (c, item) = unsafe { (host(ctx), words(buf, len)) };
+    // SAFETY: as above.
+    u32::from(unsafe { c.with(|h, c| h.recv(port + c.port_base, remove != 0, item)) })
 }
 
 extern "C" fn request(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
-    // SAFETY: called only by JIT code with the engine's context.
+    // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    u32::from(c.host.request(port + c.port_base))
+    // SAFETY: as above.
+    u32::from(unsafe { c.with(|h, c| h.request(port + c.port_base)) })
 }
 
 extern "C" fn valid(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
-    // SAFETY: called only by JIT code with the engine's context.
+    // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    u32::from(c.host.valid(port + c.port_base))
+    // SAFETY: as above.
+    u32::from(unsafe { c.with(|h, c| h.valid(port + c.port_base)) })
 }
 
 extern "C" fn take(ctx: *mut HostCtx<'_>, port: u32, buf: *mut u64, len: u32) -> u32 {
-    // SAFETY: called only by JIT code with the engine's context and its item buffer.
-    let (host, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(host.host.take(port + host.port_base, item))
+    // SAFETY: as above.
+    let (c, item) = unsafe { (host(ctx), words(buf, len)) };
+    // SAFETY: as above.
+    u32::from(unsafe { c.with(|h, c| h.take(port + c.port_base, item)) })
 }
 
 extern "C" fn trace(ctx: *mut HostCtx<'_>, trace: u32, buf: *mut u64, len: u32) {
-    // SAFETY: called only by JIT code with the engine's context and its item buffer.
-    let (host, args) = unsafe { (host(ctx), words(buf, len)) };
-    host.host.trace(trace + host.trace_base, args);
+    // SAFETY: as above.
+    let (c, args) = unsafe { (host(ctx), words(buf, len)) };
+    // SAFETY: as above.
+    unsafe { c.with(|h, c| h.trace(trace + c.trace_base, args)) };
 }
 
 extern "C" fn fault(ctx: *mut HostCtx<'_>, fault: u32) {
-    // SAFETY: called only by JIT code with the engine's context.
+    // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    let id = c.faults[fault as usize];
-    c.host.fault(id);
+    // The relocation table outlives the call (it is the JIT's).
+    // SAFETY: as above.
+    let id = unsafe { (&*c.faults)[fault as usize] };
+    // SAFETY: as above.
+    unsafe { c.with(|h, _| h.fault(id)) };
 }
 
 extern "C" fn finish(ctx: *mut HostCtx<'_>) {
-    // SAFETY: called only by JIT code with the engine's context.
-    unsafe { host(ctx) }.host.finish();
+    // SAFETY: as above.
+    let c = unsafe { host(ctx) };
+    // SAFETY: as above.
+    unsafe { c.with(|h, _| h.finish()) };
 }

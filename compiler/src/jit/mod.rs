@@ -1,6 +1,8 @@
-//! The Cranelift JIT: one native function per unit instance (the runtime
-//! calls ticks unit by unit), state reached through one pointer, host calls
-//! only for channels, FIFOs, traces, faults and `finish`.
+//! The Cranelift JIT: one native function per unit shape, and per group of
+//! units (a domain's evaluation order, from `simulate`) one native function
+//! that calls its units' functions directly, in order, with the state
+//! reached through one pointer; host calls only for channels, FIFOs,
+//! traces, faults and `finish`.
 //!
 //! Every IR construct compiles; there is no fallback to the interpreter.
 //! The generated code follows the interpreter's evaluation order exactly
@@ -12,7 +14,7 @@ mod reloc;
 
 use std::collections::HashMap;
 
-use cranelift_codegen::ir::{AbiParam, UserFuncName, types};
+use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
@@ -21,7 +23,8 @@ use crate::engine::Engine;
 use crate::host::Host;
 use crate::ir::Program;
 
-use host_abi::{HostCtx, Sig};
+pub(crate) use host_abi::HostCtx;
+use host_abi::Sig;
 
 /// A JIT failure: always a compiler bug or an unsupported host, never a
 /// user error.
@@ -53,10 +56,15 @@ impl Default for JitConfig {
 
 type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
 
+/// A group function: runs its units in order. Arguments: the state (slot 0)
+/// and the group's contexts, one [`HostCtx`] per unit in group order.
+pub(crate) type GroupFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'static>) -> u32;
+
 /// Compiled native code for a program.
 pub struct Jit {
     module: Option<JITModule>,
     units: Vec<(UnitFn, reloc::Reloc)>,
+    groups: Vec<(GroupFn, Vec<u32>)>,
     slots: usize,
     functions: usize,
 }
@@ -64,6 +72,17 @@ pub struct Jit {
 impl Jit {
     /// Compiles every unit of `program` (which must validate).
     pub fn compile(program: &Program, config: JitConfig) -> Result<Jit, JitError> {
+        Self::compile_with_groups(program, config, &[])
+    }
+
+    /// Compiles every unit of `program`, and for each of `groups` (unit ids,
+    /// in the order they must run) a function that calls the units'
+    /// functions directly, one after the other (see [`Jit::group`]).
+    pub fn compile_with_groups(
+        program: &Program,
+        config: JitConfig,
+        groups: &[Vec<u32>],
+    ) -> Result<Jit, JitError> {
         let mut flags = settings::builder();
         flags
             .set("opt_level", if config.optimize { "speed" } else { "none" })
@@ -166,7 +185,53 @@ impl Jit {
             };
             instances.push((index, relocation));
         }
+        let mut group_ids = Vec::with_capacity(groups.len());
+        for (g, members) in groups.iter().enumerate() {
+            let id = module
+                .declare_function(&format!("group{g}"), Linkage::Local, &sig)
+                .map_err(err)?;
+            ctx.func.signature = sig.clone();
+            ctx.func.name = UserFuncName::user(1, id.as_u32());
+            let mut b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
+            let entry = b.create_block();
+            b.append_block_params_for_function_params(entry);
+            b.switch_to_block(entry);
+            let (state, envs) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+            let ctx_size = std::mem::size_of::<HostCtx<'static>>() as i64;
+            for (i, &u) in members.iter().enumerate() {
+                let (shape, relocation) = instances.get(u as usize).ok_or_else(|| {
+                    err(format!("group {g} names unit {u}, which does not exist"))
+                })?;
+                // A direct call to the shape's function: no table, no dispatch.
+                let callee = module.declare_func_in_func(ids[*shape], b.func);
+                let base = b
+                    .ins()
+                    .iadd_imm_s(state, i64::from(relocation.slot_base) * 8);
+                let env = b.ins().iadd_imm_s(envs, i as i64 * ctx_size);
+                b.ins().call(callee, &[base, env]);
+            }
+            let ok = b.ins().iconst(types::I32, 0);
+            b.ins().return_(&[ok]);
+            b.seal_all_blocks();
+            b.finalize(module.target_config());
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| err(format!("{e:?}")))?;
+            module.clear_context(&mut ctx);
+            group_ids.push(id);
+        }
         module.finalize_definitions().map_err(err)?;
+        let groups = group_ids
+            .iter()
+            .zip(groups)
+            .map(|(id, members)| {
+                let code = module.get_finalized_function(*id);
+                // SAFETY: defined above with the signature (state pointer,
+                // contexts pointer) -> i32, the platform's `extern "C"`.
+                let f = unsafe { std::mem::transmute::<*const u8, GroupFn>(code) };
+                (f, members.clone())
+            })
+            .collect();
         let functions: Vec<UnitFn> = ids
             .iter()
             .map(|id| {
@@ -184,6 +249,7 @@ impl Jit {
         Ok(Jit {
             module: Some(module),
             units,
+            groups,
             slots: program.slots.len(),
             functions: functions.len(),
         })
@@ -192,6 +258,35 @@ impl Jit {
     /// Number of distinct native functions (units with equal code share one).
     pub fn function_count(&self) -> usize {
         self.functions
+    }
+
+    /// Group `g`'s function and the contexts to call it with: one per unit,
+    /// bound to `binding` (the runtime), so that host calls go straight to
+    /// the running group tick.
+    ///
+    /// The contexts point into `self` (fault tables): they must not outlive it.
+    pub(crate) fn group(
+        &self,
+        g: usize,
+        binding: *const crate::simulate::RuntimeBinding,
+    ) -> (GroupFn, Box<[HostCtx<'static>]>) {
+        let (f, members) = &self.groups[g];
+        let contexts = members
+            .iter()
+            .enumerate()
+            .map(|(k, &u)| {
+                let r = &self.units[u as usize].1;
+                HostCtx {
+                    host: None,
+                    binding,
+                    member: k as u32,
+                    port_base: r.port_base,
+                    trace_base: r.trace_base,
+                    faults: r.faults.as_slice() as *const [u32],
+                }
+            })
+            .collect();
+        (*f, contexts)
     }
 }
 
@@ -210,10 +305,12 @@ impl Engine for Jit {
         );
         let (f, r) = &self.units[unit as usize];
         let mut ctx = HostCtx {
-            host,
+            host: Some(host),
+            binding: std::ptr::null(),
+            member: 0,
             port_base: r.port_base,
             trace_base: r.trace_base,
-            faults: &r.faults,
+            faults: r.faults.as_slice() as *const [u32],
         };
         let base = state[r.slot_base as usize..].as_mut_ptr();
         // SAFETY: `f` runs this unit's code relocated to `slot_base`: every

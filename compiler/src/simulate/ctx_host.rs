@@ -1,12 +1,15 @@
 //! The engines' [`Host`] on top of the runtime's [`TickCtx`].
 
+use std::cell::Cell;
+use std::ffi::c_void;
+
 use chronon_runtime::{AssertId, FifoId, InPort, OutPort, TickCtx};
 
 use crate::host::Host;
 use crate::ir::{FaultId, PortId, TraceId};
 
 /// What an IR port is in the runtime.
-pub(super) enum Link {
+pub(crate) enum Link {
     /// An output: its channel port and the CDC FIFOs it writes (fan-out is
     /// all-or-none across both).
     Out {
@@ -21,8 +24,39 @@ pub(super) enum Link {
     FifoIn(Option<FifoId>),
 }
 
+/// What JIT group functions call the runtime through: the program's links
+/// and fault sites, and the context of the group tick now running.
+pub(crate) struct RuntimeBinding {
+    /// The running group tick's `TickCtx` (null outside one).
+    pub(super) tick: Cell<*mut c_void>,
+    pub(super) links: Vec<Link>,
+    pub(super) faults: Vec<AssertId>,
+}
+
+impl RuntimeBinding {
+    /// The host for the running group's unit `member`: acts as that unit and
+    /// adapts the tick's context.
+    ///
+    /// # Safety
+    /// Only while a group tick of this binding runs (`tick` is its live,
+    /// otherwise unborrowed `TickCtx`), and the result must be dropped before
+    /// the tick returns.
+    #[inline(always)]
+    pub(crate) unsafe fn host(&self, member: u32) -> CtxHost<'_, 'static> {
+        // SAFETY: guaranteed by the caller; the tick context is only reached
+        // through this one host at a time (host calls do not nest).
+        let ctx = unsafe { &mut *self.tick.get().cast::<TickCtx<'static>>() };
+        ctx.enter(member as usize);
+        CtxHost {
+            ctx,
+            links: &self.links,
+            faults: &self.faults,
+        }
+    }
+}
+
 /// Adapts one tick's context.
-pub(super) struct CtxHost<'a, 'b> {
+pub(crate) struct CtxHost<'a, 'b> {
     pub ctx: &'a mut TickCtx<'b>,
     pub links: &'a [Link],
     pub faults: &'a [AssertId],

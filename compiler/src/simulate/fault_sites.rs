@@ -1,12 +1,10 @@
 //! The runtime fault site of each IR fault site: its kind and construct text,
-//! so that every cause reaches the user with its own stable code (contract §6).
+//! so that every cause reaches the user with its own stable code (contract §6),
+//! and the source location of the site behind a runtime fault.
 
-use chronon_runtime::FaultKind;
+use chronon_runtime::{Fault, FaultKind};
 
-use crate::ir::Program;
-
-/// The IR construct text lowering gives array index checks.
-const ARRAY_INDEX_CONSTRUCT: &str = "array index";
+use crate::ir::{Program, SiteKind};
 
 /// A fault site as the runtime declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,9 +15,10 @@ pub(crate) struct RuntimeSite {
     pub(crate) construct: String,
 }
 
-/// The runtime site of every IR fault site, by fault id. Stage sites are found
-/// from the stage registers that own them (each pipe's second-write site and
-/// the pipe range site), so they never depend on message wording.
+/// The runtime site of every IR fault site, by fault id: the kind comes from
+/// the site's typed [`SiteKind`]. Asserts and index checks name their
+/// source location in the construct; stage sites name the stage register
+/// (the runtime's message adds the pipe), found from the stage that owns them.
 pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
     let mut sites: Vec<RuntimeSite> = program
         .faults
@@ -30,36 +29,52 @@ pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
                 .as_deref()
                 .map(|s| format!(" at {s}"))
                 .unwrap_or_default();
-            if f.construct == ARRAY_INDEX_CONSTRUCT {
-                RuntimeSite {
-                    kind: FaultKind::IndexOutOfRange,
-                    construct: format!("{}{at}", f.construct),
-                }
-            } else {
-                RuntimeSite {
+            match f.kind {
+                SiteKind::Assert => RuntimeSite {
                     kind: FaultKind::Assertion,
                     construct: format!("{}{at}", f.message),
-                }
+                },
+                SiteKind::Index => RuntimeSite {
+                    kind: FaultKind::IndexOutOfRange,
+                    construct: format!("{}{at}", f.construct),
+                },
+                SiteKind::StageTwice { pipe } => RuntimeSite {
+                    kind: FaultKind::StageWrittenTwice { pipe },
+                    construct: f.construct.clone(),
+                },
+                SiteKind::StageRange => RuntimeSite {
+                    kind: FaultKind::StagePipeOutOfRange,
+                    construct: f.construct.clone(),
+                },
             }
         })
         .collect();
     for stage in &program.stages {
-        for pipe in 0..stage.pipes {
-            if let Some(site) = sites.get_mut((stage.twice_fault + pipe) as usize) {
-                *site = RuntimeSite {
-                    kind: FaultKind::StageWrittenTwice { pipe },
-                    construct: stage.name.clone(),
-                };
+        let owned = (stage.twice_fault..stage.twice_fault + stage.pipes).chain([stage.range_fault]);
+        for id in owned {
+            if let Some(site) = sites.get_mut(id as usize) {
+                site.construct = stage.name.clone();
             }
-        }
-        if let Some(site) = sites.get_mut(stage.range_fault as usize) {
-            *site = RuntimeSite {
-                kind: FaultKind::StagePipeOutOfRange,
-                construct: stage.name.clone(),
-            };
         }
     }
     sites
+}
+
+/// The source location (`file:line:col`) of the IR fault site behind a
+/// runtime fault, when it has one: the unit, kind and construct identify it.
+/// For a stage register fault it is the stage register's declaration.
+pub(crate) fn location(program: &Program, fault: &Fault) -> Option<String> {
+    program
+        .faults
+        .iter()
+        .zip(runtime_sites(program))
+        .find(|(f, site)| {
+            site.kind == fault.kind
+                && site.construct == fault.construct
+                && program.units.get(f.unit as usize).map(|u| u.path.as_str())
+                    == Some(fault.unit.as_str())
+        })
+        .and_then(|(f, _)| f.span.clone())
 }
 
 #[cfg(test)]

@@ -1,14 +1,19 @@
 //! Runs a lowered program on the runtime: declares its domains, units,
-//! channels and CDC FIFOs with `chronon-runtime`, gives every unit a tick
-//! that runs the chosen engine over the program's flat state, and adapts
-//! the runtime's [`TickCtx`] to the engines' [`Host`].
+//! channels and CDC FIFOs with `chronon-runtime`, and binds the engine:
+//!
+//! - the JIT: per domain, one group tick (the runtime calls it once per
+//!   edge) that calls one native function, which calls the domain's unit
+//!   functions directly in the runtime's evaluation order; host calls reach
+//!   the runtime's [`TickCtx`] through a [`RuntimeBinding`];
+//! - the interpreter: a tick per unit that runs the engine with a
+//!   [`CtxHost`] adapting the runtime's [`TickCtx`] to the engines' [`Host`].
 //!
 //! The program's own state (registers, stage registers, counters) lives in
 //! one array shared by all ticks; channels, FIFOs, time, scheduling, traces
 //! and faults are the runtime's.
 
 mod ctx_host;
-mod fault_sites;
+pub(crate) mod fault_sites;
 
 use std::cell::{Ref, RefCell};
 use std::rc::Rc;
@@ -20,10 +25,13 @@ use chronon_runtime::{
 };
 
 use crate::engine::{Engine, initial_state};
+#[cfg(doc)]
+use crate::host::Host;
 use crate::interp::Interpreter;
 use crate::ir::{PortKind, Program};
-use crate::jit::{Jit, JitConfig, JitError};
+use crate::jit::{GroupFn, HostCtx, Jit, JitConfig, JitError};
 
+pub(crate) use ctx_host::RuntimeBinding;
 use ctx_host::{CtxHost, Link};
 
 /// Which engine runs the ticks.
@@ -49,8 +57,37 @@ pub enum SetupError {
 struct Shared {
     state: Vec<u64>,
     engine: Box<dyn Engine>,
+    /// The interpreter's; the JIT's are in its binding.
     links: Vec<Link>,
     faults: Vec<chronon_runtime::AssertId>,
+}
+
+/// A domain's JIT group function as the runtime's group tick.
+struct JitGroupTick {
+    function: GroupFn,
+    /// The state's first slot (the array never grows or moves).
+    state: *mut u64,
+    /// One per unit of the group, bound to `binding`.
+    contexts: Box<[HostCtx<'static>]>,
+    binding: Rc<RuntimeBinding>,
+    /// Keeps the state and the JIT's code and fault tables alive.
+    _shared: Rc<RefCell<Shared>>,
+}
+
+impl chronon_runtime::Tick for JitGroupTick {
+    fn tick(&mut self, ctx: &mut TickCtx<'_>) {
+        self.binding
+            .tick
+            .set((ctx as *mut TickCtx<'_>).cast::<std::ffi::c_void>());
+        // SAFETY: `function` was compiled for this program's state layout
+        // and touches only its units' slots of `state`, which `_shared`
+        // keeps alive and nobody borrows during a tick (readers of the state
+        // run between runtime calls); `contexts` were built by `Jit::group`
+        // from the JIT in `_shared`, and their host calls reach `ctx` through
+        // `binding`, set just above for the duration of this call.
+        unsafe { (self.function)(self.state, self.contexts.as_mut_ptr()) };
+        self.binding.tick.set(std::ptr::null_mut());
+    }
 }
 
 /// A shared, read-only handle on a [`Simulator`]'s state.
@@ -75,10 +112,6 @@ pub struct Simulator {
 impl Simulator {
     /// Declares `program` to the runtime and compiles it for `engine`.
     pub fn new(program: Arc<Program>, engine: EngineKind) -> Result<Simulator, SetupError> {
-        let engine: Box<dyn Engine> = match engine {
-            EngineKind::Interp => Box::new(Interpreter::new(program.clone())),
-            EngineKind::Jit => Box::new(Jit::compile(&program, JitConfig::default())?),
-        };
         let mut b = DesignBuilder::new();
         let domains: Vec<_> = program
             .domains
@@ -152,26 +185,69 @@ impl Simulator {
             .zip(fault_sites::runtime_sites(&program))
             .map(|(f, site)| b.fault_site(units[f.unit as usize], site.kind, &site.construct))
             .collect();
-        let shared = Rc::new(RefCell::new(Shared {
-            state: initial_state(&program),
-            engine,
+        if engine == EngineKind::Interp {
+            let shared = Rc::new(RefCell::new(Shared {
+                state: initial_state(&program),
+                engine: Box::new(Interpreter::new(program.clone())),
+                links,
+                faults,
+            }));
+            for (i, unit) in units.iter().enumerate() {
+                let shared = shared.clone();
+                let id = i as u32;
+                b.set_tick(*unit, move |ctx: &mut TickCtx<'_>| {
+                    let mut guard = shared.borrow_mut();
+                    let Shared {
+                        state,
+                        engine,
+                        links,
+                        faults,
+                    } = &mut *guard;
+                    let mut host = CtxHost { ctx, links, faults };
+                    engine.tick_unit(state, id, &mut host);
+                })?;
+            }
+            let sim = b.build()?;
+            return Ok(Simulator {
+                sim,
+                program,
+                shared,
+            });
+        }
+        // The JIT: one group per domain, in the runtime's evaluation order.
+        let mut groups: Vec<Vec<u32>> = vec![Vec::new(); program.domains.len()];
+        for cluster in b.evaluation_order()? {
+            groups[cluster.domain.0 as usize].extend(cluster.units.iter().map(|u| u.0));
+        }
+        groups.retain(|g| !g.is_empty());
+        let jit = Jit::compile_with_groups(&program, JitConfig::default(), &groups)?;
+        let binding = Rc::new(RuntimeBinding {
+            tick: std::cell::Cell::new(std::ptr::null_mut()),
             links,
             faults,
+        });
+        let group_code: Vec<_> = (0..groups.len())
+            .map(|g| jit.group(g, Rc::as_ptr(&binding)))
+            .collect();
+        let shared = Rc::new(RefCell::new(Shared {
+            state: initial_state(&program),
+            engine: Box::new(jit),
+            links: Vec::new(),
+            faults: Vec::new(),
         }));
-        for (i, unit) in units.iter().enumerate() {
-            let shared = shared.clone();
-            let id = i as u32;
-            b.set_tick(*unit, move |ctx: &mut TickCtx<'_>| {
-                let mut guard = shared.borrow_mut();
-                let Shared {
+        let state = shared.borrow_mut().state.as_mut_ptr();
+        for (members, (function, contexts)) in groups.iter().zip(group_code) {
+            let members: Vec<_> = members.iter().map(|&u| units[u as usize]).collect();
+            b.set_group_tick(
+                &members,
+                JitGroupTick {
+                    function,
                     state,
-                    engine,
-                    links,
-                    faults,
-                } = &mut *guard;
-                let mut host = CtxHost { ctx, links, faults };
-                engine.tick_unit(state, id, &mut host);
-            })?;
+                    contexts,
+                    binding: binding.clone(),
+                    _shared: shared.clone(),
+                },
+            )?;
         }
         let sim = b.build()?;
         Ok(Simulator {
