@@ -143,3 +143,68 @@ fn fmt_check_flags_unformatted_files_only() {
     let good = chronc(&["fmt", "--check", "examples/producer_consumer.chr"]);
     assert_eq!(good.status.code(), Some(0), "{}", all_output(&good));
 }
+
+/// `chronc run --json` of a design, host timing and the engine name removed.
+fn deterministic_report(args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--json", "-q"]);
+    let out = chronc(&all);
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    let mut json: serde_json::Value =
+        serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
+    let obj = json.as_object_mut().expect("an object");
+    obj.retain(|k, _| !k.contains("wall") && !k.contains("per_second") && k != "engine");
+    json
+}
+
+#[test]
+fn the_seed_decides_random_traffic_alike_on_both_engines() {
+    let design = "examples/random_traffic.chr";
+    let run = |engine: &str, seed: &str| {
+        deterministic_report(&[design, "--engine", engine, "--seed", seed])
+    };
+    let seven = run("jit", "7");
+    assert_eq!(seven["seed"], 7, "{seven:#}");
+    assert_eq!(seven, run("interp", "7"), "same seed, other engine");
+    assert_eq!(seven, run("jit", "7"), "same seed, again");
+    let eight = run("jit", "8");
+    assert_eq!(eight, run("interp", "8"));
+    assert_ne!(
+        seven["counters"], eight["counters"],
+        "another seed, other traffic"
+    );
+    assert_ne!(seven["state_digest"], eight["state_digest"]);
+    // Without `--seed` the run uses the documented default, 0.
+    let default = deterministic_report(&[design]);
+    assert_eq!(default, run("jit", "0"));
+    // The text summary says which seed it ran with.
+    let out = chronc(&["run", design, "--seed", "7", "-q"]);
+    assert!(stdout(&out).contains("(seed 7)"), "{}", all_output(&out));
+}
+
+#[test]
+fn runtime_faults_name_their_source_location() {
+    for (design, location) in [
+        // The indexed register read.
+        ("tests/designs/fault_index_out_of_range.chr", "10:17"),
+        // The stage register's declaration.
+        ("tests/designs/fault_stage_twice.chr", "9:11"),
+    ] {
+        let out = chronc(&["run", design, "--json", "-q"]);
+        assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+        let json: serde_json::Value =
+            serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
+        let fault = &json["faults"][0];
+        let at = fault["location"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{json:#}"));
+        assert_eq!(at, format!("{design}:{location}"));
+        assert!(
+            fault["message"].as_str().is_some_and(|m| m.contains(at)),
+            "{design}: the message names {at}: {fault:#}"
+        );
+        let text = chronc(&["run", design, "-q"]);
+        assert!(stdout(&text).contains(at), "{}", all_output(&text));
+    }
+}

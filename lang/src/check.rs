@@ -783,6 +783,7 @@ impl Env {
         };
         let locals = std::mem::take(&mut cx.locals);
         let used = std::mem::take(&mut cx.used_members);
+        let random_sites = cx.random_sites;
         let info = cx.unit.take().expect("unit info is set for ticks");
         drop(cx);
         let mut warnings = Vec::new();
@@ -851,6 +852,7 @@ impl Env {
             counters: info.counters,
             locals,
             tick,
+            random_sites,
             span: u.name.span,
         }
     }
@@ -924,6 +926,8 @@ struct BodyCx<'e> {
     used_members: HashSet<(Member, usize)>,
     /// Stage pipes written or retained on every path to the current point.
     stage_writes: StageSet,
+    /// `random()` call sites numbered so far (the next one's number).
+    random_sites: u32,
 }
 
 /// Constant stage pipes `(stage, pipe)` already written or retained, with
@@ -966,6 +970,7 @@ impl<'e> BodyCx<'e> {
             scopes: Vec::new(),
             used_members: HashSet::new(),
             stage_writes: HashMap::new(),
+            random_sites: 0,
         }
     }
 
@@ -1123,11 +1128,58 @@ impl<'e> BodyCx<'e> {
     fn is_untyped(&self, e: &ast::Expr) -> bool {
         match &e.kind {
             A::Int(_, None) => true,
+            // `random()` takes its type from the context, like a literal.
+            A::Call(f, args) => args.is_empty() && self.is_random(f),
             A::Unary(UnOp::Neg | UnOp::BitNot, a) => self.is_untyped(a),
             A::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
                 self.is_untyped(a) && (matches!(op, BinOp::Shl | BinOp::Shr) || self.is_untyped(b))
             }
             _ => false,
+        }
+    }
+
+    /// Whether a call of `f` is the `random()` builtin: an item of that
+    /// name in scope shadows it.
+    fn is_random(&self, f: &ast::Ident) -> bool {
+        f.name == "random" && !self.env.scopes[self.module].contains_key(&f.name)
+    }
+
+    /// `random()`: a tick-only value of the integer or `bool` type its
+    /// context expects (E0325 otherwise), numbered by call site.
+    fn random(&mut self, args: &[ast::Expr], want: Option<&Type>, span: Span) -> Expr {
+        if self.kind != BodyKind::Tick {
+            self.err(TypeError::UnitOpInFn {
+                span,
+                what: "`random()`",
+            });
+            return err_expr(span);
+        }
+        if !args.is_empty() {
+            self.err(TypeError::ArgCount {
+                span,
+                what: "`random()`".into(),
+                expected: 0,
+                found: args.len(),
+            });
+            return err_expr(span);
+        }
+        let ty = match want {
+            Some(Type::Error) => return err_expr(span),
+            Some(t) if t.is_int() || *t == Type::Bool => t.clone(),
+            other => {
+                self.err(TypeError::RandomType {
+                    span,
+                    found: other.map(|t| t.to_string()),
+                });
+                return err_expr(span);
+            }
+        };
+        let site = self.random_sites;
+        self.random_sites += 1;
+        Expr {
+            kind: ExprKind::Random(site),
+            ty,
+            span,
         }
     }
 
@@ -1393,6 +1445,9 @@ impl<'e> BodyCx<'e> {
                         what: "a function call in a constant",
                     });
                     return err_expr(span);
+                }
+                if self.is_random(f) {
+                    return self.random(args, want, span);
                 }
                 let Some(item) = self.env.lookup(self.module, &f.name) else {
                     self.env.unknown(self.module, f, "function", &[]);

@@ -228,6 +228,13 @@ pub enum ExprKind {
     StageValid(usize, Box<Expr>),
     /// `stage.read(pipe)`
     StageRead(usize, Box<Expr>),
+    /// `random()`: a value of the expression's type (an integer or `bool`)
+    /// drawn from the run's seed. The number is the call site: call sites
+    /// of a tick are numbered from 0 in source order (see
+    /// [`UnitSpec::random_sites`]). The value is a pure function of the run
+    /// seed, the unit instance path, this site, the unit's local cycle and
+    /// the iterations of the enclosing `for` loops.
+    Random(u32),
 }
 
 /// One step of a written place: `.field` or `[index]`.
@@ -436,6 +443,9 @@ pub struct UnitSpec {
     pub locals: Vec<Local>,
     /// The tick body (empty if the unit has no tick).
     pub tick: Vec<Stmt>,
+    /// Number of `random()` call sites in the tick ([`ExprKind::Random`]
+    /// numbers them `0..random_sites`).
+    pub random_sites: u32,
     /// Where the unit is declared.
     pub span: Span,
 }

@@ -200,6 +200,8 @@ pub enum TypeError {
         value: i128,
         range: &'static str,
     },
+    /// E0325
+    RandomType { span: Span, found: Option<String> },
     /// W0301
     UnusedState {
         span: Span,
@@ -267,6 +269,10 @@ impl IntoDiagnostic for TypeError {
                 .with_help("match integers with literals, enums with `E::V`, bools with `true`/`false`, options with `Some(x)`/`None`"),
             OutOfRange { span, what, value, range } => Diagnostic::error("E0324", format!("{what} {value} is out of range"), span, format!("must be {range}"))
                 .with_help(format!("{what} must be {range}")),
+            RandomType { span, found: Some(ty) } => Diagnostic::error("E0325", format!("`random()` cannot give a `{ty}`"), span, format!("a `{ty}` is expected here"))
+                .with_help("`random()` gives an integer or `bool`; draw each field separately"),
+            RandomType { span, found: None } => Diagnostic::error("E0325", "the type of `random()` cannot be inferred", span, "no type here tells its width")
+                .with_help("annotate the variable (`let r: u32 = random();`) or convert with `as` (`random() as u8`)"),
             UnusedState { span, what, name } => Diagnostic::warning("W0301", format!("{what} `{name}` is never used"), span, "unused")
                 .with_help("remove it, or prefix the name with `_`".to_string()),
             UnusedPort { span, name } => Diagnostic::warning("W0302", format!("port `{name}` is never used by the tick"), span, "unused")

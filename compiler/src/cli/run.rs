@@ -47,8 +47,8 @@ pub struct RunArgs {
     /// Override a parameter of the top system: `-p NAME=VALUE`.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Seed for the run (recorded in the report).
-    #[arg(long, default_value_t = 0)]
+    /// Seed of the design's `random()` values (recorded in the report).
+    #[arg(long, default_value_t = chronon_compiler::lower::random::DEFAULT_SEED)]
     pub seed: u64,
     /// Execution engine.
     #[arg(long, value_enum, default_value_t = EngineArg::Jit)]

@@ -258,11 +258,29 @@ pub struct TracePoint {
     pub args: Vec<(String, Ty)>,
 }
 
+/// What a fault site checks: it decides the fault's kind in the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SiteKind {
+    /// `assert(cond, "message")`.
+    Assert,
+    /// An array index out of range.
+    Index,
+    /// A stage register pipe written or retained twice in one tick.
+    StageTwice {
+        /// The pipe.
+        pipe: u32,
+    },
+    /// A stage register pipe index out of range.
+    StageRange,
+}
+
 /// A place that can fault at run time.
 #[derive(Clone, Debug)]
 pub struct FaultSite {
     /// Owning unit.
     pub unit: UnitId,
+    /// What it checks.
+    pub kind: SiteKind,
     /// The construct (`send on port tx`, `assert`, `index of hist`).
     pub construct: String,
     /// The message shown to the user.

@@ -10,6 +10,7 @@
 
 mod layout;
 mod order;
+pub mod random;
 
 use chronon_lang::ast::{BinOp as LBin, UnOp as LUn};
 use chronon_lang::design::{
@@ -21,7 +22,7 @@ use chronon_runtime::Clock;
 
 use crate::ir::{
     BinOp, Channel, Commit, Counter, Domain, Expr, FaultSite, Fifo, Indexed, Port, PortKind,
-    Program, RecvKind, Slot, Stage, Stmt, TracePoint, Ty, UnOp, Unit,
+    Program, RecvKind, SiteKind, Slot, Stage, Stmt, TracePoint, Ty, UnOp, Unit,
 };
 
 pub use layout::{scalars, size};
@@ -44,10 +45,23 @@ struct InstLayout {
     counters: Vec<u32>,
     /// IR port id of each port.
     ports: Vec<u32>,
+    /// Seed and cycle slots of a unit whose tick calls `random()`.
+    random: Option<(u32, u32)>,
 }
 
-/// Lowers an elaborated design; `sources` gives fault sites their locations.
+/// Lowers an elaborated design with the default seed
+/// ([`random::DEFAULT_SEED`]); `sources` gives fault sites their locations.
 pub fn lower(design: &Design, sources: &SourceMap) -> Result<Program, LowerError> {
+    lower_seeded(design, sources, random::DEFAULT_SEED)
+}
+
+/// [`lower`] for a run with this seed: the seed of `random()` (see
+/// [`random`]) is the initial value of a slot of each unit that calls it.
+pub fn lower_seeded(
+    design: &Design,
+    sources: &SourceMap,
+    seed: u64,
+) -> Result<Program, LowerError> {
     let mut p = Program::default();
     for c in &design.clocks {
         let clock = Clock::from_big(&c.period_ps, &c.phase_ps)
@@ -69,6 +83,11 @@ pub fn lower(design: &Design, sources: &SourceMap) -> Result<Program, LowerError
             &inst.path,
             inst.domain as u32,
         ));
+        if let Some(layout) = layouts.last()
+            && let Some((seed_slot, _)) = layout.random
+        {
+            p.slots[seed_slot as usize].init = random::unit_seed(seed, &inst.path);
+        }
     }
     for ch in &design.channels {
         p.channels.push(Channel {
@@ -99,13 +118,28 @@ pub fn lower(design: &Design, sources: &SourceMap) -> Result<Program, LowerError
             local_types: spec.locals.iter().map(|loc| loc.ty.clone()).collect(),
             out: Vec::new(),
             ret: None,
+            iterations: Vec::new(),
+            stream: None,
         };
         l.local_map = spec
             .locals
             .iter()
             .map(|loc| l.new_locals(&loc.ty))
             .collect();
-        let body = l.block(&spec.tick);
+        let body = match layouts[i].random {
+            // The tick's random stream is computed once, first; the cycle
+            // slot counts ticks, last, so it is the local cycle.
+            Some((seed_slot, cycle_slot)) => {
+                let stream = l.locals.len() as u32;
+                l.locals.push(Ty::U64);
+                l.stream = Some(stream);
+                let mut body = vec![Stmt::Assign(stream, random::stream(seed_slot, cycle_slot))];
+                body.extend(l.block(&spec.tick));
+                body.push(Stmt::Store(cycle_slot, random::next_cycle(cycle_slot)));
+                body
+            }
+            None => l.block(&spec.tick),
+        };
         let locals = std::mem::take(&mut l.locals);
         p.units[i].body = body;
         p.units[i].locals = locals;
@@ -159,6 +193,7 @@ fn declare_instance(
         stages: vec![],
         counters: vec![],
         ports: vec![],
+        random: None,
     };
     let mut commits = Vec::new();
     for r in &spec.regs {
@@ -195,6 +230,7 @@ fn declare_instance(
         for pipe in 0..pipes {
             p.faults.push(FaultSite {
                 unit,
+                kind: SiteKind::StageTwice { pipe },
                 construct: format!("stage register `{}`", s.name),
                 message: format!(
                     "stage register `{}`: pipe {pipe} written or retained twice in one tick",
@@ -205,6 +241,7 @@ fn declare_instance(
         }
         p.faults.push(FaultSite {
             unit,
+            kind: SiteKind::StageRange,
             construct: format!("stage register `{}`", s.name),
             message: format!("stage register `{}`: pipe index out of range", s.name),
             span,
@@ -235,6 +272,12 @@ fn declare_instance(
             slot,
         });
         layout.counters.push(slot);
+    }
+    if spec.random_sites > 0 {
+        // Its initial value, the unit's seed, is set by `lower_seeded`.
+        let seed_slot = add_slots(p, &format!("{path}.random.seed"), &[Ty::U64], &[]);
+        let cycle_slot = add_slots(p, &format!("{path}.random.cycle"), &[Ty::U64], &[]);
+        layout.random = Some((seed_slot, cycle_slot));
     }
     for port in &spec.ports {
         let kind = match port.kind {
@@ -298,6 +341,10 @@ struct UnitLower<'a> {
     out: Vec<Stmt>,
     /// Inside an inlined function: its result locals and its `returned` flag.
     ret: Option<(u32, u32)>,
+    /// Iterations of the enclosing unrolled `for` loops, outermost first.
+    iterations: Vec<u32>,
+    /// The local holding the tick's random stream, when it calls `random()`.
+    stream: Option<u32>,
 }
 
 fn bin(op: BinOp, ty: Ty, a: Expr, b: Expr) -> Expr {
@@ -330,10 +377,11 @@ impl UnitLower<'_> {
         span_text(self.src, span)
     }
 
-    fn fault(&mut self, construct: String, message: String, span: Span) -> u32 {
+    fn fault(&mut self, kind: SiteKind, construct: String, message: String, span: Span) -> u32 {
         let span = self.span_text(span);
         self.p.faults.push(FaultSite {
             unit: self.unit,
+            kind,
             construct,
             message,
             span,
@@ -502,7 +550,9 @@ impl UnitLower<'_> {
                         base,
                         Expr::Const(ty, u64::from(i) & ty.mask()),
                     ));
+                    self.iterations.push(i);
                     self.stmts(body);
+                    self.iterations.pop();
                     let iteration = std::mem::replace(&mut self.out, saved);
                     match returns {
                         Some((_, done)) if i > *start => self.out.push(Stmt::If {
@@ -526,7 +576,7 @@ impl UnitLower<'_> {
             SK::Finish => self.out.push(Stmt::Finish),
             SK::Assert { cond, message } => {
                 let cond = self.expr(cond).remove(0);
-                let fault = self.fault("assert".into(), message.clone(), s.span);
+                let fault = self.fault(SiteKind::Assert, "assert".into(), message.clone(), s.span);
                 self.out.push(Stmt::Assert { cond, fault });
             }
             SK::Trace { name, args } => {
@@ -684,6 +734,7 @@ impl UnitLower<'_> {
 
     fn index_fault(&mut self, span: Span) -> u32 {
         self.fault(
+            SiteKind::Index,
             "array index".into(),
             "array index out of range".into(),
             span,
@@ -845,6 +896,15 @@ impl UnitLower<'_> {
                     len,
                     index,
                     fault,
+                })]
+            }
+            EK::Random(site) => {
+                let Some(stream) = self.stream else {
+                    unreachable!("the checker counts every random() site of a tick")
+                };
+                let key = random::site_key(*site, &self.iterations);
+                vec![random::draw(Expr::Local(stream), key, ty, |e| {
+                    self.temp(Ty::U64, e)
                 })]
             }
             EK::StageRead(stage, pipe) => {

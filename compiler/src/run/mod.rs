@@ -12,7 +12,7 @@ use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, Drain, Picos, RunLimit, Stop};
 use serde::Serialize;
 
-use crate::lower::lower;
+use crate::lower::lower_seeded;
 use crate::record::{RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
@@ -47,7 +47,8 @@ pub struct RunOptions {
     pub stop: StopAt,
     /// Drain after stopping, with this instant limit.
     pub drain: Option<u64>,
-    /// Seed, recorded in the report (designs have no random sources yet).
+    /// The run seed: what `random()` draws from (see
+    /// [`crate::lower::random`]); recorded in the report.
     pub seed: u64,
 }
 
@@ -84,7 +85,10 @@ pub struct FaultReport {
     pub cycle: u64,
     /// Exact time, `ps + num/den ps`.
     pub time: String,
-    /// The whole message.
+    /// Source location `file:line:col` of the faulting construct, when it
+    /// has one: the assert, the index, or a stage register's declaration.
+    pub location: Option<String>,
+    /// The whole message, with the location.
     pub message: String,
 }
 
@@ -179,7 +183,8 @@ pub fn run_recorded(
         Some(d) if !has_errors => d,
         _ => return Err(RunError::Compile(compiled.diagnostics)),
     };
-    let program = lower(&design, sources).map_err(|e| RunError::Setup(e.to_string()))?;
+    let program =
+        lower_seeded(&design, sources, options.seed).map_err(|e| RunError::Setup(e.to_string()))?;
     let mut sim = Simulator::new(Arc::new(program), options.engine)
         .map_err(|e| RunError::Setup(e.to_string()))?;
     let recorder = match recording.any() {
@@ -299,6 +304,12 @@ fn report(
         .iter()
         .map(|f| {
             let (ps, rem) = f.time.split_ps();
+            let location = crate::simulate::fault_sites::location(program, f);
+            let mut message = f.to_string();
+            // Asserts and index checks already name it in their construct.
+            if let Some(at) = location.as_deref().filter(|at| !message.contains(at)) {
+                message.push_str(&format!(" (declared at {at})"));
+            }
             FaultReport {
                 code: f.code().to_string(),
                 unit: f.unit.clone(),
@@ -306,7 +317,8 @@ fn report(
                 domain: f.domain.clone(),
                 cycle: f.cycle,
                 time: format!("{ps} ps + {rem}/{} ps", f.time.ticks_per_ps),
-                message: f.to_string(),
+                location,
+                message,
             }
         })
         .collect();

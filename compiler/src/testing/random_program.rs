@@ -9,7 +9,7 @@
 
 use crate::ir::{
     BinOp, Cluster, Commit, Counter, Domain, Expr, FaultSite, Indexed, Port, PortKind, Program,
-    RecvKind, Slot, Stage, Stmt, TracePoint, Ty, UnOp, Unit,
+    RecvKind, SiteKind, Slot, Stage, Stmt, TracePoint, Ty, UnOp, Unit,
 };
 
 use super::rng::Rng;
@@ -64,9 +64,10 @@ fn add_slot(p: &mut Program, name: String, ty: Ty, init: u64) -> u32 {
     (p.slots.len() - 1) as u32
 }
 
-fn add_fault(p: &mut Program, unit: u32, construct: &str) -> u32 {
+fn add_fault(p: &mut Program, unit: u32, kind: SiteKind, construct: &str) -> u32 {
     p.faults.push(FaultSite {
         unit,
+        kind,
         construct: construct.into(),
         message: format!("{construct} failed"),
         span: None,
@@ -178,7 +179,7 @@ impl UnitGen<'_> {
                     return self.leaf(ty);
                 }
                 let (base, len) = *self.rng.pick(&arrays);
-                let fault = add_fault(self.p, self.unit, "array index");
+                let fault = add_fault(self.p, self.unit, SiteKind::Index, "array index");
                 let index = Box::new(self.index_into(len, d));
                 Expr::LoadIndexed(Indexed {
                     base,
@@ -193,7 +194,7 @@ impl UnitGen<'_> {
                 let st = &self.p.stages[self.stage as usize];
                 let (pipes, valid, value, item) = (st.pipes, st.valid, st.value, st.item.clone());
                 let field = self.rng.below(item.len() as u64) as u32;
-                let fault = add_fault(self.p, self.unit, "stage pipe index");
+                let fault = add_fault(self.p, self.unit, SiteKind::Index, "stage pipe index");
                 let index = Box::new(self.index_into(pipes, d));
                 if item[field as usize] == ty && !self.rng.one_in(3) {
                     let stride = item.len() as u32;
@@ -257,7 +258,7 @@ impl UnitGen<'_> {
                 let (ty, next, len) = (self.regs[r].ty, self.regs[r].next, self.regs[r].len);
                 let value = self.expr(ty, 0);
                 if len > 1 {
-                    let fault = add_fault(self.p, self.unit, "array index");
+                    let fault = add_fault(self.p, self.unit, SiteKind::Index, "array index");
                     let index = Box::new(self.index_into(len, 0));
                     Stmt::StoreIndexed(
                         Indexed {
@@ -380,7 +381,7 @@ impl UnitGen<'_> {
                 let cond = self.expr(Ty::BOOL, 1);
                 Stmt::Assert {
                     cond,
-                    fault: add_fault(self.p, self.unit, "assert"),
+                    fault: add_fault(self.p, self.unit, SiteKind::Assert, "assert"),
                 }
             }
             11 => {
@@ -480,10 +481,10 @@ fn add_unit(p: &mut Program, rng: &mut Rng, unit: u32, domain: u32) {
     let value_next = run(p, "value'", pipes * k, &item);
     let touched = run(p, "touched", pipes, &[Ty::BOOL]);
     let twice_fault = p.faults.len() as u32;
-    for _ in 0..pipes {
-        add_fault(p, unit, "stage write twice");
+    for pipe in 0..pipes {
+        add_fault(p, unit, SiteKind::StageTwice { pipe }, "stage write twice");
     }
-    let range_fault = add_fault(p, unit, "stage pipe");
+    let range_fault = add_fault(p, unit, SiteKind::StageRange, "stage pipe");
     p.stages.push(Stage {
         unit,
         name: "st".into(),
