@@ -23,6 +23,10 @@ fn lit(rng: &mut Rng, ty: &str) -> String {
 fn expr(rng: &mut Rng, ty: &str, regs: &[(String, String)], depth: u32) -> String {
     let same: Vec<&(String, String)> = regs.iter().filter(|(_, t)| t == ty).collect();
     if depth >= 3 || rng.one_in(3) {
+        // A seeded `random()` now and then (typed by `as`, like a literal).
+        if rng.one_in(8) {
+            return format!("(random() as {ty})");
+        }
         return match same.is_empty() || rng.one_in(3) {
             true => lit(rng, ty),
             false => rng.pick(&same).0.clone(),
