@@ -9,7 +9,10 @@
 //! - a register write goes to the register's `next` slot and the unit's
 //!   [`Commit`] list copies it to the `cur` slot at the end of the unit's
 //!   tick (a register is visible only to its own unit, so this equals a
-//!   commit at the end of the instant, contract §3);
+//!   commit at the end of the instant, contract §3); a register written in
+//!   place by [`opt::in_place_registers`] stores to `cur` directly, its reads
+//!   after the first write use a local, and its commit copies `cur` onto
+//!   itself (engines skip it);
 //! - units of a cluster are listed in an order where every zero-latency
 //!   sender ticks before its receivers (contract §2);
 //! - every side effect that leaves the unit (channels, FIFOs, traces, faults,
@@ -21,6 +24,7 @@
 //! selects short-circuit.
 
 pub mod eval;
+pub mod opt;
 pub mod print;
 pub mod validate;
 

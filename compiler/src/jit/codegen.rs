@@ -676,6 +676,8 @@ impl Gen<'_> {
 
     fn commit(&mut self, c: &Commit) {
         match c {
+            // A register written in place (`ir::opt`): nothing to copy.
+            Commit::Copy { from, to, .. } if from == to => {}
             Commit::Copy { from, to, count } => {
                 for i in 0..*count {
                     // A fresh load rather than the value the body stored:

@@ -145,6 +145,11 @@ pub fn lower_seeded(
         p.units[i].locals = locals;
     }
     p.clusters = order::clusters(&p).map_err(LowerError)?;
+    // `CHRONON_NO_IR_OPT` skips the IR optimizations, so benchmarks can
+    // measure them inside one binary (docs/performance.md).
+    if std::env::var_os("CHRONON_NO_IR_OPT").is_none() {
+        crate::ir::opt::optimize(&mut p);
+    }
     crate::ir::validate::validate(&p)
         .map_err(|e| LowerError(format!("internal compiler error: {e}")))?;
     Ok(p)

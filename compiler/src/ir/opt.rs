@@ -1,0 +1,712 @@
+//! Optimizations of a valid program, run by lowering so that both engines
+//! execute the same, cheaper code. Each keeps every observable: host calls
+//! with their arguments and order, faults, and the value of every register
+//! and counter after each tick. Only the register *next* slots of
+//! registers written in place stop changing (see [`in_place_registers`]).
+//!
+//! - [`fold_constants`]: locals that hold a constant (unrolled loop
+//!   indices) are replaced by it, constant operations are evaluated,
+//!   indexed accesses with a constant in-range index become plain slot
+//!   accesses, conditionals with a constant condition keep only the branch
+//!   taken and asserts that cannot fail disappear.
+//! - [`in_place_registers`]: a register whose slots are only ever written at
+//!   known positions stores straight into its current slots; a read that
+//!   comes after the first write reads a local holding the value from
+//!   before the edge, and its commit becomes a no-op (`from == to`).
+
+use std::collections::HashMap;
+
+use super::{Commit, Expr, Indexed, LocalId, Program, SlotId, Stmt, Ty, eval};
+
+/// Runs every optimization on every unit of `p`.
+pub fn optimize(p: &mut Program) {
+    for u in 0..p.units.len() {
+        fold_constants(p, u);
+        in_place_registers(p, u);
+    }
+}
+
+/// Folds constants in unit `u` (see the module doc).
+pub fn fold_constants(p: &mut Program, u: usize) {
+    let unit = &mut p.units[u];
+    let body = std::mem::take(&mut unit.body);
+    let mut f = Fold {
+        locals: &unit.locals,
+        consts: HashMap::new(),
+    };
+    let mut out = Vec::with_capacity(body.len());
+    f.block(body, &mut out);
+    unit.body = out;
+}
+
+/// The slot a constant in-range index selects.
+fn constant_slot(ix: &Indexed) -> Option<SlotId> {
+    match *ix.index {
+        Expr::Const(_, i) if i < u64::from(ix.len) => Some(ix.base + i as u32 * ix.stride),
+        _ => None,
+    }
+}
+
+struct Fold<'a> {
+    locals: &'a [Ty],
+    /// Locals known to hold a constant at the current point, on every path.
+    consts: HashMap<LocalId, u64>,
+}
+
+impl Fold<'_> {
+    /// Folds a boxed expression, reusing its allocation.
+    fn boxed(&self, mut e: Box<Expr>) -> Box<Expr> {
+        let inner = std::mem::replace(&mut *e, Expr::Const(Ty::BOOL, 0));
+        *e = self.expr(inner);
+        e
+    }
+
+    fn indexed(&self, ix: Indexed) -> Indexed {
+        Indexed {
+            index: self.boxed(ix.index),
+            ..ix
+        }
+    }
+
+    fn expr(&self, e: Expr) -> Expr {
+        match e {
+            Expr::Const(..) | Expr::Load(_) => e,
+            Expr::Local(l) => match self.consts.get(&l) {
+                Some(v) => Expr::Const(self.locals[l as usize], *v),
+                None => e,
+            },
+            Expr::LoadIndexed(ix) => {
+                let ix = self.indexed(ix);
+                // An out-of-range constant index still faults at run time.
+                constant_slot(&ix).map_or(Expr::LoadIndexed(ix), Expr::Load)
+            }
+            Expr::Unary(op, ty, a) => match self.expr(*a) {
+                Expr::Const(_, v) => Expr::Const(ty, eval::unary(op, ty, v)),
+                a => Expr::Unary(op, ty, Box::new(a)),
+            },
+            Expr::Binary(op, ty, a, b) => match (self.expr(*a), self.expr(*b)) {
+                (Expr::Const(_, x), Expr::Const(_, y)) => {
+                    let rty = if op.is_comparison() { Ty::BOOL } else { ty };
+                    Expr::Const(rty, eval::binary(op, ty, x, y))
+                }
+                (a, b) => Expr::Binary(op, ty, Box::new(a), Box::new(b)),
+            },
+            Expr::Cast { from, to, arg } => match self.expr(*arg) {
+                Expr::Const(_, v) => Expr::Const(to, eval::cast(from, to, v)),
+                arg => Expr::Cast {
+                    from,
+                    to,
+                    arg: Box::new(arg),
+                },
+            },
+            // Only the chosen arm is evaluated, so the other one (and any
+            // fault it could raise) can go.
+            Expr::Select { cond, then, els } => match self.expr(*cond) {
+                Expr::Const(_, c) => self.expr(if c != 0 { *then } else { *els }),
+                cond => Expr::Select {
+                    cond: Box::new(cond),
+                    then: self.boxed(then),
+                    els: self.boxed(els),
+                },
+            },
+        }
+    }
+
+    fn forget(&mut self, l: LocalId) {
+        self.consts.remove(&l);
+    }
+
+    fn block(&mut self, stmts: Vec<Stmt>, out: &mut Vec<Stmt>) {
+        for s in stmts {
+            self.stmt(s, out);
+        }
+    }
+
+    fn stmt(&mut self, s: Stmt, out: &mut Vec<Stmt>) {
+        let s = match s {
+            Stmt::Assign(l, e) => {
+                let e = self.expr(e);
+                match e {
+                    Expr::Const(_, v) => self.consts.insert(l, v),
+                    _ => self.consts.remove(&l),
+                };
+                Stmt::Assign(l, e)
+            }
+            Stmt::Store(slot, e) => Stmt::Store(slot, self.expr(e)),
+            Stmt::StoreIndexed(ix, e) => {
+                // The index is evaluated first; a constant one has no
+                // effect to keep in order.
+                let ix = self.indexed(ix);
+                let e = self.expr(e);
+                match constant_slot(&ix) {
+                    Some(slot) => Stmt::Store(slot, e),
+                    None => Stmt::StoreIndexed(ix, e),
+                }
+            }
+            Stmt::If { cond, then, els } => {
+                let cond = self.expr(cond);
+                if let Expr::Const(_, c) = cond {
+                    // Blocks open no scope: the branch taken runs in place.
+                    self.block(if c != 0 { then } else { els }, out);
+                    return;
+                }
+                let before = self.consts.clone();
+                let mut t = Vec::with_capacity(then.len());
+                self.block(then, &mut t);
+                let after_then = std::mem::replace(&mut self.consts, before);
+                let mut e = Vec::with_capacity(els.len());
+                self.block(els, &mut e);
+                self.consts
+                    .retain(|l, v| after_then.get(l).is_some_and(|w| w == v));
+                Stmt::If {
+                    cond,
+                    then: t,
+                    els: e,
+                }
+            }
+            Stmt::StageWrite { stage, pipe, value } => Stmt::StageWrite {
+                stage,
+                pipe: self.expr(pipe),
+                value: value.into_iter().map(|v| self.expr(v)).collect(),
+            },
+            Stmt::StageRetain { stage, pipe } => Stmt::StageRetain {
+                stage,
+                pipe: self.expr(pipe),
+            },
+            Stmt::CanSend { port, dst } => {
+                self.forget(dst);
+                Stmt::CanSend { port, dst }
+            }
+            Stmt::Send { port, value, dst } => {
+                let value = value.into_iter().map(|v| self.expr(v)).collect();
+                if let Some(d) = dst {
+                    self.forget(d);
+                }
+                Stmt::Send { port, value, dst }
+            }
+            Stmt::Recv {
+                port,
+                kind,
+                ok,
+                dst,
+            } => {
+                self.forget(ok);
+                for l in &dst {
+                    self.forget(*l);
+                }
+                Stmt::Recv {
+                    port,
+                    kind,
+                    ok,
+                    dst,
+                }
+            }
+            Stmt::Request { port, dst } => {
+                self.forget(dst);
+                Stmt::Request { port, dst }
+            }
+            Stmt::Valid { port, dst } => {
+                self.forget(dst);
+                Stmt::Valid { port, dst }
+            }
+            Stmt::Trace { trace, args } => Stmt::Trace {
+                trace,
+                args: args.into_iter().map(|a| self.expr(a)).collect(),
+            },
+            Stmt::Assert { cond, fault } => {
+                let cond = self.expr(cond);
+                if matches!(cond, Expr::Const(_, c) if c != 0) {
+                    return;
+                }
+                Stmt::Assert { cond, fault }
+            }
+            Stmt::Finish => Stmt::Finish,
+        };
+        out.push(s);
+    }
+}
+
+/// Calls `f` on every expression of `s` and of the blocks nested in it
+/// (not on subexpressions: [`sub_exprs`] walks those).
+fn stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
+    match s {
+        Stmt::Assign(_, e) | Stmt::Store(_, e) => f(e),
+        Stmt::StoreIndexed(ix, e) => {
+            f(&ix.index);
+            f(e);
+        }
+        Stmt::If { cond, then, els } => {
+            f(cond);
+            for s in then.iter().chain(els) {
+                stmt_exprs(s, f);
+            }
+        }
+        Stmt::StageWrite { pipe, value, .. } => {
+            f(pipe);
+            value.iter().for_each(&mut *f);
+        }
+        Stmt::StageRetain { pipe, .. } => f(pipe),
+        Stmt::Send { value, .. } => value.iter().for_each(f),
+        Stmt::Trace { args, .. } => args.iter().for_each(f),
+        Stmt::Assert { cond, .. } => f(cond),
+        Stmt::CanSend { .. }
+        | Stmt::Recv { .. }
+        | Stmt::Request { .. }
+        | Stmt::Valid { .. }
+        | Stmt::Finish => {}
+    }
+}
+
+/// Calls `f` on `e` and every expression inside it.
+fn sub_exprs<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
+    f(e);
+    match e {
+        Expr::Const(..) | Expr::Local(_) | Expr::Load(_) => {}
+        Expr::LoadIndexed(ix) => sub_exprs(&ix.index, f),
+        Expr::Unary(_, _, a) | Expr::Cast { arg: a, .. } => sub_exprs(a, f),
+        Expr::Binary(_, _, a, b) => {
+            sub_exprs(a, f);
+            sub_exprs(b, f);
+        }
+        Expr::Select { cond, then, els } => {
+            sub_exprs(cond, f);
+            sub_exprs(then, f);
+            sub_exprs(els, f);
+        }
+    }
+}
+
+/// Calls `f` on every statement of `s`, itself included, nested blocks too.
+fn sub_stmts<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
+    f(s);
+    if let Stmt::If { then, els, .. } = s {
+        for s in then.iter().chain(els) {
+            sub_stmts(s, f);
+        }
+    }
+}
+
+/// The slots an indexed access may touch, as an inclusive range.
+fn span(ix: &Indexed) -> (SlotId, SlotId) {
+    (ix.base, ix.base + ix.stride * (ix.len.max(1) - 1))
+}
+
+fn overlaps((lo, hi): (SlotId, SlotId), from: SlotId, count: u32) -> bool {
+    lo < from + count && from <= hi
+}
+
+/// Where each slot is accessed in a unit's body, by top-level statement.
+#[derive(Default)]
+struct Accesses {
+    /// First top-level statement with a plain store to the slot.
+    first_store: HashMap<SlotId, usize>,
+    /// Last top-level statement with a plain load of the slot.
+    last_load: HashMap<SlotId, usize>,
+    /// Indexed loads: the range and the top-level statement.
+    indexed_loads: Vec<((SlotId, SlotId), usize)>,
+    /// Indexed stores: the range.
+    indexed_stores: Vec<(SlotId, SlotId)>,
+}
+
+fn accesses(body: &[Stmt]) -> Accesses {
+    let mut a = Accesses::default();
+    for (t, top) in body.iter().enumerate() {
+        sub_stmts(top, &mut |s| match s {
+            Stmt::Store(slot, _) => {
+                a.first_store.entry(*slot).or_insert(t);
+            }
+            Stmt::StoreIndexed(ix, _) => a.indexed_stores.push(span(ix)),
+            _ => {}
+        });
+        stmt_exprs(top, &mut |e| {
+            sub_exprs(e, &mut |e| match e {
+                Expr::Load(slot) => {
+                    a.last_load.insert(*slot, t);
+                }
+                Expr::LoadIndexed(ix) => a.indexed_loads.push((span(ix), t)),
+                _ => {}
+            })
+        });
+    }
+    a
+}
+
+/// Writes registers of unit `u` in place where that is safe.
+///
+/// A register's current slots are read only by its own unit (IR
+/// guarantee), so storing the new value straight into them is invisible
+/// outside the tick; inside it, every read that may come after the first
+/// write must still see the value from before the edge. For a register
+/// with slots `cur` and `next`, this applies when nothing reads `next`,
+/// nothing stores to `cur`, no indexed store may touch either, and no
+/// indexed load of `cur` may come after its first write. Then each
+/// `Store(next + j, e)` becomes `Store(cur + j, e)`; when a read of
+/// `cur + j` follows the top-level statement `T` with the first such
+/// store (or sits inside `T`, unless `T` is that plain store, which
+/// evaluates its value first), a new local takes `cur + j` just before
+/// `T` and every read from `T` on uses it. The commit becomes a copy of
+/// `cur` onto itself, which the engines skip, so the register still lists
+/// its slots for the recorders.
+pub fn in_place_registers(p: &mut Program, u: usize) {
+    let unit = &p.units[u];
+    let a = accesses(&unit.body);
+    // For each rewritten next slot: its current slot.
+    let mut store_to: HashMap<SlotId, SlotId> = HashMap::new();
+    // Snapshots: current slot -> (first top-level statement, local).
+    let mut snapshot: HashMap<SlotId, (usize, LocalId)> = HashMap::new();
+    let mut new_locals = Vec::new();
+    let mut commits = unit.commits.clone();
+    for c in &mut commits {
+        let Commit::Copy { from, to, count } = c else {
+            continue;
+        };
+        let (next, cur, count) = (*from, *to, *count);
+        if next == cur {
+            continue;
+        }
+        let slots = || (0..count).map(|j| (next + j, cur + j));
+        let first = slots()
+            .filter_map(|(n, _)| a.first_store.get(&n).copied())
+            .min();
+        let unsafe_register = slots()
+            .any(|(n, c)| a.last_load.contains_key(&n) || a.first_store.contains_key(&c))
+            || a.indexed_stores
+                .iter()
+                .any(|r| overlaps(*r, next, count) || overlaps(*r, cur, count))
+            || a.indexed_loads.iter().any(|(r, t)| {
+                overlaps(*r, next, count)
+                    || (overlaps(*r, cur, count) && first.is_some_and(|f| *t >= f))
+            });
+        if unsafe_register {
+            continue;
+        }
+        for (n, c) in slots() {
+            store_to.insert(n, c);
+            let (Some(&t), Some(&last)) = (a.first_store.get(&n), a.last_load.get(&c)) else {
+                continue;
+            };
+            let plain_store_first = matches!(&unit.body[t], Stmt::Store(s, _) if *s == n);
+            if last > t || (last == t && !plain_store_first) {
+                let local = (unit.locals.len() + new_locals.len()) as LocalId;
+                new_locals.push(p.slots[c as usize].ty);
+                snapshot.insert(c, (t, local));
+            }
+        }
+        *from = cur;
+    }
+    if store_to.is_empty() {
+        return;
+    }
+    let unit = &mut p.units[u];
+    unit.commits = commits;
+    unit.locals.extend(new_locals);
+    // Snapshots to take before each top-level statement.
+    let mut before: HashMap<usize, Vec<(SlotId, LocalId)>> = HashMap::new();
+    for (&c, &(t, l)) in &snapshot {
+        before.entry(t).or_default().push((c, l));
+    }
+    let body = std::mem::take(&mut unit.body);
+    let mut out = Vec::with_capacity(body.len() + snapshot.len());
+    for (t, mut s) in body.into_iter().enumerate() {
+        if let Some(mut snaps) = before.remove(&t) {
+            snaps.sort_unstable();
+            out.extend(
+                snaps
+                    .into_iter()
+                    .map(|(c, l)| Stmt::Assign(l, Expr::Load(c))),
+            );
+        }
+        let reads = |slot: SlotId| match snapshot.get(&slot) {
+            Some(&(first, l)) if t >= first => Some(l),
+            _ => None,
+        };
+        rewrite(&mut s, &store_to, &reads);
+        out.push(s);
+    }
+    unit.body = out;
+}
+
+/// Redirects stores by `store_to` and loads to the locals `reads` names.
+fn rewrite(
+    s: &mut Stmt,
+    store_to: &HashMap<SlotId, SlotId>,
+    reads: &dyn Fn(SlotId) -> Option<LocalId>,
+) {
+    let fix = |e: &mut Expr| rewrite_expr(e, reads);
+    match s {
+        Stmt::Assign(_, e) => fix(e),
+        Stmt::Store(slot, e) => {
+            fix(e);
+            if let Some(c) = store_to.get(slot) {
+                *slot = *c;
+            }
+        }
+        Stmt::StoreIndexed(ix, e) => {
+            fix(&mut ix.index);
+            fix(e);
+        }
+        Stmt::If { cond, then, els } => {
+            fix(cond);
+            for s in then.iter_mut().chain(els.iter_mut()) {
+                rewrite(s, store_to, reads);
+            }
+        }
+        Stmt::StageWrite { pipe, value, .. } => {
+            fix(pipe);
+            value.iter_mut().for_each(fix);
+        }
+        Stmt::StageRetain { pipe, .. } => fix(pipe),
+        Stmt::Send { value, .. } => value.iter_mut().for_each(fix),
+        Stmt::Trace { args, .. } => args.iter_mut().for_each(fix),
+        Stmt::Assert { cond, .. } => fix(cond),
+        Stmt::CanSend { .. }
+        | Stmt::Recv { .. }
+        | Stmt::Request { .. }
+        | Stmt::Valid { .. }
+        | Stmt::Finish => {}
+    }
+}
+
+fn rewrite_expr(e: &mut Expr, reads: &dyn Fn(SlotId) -> Option<LocalId>) {
+    match e {
+        Expr::Load(slot) => {
+            if let Some(l) = reads(*slot) {
+                *e = Expr::Local(l);
+            }
+        }
+        Expr::Const(..) | Expr::Local(_) => {}
+        Expr::LoadIndexed(ix) => rewrite_expr(&mut ix.index, reads),
+        Expr::Unary(_, _, a) | Expr::Cast { arg: a, .. } => rewrite_expr(a, reads),
+        Expr::Binary(_, _, a, b) => {
+            rewrite_expr(a, reads);
+            rewrite_expr(b, reads);
+        }
+        Expr::Select { cond, then, els } => {
+            rewrite_expr(cond, reads);
+            rewrite_expr(then, reads);
+            rewrite_expr(els, reads);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::engine::{Engine, initial_state};
+    use crate::interp::Interpreter;
+    use crate::ir::{print, validate};
+    use crate::testing::random_program::random_program;
+    use crate::testing::script_host::ScriptHost;
+
+    /// Next slots that the optimized program no longer writes: those of
+    /// registers whose commit became a copy onto itself.
+    fn dead_next_slots(before: &Program, after: &Program) -> Vec<bool> {
+        let mut dead = vec![false; before.slots.len()];
+        for (ub, ua) in before.units.iter().zip(&after.units) {
+            for (cb, ca) in ub.commits.iter().zip(&ua.commits) {
+                if let (
+                    Commit::Copy { from, count, .. },
+                    Commit::Copy {
+                        from: f2, to: t2, ..
+                    },
+                ) = (cb, ca)
+                    && f2 == t2
+                {
+                    for s in *from..from + count {
+                        dead[s as usize] = true;
+                    }
+                }
+            }
+        }
+        dead
+    }
+
+    /// Runs both programs on the interpreter with the same scripted host
+    /// and compares host calls and every live slot after every unit tick.
+    fn same_behaviour(before: &Program, after: &Program, seed: u64) -> Result<(), String> {
+        let dead = dead_next_slots(before, after);
+        let mut engines = [
+            Interpreter::new(Arc::new(before.clone())),
+            Interpreter::new(Arc::new(after.clone())),
+        ];
+        let mut states = [initial_state(before), initial_state(after)];
+        let mut hosts = [ScriptHost::new(before, seed), ScriptHost::new(after, seed)];
+        for instant in 0..8 {
+            for cluster in &before.clusters {
+                for &unit in &cluster.units {
+                    for i in 0..2 {
+                        engines[i].tick_unit(&mut states[i], unit, &mut hosts[i]);
+                    }
+                    if hosts[0].log != hosts[1].log {
+                        return Err(format!(
+                            "instant {instant}, unit u{unit}: host calls differ"
+                        ));
+                    }
+                    let live = |s: &usize| !dead[*s];
+                    if let Some(s) = (0..dead.len())
+                        .filter(live)
+                        .find(|s| states[0][*s] != states[1][*s])
+                    {
+                        return Err(format!(
+                            "instant {instant}, unit u{unit}: slot s{s} is {:#x} before, {:#x} after",
+                            states[0][s], states[1][s]
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn optimized_random_programs_behave_the_same_on_both_engines() {
+        let mut in_place = 0;
+        let mut snapshots = 0;
+        for seed in 0..400 {
+            let before = random_program(seed);
+            let mut after = before.clone();
+            optimize(&mut after);
+            let text = || {
+                format!(
+                    "{}\n--- optimized:\n{}",
+                    print::program(&before),
+                    print::program(&after)
+                )
+            };
+            if let Err(e) = validate::validate(&after) {
+                panic!("seed {seed}: optimized program invalid: {e}\n{}", text());
+            }
+            if let Err(e) = same_behaviour(&before, &after, seed ^ 0xf01d) {
+                panic!("seed {seed}: {e}\n{}", text());
+            }
+            if let Err(e) = crate::testing::differential::compare_engines(&after, 6, seed) {
+                panic!("seed {seed}: engines differ: {e}\n{}", text());
+            }
+            in_place += dead_next_slots(&before, &after)
+                .iter()
+                .filter(|d| **d)
+                .count();
+            snapshots += after
+                .units
+                .iter()
+                .zip(&before.units)
+                .map(|(a, b)| a.locals.len() - b.locals.len())
+                .sum::<usize>();
+        }
+        // The generator's programs must exercise both rewrites, or this
+        // test proves nothing about them.
+        assert!(in_place > 100, "only {in_place} registers written in place");
+        assert!(snapshots > 50, "only {snapshots} snapshots taken");
+    }
+
+    fn unit_program(body: Vec<Stmt>, locals: Vec<Ty>, slots: usize) -> Program {
+        let ty = Ty::unsigned(32);
+        Program {
+            slots: (0..slots)
+                .map(|i| super::super::Slot {
+                    name: format!("s{i}"),
+                    ty,
+                    init: i as u64,
+                })
+                .collect(),
+            units: vec![super::super::Unit {
+                path: "top.u".into(),
+                domain: 0,
+                locals,
+                body,
+                commits: vec![Commit::Copy {
+                    from: 3,
+                    to: 0,
+                    count: 3,
+                }],
+            }],
+            ..Program::default()
+        }
+    }
+
+    /// An unrolled loop `r[i] <= r[i - 1] + 1` (registers `r` at slots
+    /// 0..3, next at 3..6): the indices fold, the stores go in place and
+    /// each `r[i - 1]` read after its write takes a snapshot.
+    #[test]
+    fn unrolled_pipeline_folds_and_writes_in_place() {
+        let ty = Ty::unsigned(32);
+        let i = 0;
+        let ix = |base: u32, by: u64| Indexed {
+            base,
+            stride: 1,
+            len: 3,
+            index: Box::new(Expr::Binary(
+                super::super::BinOp::Sub,
+                ty,
+                Box::new(Expr::Local(i)),
+                Box::new(Expr::Const(ty, by)),
+            )),
+            fault: 0,
+        };
+        let mut body = vec![Stmt::Store(3, Expr::Load(2))];
+        for k in 1..3 {
+            body.push(Stmt::Assign(i, Expr::Const(ty, k)));
+            body.push(Stmt::StoreIndexed(ix(3, 0), Expr::LoadIndexed(ix(0, 1))));
+        }
+        let mut p = unit_program(body, vec![ty], 6);
+        optimize(&mut p);
+        let u = &p.units[0];
+        assert_eq!(
+            u.commits,
+            vec![Commit::Copy {
+                from: 0,
+                to: 0,
+                count: 3
+            }]
+        );
+        let text = print::program(&p);
+        // r[0] and r[1] are read after their writes; r[2] is read before.
+        assert_eq!(u.locals.len(), 3, "{text}");
+        let stores: Vec<SlotId> = u
+            .body
+            .iter()
+            .filter_map(|s| match s {
+                Stmt::Store(slot, _) => Some(*slot),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stores, vec![0, 1, 2], "{text}");
+        let mut indexed = 0;
+        for s in &u.body {
+            indexed += usize::from(matches!(s, Stmt::StoreIndexed(..)));
+            stmt_exprs(s, &mut |e| {
+                sub_exprs(e, &mut |e| {
+                    indexed += usize::from(matches!(e, Expr::LoadIndexed(_)));
+                })
+            });
+        }
+        assert_eq!(indexed, 0, "an indexed access survived:\n{text}");
+    }
+
+    /// A register read through a dynamic index after it is written keeps
+    /// its next slot.
+    #[test]
+    fn dynamic_read_after_write_keeps_the_next_slot() {
+        let ty = Ty::unsigned(32);
+        let body = vec![
+            Stmt::Store(4, Expr::Const(ty, 7)),
+            Stmt::Assign(
+                0,
+                Expr::LoadIndexed(Indexed {
+                    base: 0,
+                    stride: 1,
+                    len: 3,
+                    index: Box::new(Expr::Load(5)),
+                    fault: 0,
+                }),
+            ),
+        ];
+        let mut p = unit_program(body, vec![ty], 6);
+        let before = p.clone();
+        optimize(&mut p);
+        assert_eq!(p.units[0].commits, before.units[0].commits);
+        assert_eq!(p.units[0].body, before.units[0].body);
+    }
+}
