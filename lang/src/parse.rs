@@ -3,8 +3,19 @@
 //! The file is first cut into top-level items by a cheap scan that matches
 //! braces and skips comments and strings; each item is then parsed on its own,
 //! so one broken item does not hide the errors of the others. Nesting depth is
-//! bounded before pest sees the text, so hostile input cannot overflow the
-//! stack.
+//! bounded before any parser sees the text, so hostile input cannot overflow
+//! the stack.
+//!
+//! Each item is read first by a hand-written lexer and recursive-descent
+//! parser (`descent`), which builds the AST of a clean item; an item it does
+//! not accept (a syntax error, anything the builder would report, a `clock`
+//! item) is parsed again with pest from `grammar.pest`, the grammar's
+//! specification, whose builder produces the same AST and every parse
+//! diagnostic. [`parse_file_reference`] parses with pest alone: the
+//! reference the fast path is tested against.
+
+mod descent;
+mod lexer;
 
 use pest::Parser;
 use pest::iterators::Pair;
@@ -119,28 +130,53 @@ fn join_alternatives(items: &[String]) -> String {
 /// Parses one file. Always returns a module (of the items that parsed) and
 /// every parse diagnostic.
 pub fn parse_file(file: FileId, text: &str) -> (Module, Vec<Diagnostic>) {
+    parse_with(file, text, true)
+}
+
+/// Parses one file with pest alone (the grammar's reference parser): the
+/// same result as [`parse_file`], slower. For the differential tests and the
+/// front-end benchmark.
+pub fn parse_file_reference(file: FileId, text: &str) -> (Module, Vec<Diagnostic>) {
+    parse_with(file, text, false)
+}
+
+fn parse_with(file: FileId, text: &str, fast: bool) -> (Module, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut module = Module::default();
     for (start, end) in split_items(file, text, &mut diags) {
         let chunk = &text[start..end];
-        match ChrParser::parse(Rule::item_eoi, chunk) {
-            Ok(mut pairs) => {
-                let item_eoi = pairs.next().expect("item_eoi matched");
-                let mut b = Builder {
-                    file,
-                    base: start,
-                    diags: &mut diags,
-                };
-                if let Some(item) = item_eoi.into_inner().next()
-                    && let Some(it) = b.item(item)
-                {
-                    module.items.push(it);
-                }
-            }
-            Err(e) => diags.push(syntax_error(file, start, chunk, e).into_diagnostic()),
+        if fast && let Some(item) = descent::parse_item(file, start, chunk) {
+            module.items.push(item);
+            continue;
         }
+        parse_item_pest(file, start, chunk, &mut module, &mut diags);
     }
     (module, diags)
+}
+
+fn parse_item_pest(
+    file: FileId,
+    start: usize,
+    chunk: &str,
+    module: &mut Module,
+    diags: &mut Vec<Diagnostic>,
+) {
+    match ChrParser::parse(Rule::item_eoi, chunk) {
+        Ok(mut pairs) => {
+            let item_eoi = pairs.next().expect("item_eoi matched");
+            let mut b = Builder {
+                file,
+                base: start,
+                diags,
+            };
+            if let Some(item) = item_eoi.into_inner().next()
+                && let Some(it) = b.item(item)
+            {
+                module.items.push(it);
+            }
+        }
+        Err(e) => diags.push(syntax_error(file, start, chunk, e).into_diagnostic()),
+    }
 }
 
 fn syntax_error(file: FileId, base: usize, chunk: &str, e: pest::error::Error<Rule>) -> ParseError {

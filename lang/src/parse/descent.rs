@@ -1,0 +1,1419 @@
+//! A hand-written recursive-descent parser for one item: the fast path of
+//! [`super::parse_file`].
+//!
+//! It reads the language of `grammar.pest` and builds exactly the AST the
+//! pest builder builds, spans included, for every item that parses cleanly.
+//! Anything else (a syntax error, a keyword where a name belongs, a literal
+//! the builder would reject, an expression long enough to approach the depth
+//! limit, a `clock` item) makes it give up with [`Bail`], and the caller
+//! parses that item with pest, which reports the errors in its words. So the
+//! grammar file stays the specification and error reporter, and pest runs
+//! only on broken items; the differential tests in `parse.rs` hold the two
+//! parsers equal.
+//!
+//! Where pest would backtrack, this parser decides with one or two tokens of
+//! lookahead, chosen so that it commits exactly when pest's ordered choice
+//! would: see `primary` (struct literals), `expr` (an operator not followed
+//! by an operand ends the expression) and `stmt` (places).
+//!
+//! Recursion is bounded: the item splitter has already refused items nested
+//! more than `MAX_NESTING` brackets deep, and operator, unary, cast and
+//! `else if` chains are loops.
+
+use super::MAX_EXPR_DEPTH;
+use super::lexer::{Kw, Tok, Token, lex};
+use crate::ast::*;
+use crate::span::{FileId, Span};
+
+/// The parser gave up on this item: parse it with pest instead.
+#[derive(Debug)]
+pub(super) struct Bail;
+
+type R<T> = Result<T, Bail>;
+
+/// Parses one item (`text` starts at byte `base` of the file); `None` sends
+/// the item to the pest parser.
+pub(super) fn parse_item(file: FileId, base: usize, text: &str) -> Option<Item> {
+    let toks = lex(text)?;
+    let mut p = Parser {
+        text,
+        toks,
+        pos: 0,
+        limit: usize::MAX,
+        file,
+        base,
+    };
+    let item = p.item().ok()?;
+    (p.peek() == Tok::Eof).then_some(item)
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+    /// The last token the current expression may reach (see `expr_top`):
+    /// the loops that build deep trees without brackets check it, so no
+    /// tree deeper than the builder's bound is ever built (or dropped,
+    /// which recurses too).
+    limit: usize,
+    file: FileId,
+    base: usize,
+}
+
+/// Binary operator of a token; `arg` limits it to the operators allowed in
+/// parameter values (`arg_op`: no comparisons, shifts or logic).
+fn binop(t: Tok, arg: bool) -> Option<BinOp> {
+    use BinOp::*;
+    let op = match t {
+        Tok::Pipe => BitOr,
+        Tok::Caret => BitXor,
+        Tok::Amp => BitAnd,
+        Tok::Plus => Add,
+        Tok::Minus => Sub,
+        Tok::Star => Mul,
+        Tok::Slash => Div,
+        Tok::Percent => Rem,
+        _ if arg => return None,
+        Tok::OrOr => Or,
+        Tok::AndAnd => And,
+        Tok::EqEq => Eq,
+        Tok::Ne => Ne,
+        Tok::Lt => Lt,
+        Tok::Le => Le,
+        Tok::Gt => Gt,
+        Tok::Ge => Ge,
+        Tok::Shl => Shl,
+        Tok::Shr => Shr,
+        _ => return None,
+    };
+    Some(op)
+}
+
+/// Whether a token can start an operand (`cast_expr`). Pest's `ident`
+/// matches keywords too, so they count (and bail later, as the builder
+/// rejects them).
+fn starts_operand(t: Tok) -> bool {
+    matches!(
+        t,
+        Tok::LParen
+            | Tok::LBrack
+            | Tok::Minus
+            | Tok::Bang
+            | Tok::Tilde
+            | Tok::Int
+            | Tok::Ident
+            | Tok::Kw(_)
+    )
+}
+
+fn is_word(t: Tok) -> bool {
+    matches!(t, Tok::Ident | Tok::Kw(_))
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Tok {
+        self.toks[self.pos].kind
+    }
+
+    fn peek_at(&self, k: usize) -> Tok {
+        self.toks.get(self.pos + k).map_or(Tok::Eof, |t| t.kind)
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.toks[self.pos];
+        if t.kind != Tok::Eof {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn eat(&mut self, k: Tok) -> bool {
+        if self.peek() == k {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, k: Tok) -> R<Token> {
+        if self.peek() == k {
+            Ok(self.bump())
+        } else {
+            Err(Bail)
+        }
+    }
+
+    fn span(&self, t: Token) -> Span {
+        Span::new(
+            self.file,
+            self.base + t.start as usize,
+            self.base + t.end as usize,
+        )
+    }
+
+    /// From the start of `first` to the end of the last token taken.
+    fn span_from(&self, first: Token) -> Span {
+        let last = self.toks[self.pos.saturating_sub(1)];
+        Span::new(
+            self.file,
+            self.base + first.start as usize,
+            self.base + last.end as usize,
+        )
+    }
+
+    /// From the start of `first` to the start of the next token. Pest's
+    /// implicit skip of blanks and comments runs before an optional or
+    /// repeated last element of a rule even when that element then matches
+    /// nothing, so such a rule's span ends where the next token starts.
+    fn span_to_next(&self, first: Token) -> Span {
+        Span::new(
+            self.file,
+            self.base + first.start as usize,
+            self.base + self.toks[self.pos].start as usize,
+        )
+    }
+
+    fn text(&self, t: Token) -> &str {
+        &self.text[t.start as usize..t.end as usize]
+    }
+
+    /// A name; a keyword here is the builder's error, so pest reports it.
+    fn name(&mut self) -> R<Ident> {
+        let t = self.expect(Tok::Ident)?;
+        Ok(Ident {
+            name: self.text(t).to_string(),
+            span: self.span(t),
+        })
+    }
+
+    // ------------------------------------------------------------ items
+
+    fn item(&mut self) -> R<Item> {
+        let first = self.bump();
+        Ok(match first.kind {
+            Tok::Kw(Kw::Use) => {
+                let mut path = vec![self.name()?];
+                while self.eat(Tok::ColonColon) {
+                    path.push(self.name()?);
+                }
+                if path.len() < 2 {
+                    return Err(Bail);
+                }
+                self.expect(Tok::Semi)?;
+                Item::Use(UseItem {
+                    path,
+                    span: self.span_from(first),
+                })
+            }
+            Tok::Kw(Kw::Const) => {
+                let name = self.name()?;
+                self.expect(Tok::Colon)?;
+                let ty = self.type_expr()?;
+                self.expect(Tok::Eq)?;
+                let value = self.expr_top(false)?;
+                self.expect(Tok::Semi)?;
+                Item::Const(ConstDef {
+                    name,
+                    ty,
+                    value,
+                    span: self.span_from(first),
+                })
+            }
+            Tok::Kw(Kw::Struct) => {
+                let name = self.name()?;
+                let fields = self.braced_list(|p| p.name_type())?;
+                Item::Struct(StructDef {
+                    name,
+                    fields,
+                    span: self.span_from(first),
+                })
+            }
+            Tok::Kw(Kw::Enum) => {
+                let name = self.name()?;
+                let variants = self.braced_list(|p| p.name())?;
+                Item::Enum(EnumDef {
+                    name,
+                    variants,
+                    span: self.span_from(first),
+                })
+            }
+            Tok::Kw(Kw::Fn) => {
+                let name = self.name()?;
+                self.expect(Tok::LParen)?;
+                let params = self.list(Tok::RParen, |p| p.name_type())?;
+                self.expect(Tok::Arrow)?;
+                let ret = self.type_expr()?;
+                let body = self.block()?;
+                Item::Fn(FnDef {
+                    name,
+                    params,
+                    ret,
+                    body,
+                    span: self.span_from(first),
+                })
+            }
+            Tok::Kw(Kw::Unit) => {
+                let (name, params) = self.header()?;
+                let mut members = Vec::new();
+                while !self.eat(Tok::RBrace) {
+                    members.push(self.unit_member()?);
+                }
+                Item::Unit(UnitDef {
+                    name,
+                    params,
+                    members,
+                    span: self.span_from(first),
+                })
+            }
+            Tok::Kw(Kw::System) => {
+                let (name, params) = self.header()?;
+                let members = self.system_members()?;
+                Item::System(SystemDef {
+                    name,
+                    params,
+                    members,
+                    span: self.span_from(first),
+                })
+            }
+            // `clock` items (time literals are atomic in the grammar) and
+            // anything else go to pest.
+            _ => return Err(Bail),
+        })
+    }
+
+    /// `NAME <params>? {`: the prologue shared by units and systems.
+    fn header(&mut self) -> R<(Ident, Vec<GenericParam>)> {
+        let name = self.name()?;
+        let mut params = Vec::new();
+        if self.eat(Tok::Lt) {
+            loop {
+                params.push(self.generic_param()?);
+                if !self.eat(Tok::Comma) || self.peek() == Tok::Gt {
+                    break;
+                }
+            }
+            self.expect(Tok::Gt)?;
+        }
+        self.expect(Tok::LBrace)?;
+        Ok((name, params))
+    }
+
+    fn generic_param(&mut self) -> R<GenericParam> {
+        let first = self.toks[self.pos];
+        let name = self.name()?;
+        self.expect(Tok::Colon)?;
+        let ty = self.type_expr()?;
+        let default = if self.eat(Tok::Eq) {
+            Some(self.expr_top(false)?)
+        } else {
+            None
+        };
+        // `generic_param` ends with an optional default, and `expr` with a
+        // repetition: either way pest's span runs to the next token.
+        Ok(GenericParam {
+            name,
+            ty,
+            default,
+            span: self.span_to_next(first),
+        })
+    }
+
+    /// `a, b, c,? close` (the opener already taken); empty allowed.
+    fn list<T>(&mut self, close: Tok, mut elem: impl FnMut(&mut Self) -> R<T>) -> R<Vec<T>> {
+        let mut out = Vec::new();
+        if !self.eat(close) {
+            loop {
+                out.push(elem(self)?);
+                if !self.eat(Tok::Comma) || self.peek() == close {
+                    break;
+                }
+            }
+            self.expect(close)?;
+        }
+        Ok(out)
+    }
+
+    fn braced_list<T>(&mut self, elem: impl FnMut(&mut Self) -> R<T>) -> R<Vec<T>> {
+        self.expect(Tok::LBrace)?;
+        self.list(Tok::RBrace, elem)
+    }
+
+    fn name_type(&mut self) -> R<(Ident, TypeExpr)> {
+        let name = self.name()?;
+        self.expect(Tok::Colon)?;
+        Ok((name, self.type_expr()?))
+    }
+
+    fn dir(&mut self) -> R<Dir> {
+        match self.bump().kind {
+            Tok::Kw(Kw::In) => Ok(Dir::In),
+            Tok::Kw(Kw::Out) => Ok(Dir::Out),
+            _ => Err(Bail),
+        }
+    }
+
+    fn unit_member(&mut self) -> R<UnitMember> {
+        let first = self.toks[self.pos];
+        let member = match first.kind {
+            Tok::Kw(Kw::In | Kw::Out) => {
+                let dir = self.dir()?;
+                let (name, ty) = self.name_type()?;
+                let kind = match self.peek() {
+                    Tok::Kw(Kw::Cdc) => {
+                        self.bump();
+                        if self.eat(Tok::Kw(Kw::Fwft)) {
+                            PortKindAst::CdcFwft
+                        } else {
+                            PortKindAst::Cdc
+                        }
+                    }
+                    Tok::Kw(Kw::Rate) => {
+                        self.bump();
+                        PortKindAst::Rate(self.expr_top(false)?)
+                    }
+                    _ => PortKindAst::Plain,
+                };
+                self.expect(Tok::Semi)?;
+                UnitMember::Port {
+                    dir,
+                    name,
+                    ty,
+                    kind,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Reg) => {
+                self.bump();
+                let (name, ty) = self.name_type()?;
+                let init = self.optional(Tok::Eq)?;
+                self.expect(Tok::Semi)?;
+                UnitMember::Reg {
+                    name,
+                    ty,
+                    init,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Stage) => {
+                self.bump();
+                let (name, ty) = self.name_type()?;
+                let pipes = self.optional(Tok::Kw(Kw::Pipes))?;
+                self.expect(Tok::Semi)?;
+                UnitMember::Stage {
+                    name,
+                    ty,
+                    pipes,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Counter) => {
+                self.bump();
+                let name = self.name()?;
+                self.expect(Tok::Semi)?;
+                UnitMember::Counter {
+                    name,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Tick) => {
+                self.bump();
+                let body = self.block()?;
+                UnitMember::Tick {
+                    body,
+                    span: self.span_from(first),
+                }
+            }
+            _ => return Err(Bail),
+        };
+        Ok(member)
+    }
+
+    /// `lead expr` if the next token is `lead`.
+    fn optional(&mut self, lead: Tok) -> R<Option<Expr>> {
+        if self.eat(lead) {
+            Ok(Some(self.expr_top(false)?))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// `[ expr ]` if the next token is `[`.
+    fn optional_index(&mut self) -> R<Option<Expr>> {
+        if self.eat(Tok::LBrack) {
+            let e = self.expr_top(false)?;
+            self.expect(Tok::RBrack)?;
+            Ok(Some(e))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// System members up to and including the closing `}`.
+    fn system_members(&mut self) -> R<Vec<SystemMember>> {
+        let mut members = Vec::new();
+        while !self.eat(Tok::RBrace) {
+            members.push(self.system_member()?);
+        }
+        Ok(members)
+    }
+
+    fn endpoint(&mut self) -> R<Endpoint> {
+        let first = self.toks[self.pos];
+        let inst = self.name()?;
+        let index = self.optional_index()?;
+        self.expect(Tok::Dot)?;
+        let port = self.name()?;
+        Ok(Endpoint {
+            inst,
+            index,
+            port,
+            span: self.span_from(first),
+        })
+    }
+
+    fn system_member(&mut self) -> R<SystemMember> {
+        let first = self.toks[self.pos];
+        let member = match first.kind {
+            Tok::Kw(Kw::In | Kw::Out) => {
+                let dir = self.dir()?;
+                let (name, ty) = self.name_type()?;
+                self.expect(Tok::Eq)?;
+                let target = self.endpoint()?;
+                self.expect(Tok::Semi)?;
+                SystemMember::Expose {
+                    dir,
+                    name,
+                    ty,
+                    target,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Inst) => {
+                self.bump();
+                let name = self.name()?;
+                let index = self.optional_index()?;
+                self.expect(Tok::Colon)?;
+                let target = self.name()?;
+                let args = if self.eat(Tok::Lt) {
+                    self.list(Tok::Gt, |p| {
+                        let n = p.name()?;
+                        p.expect(Tok::Eq)?;
+                        Ok((n, p.expr_top(true)?))
+                    })?
+                } else {
+                    Vec::new()
+                };
+                let clock = if self.eat(Tok::Kw(Kw::On)) {
+                    let n = self.name()?;
+                    Some((n, self.optional_index()?))
+                } else {
+                    None
+                };
+                self.expect(Tok::Semi)?;
+                SystemMember::Inst {
+                    name,
+                    index,
+                    target,
+                    args,
+                    clock,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Connect) => {
+                self.bump();
+                let from = self.endpoint()?;
+                self.expect(Tok::Arrow)?;
+                let to = self.endpoint()?;
+                let latency = self.optional(Tok::Kw(Kw::Latency))?;
+                let capacity = self.optional(Tok::Kw(Kw::Capacity))?;
+                self.expect(Tok::Semi)?;
+                SystemMember::Connect {
+                    from,
+                    to,
+                    latency,
+                    capacity,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::Cdc) => {
+                self.bump();
+                let from = self.endpoint()?;
+                self.expect(Tok::Arrow)?;
+                let to = self.endpoint()?;
+                self.expect(Tok::Kw(Kw::Depth))?;
+                let depth = self.expr_top(false)?;
+                let sync = self.optional(Tok::Kw(Kw::Sync))?;
+                self.expect(Tok::Semi)?;
+                SystemMember::Cdc {
+                    from,
+                    to,
+                    depth,
+                    sync,
+                    span: self.span_from(first),
+                }
+            }
+            Tok::Kw(Kw::For) => {
+                self.bump();
+                let var = self.name()?;
+                self.expect(Tok::Kw(Kw::In))?;
+                let start = self.expr_top(false)?;
+                self.expect(Tok::DotDot)?;
+                let end = self.expr_top(false)?;
+                self.expect(Tok::LBrace)?;
+                let body = self.system_members()?;
+                SystemMember::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                    span: self.span_from(first),
+                }
+            }
+            _ => return Err(Bail),
+        };
+        Ok(member)
+    }
+
+    fn type_expr(&mut self) -> R<TypeExpr> {
+        let first = self.toks[self.pos];
+        if self.eat(Tok::LBrack) {
+            let elem = self.type_expr()?;
+            self.expect(Tok::Semi)?;
+            let len = self.expr_top(false)?;
+            self.expect(Tok::RBrack)?;
+            Ok(TypeExpr {
+                kind: TypeExprKind::Array(Box::new(elem), Box::new(len)),
+                span: self.span_from(first),
+            })
+        } else {
+            let name = self.name()?;
+            Ok(TypeExpr {
+                span: name.span,
+                kind: TypeExprKind::Named(name),
+            })
+        }
+    }
+
+    // ------------------------------------------------------------ statements
+
+    fn block(&mut self) -> R<Block> {
+        let first = self.expect(Tok::LBrace)?;
+        let mut stmts = Vec::new();
+        while !self.eat(Tok::RBrace) {
+            stmts.push(self.stmt()?);
+        }
+        Ok(Block {
+            stmts,
+            span: self.span_from(first),
+        })
+    }
+
+    fn string(&mut self) -> R<String> {
+        let t = self.expect(Tok::Str)?;
+        let raw = self.text(t);
+        let body = &raw[1..raw.len() - 1];
+        let mut out = String::with_capacity(body.len());
+        let mut chars = body.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                out.push(match chars.next() {
+                    Some('n') => '\n',
+                    Some('t') => '\t',
+                    Some('"') => '"',
+                    Some('\\') => '\\',
+                    // E0107: pest's builder reports it.
+                    _ => return Err(Bail),
+                });
+            } else {
+                out.push(c);
+            }
+        }
+        Ok(out)
+    }
+
+    fn stmt(&mut self) -> R<Stmt> {
+        let first = self.toks[self.pos];
+        let kind = match first.kind {
+            Tok::Kw(Kw::Let) => {
+                self.bump();
+                let name = self.name()?;
+                let ty = if self.eat(Tok::Colon) {
+                    Some(self.type_expr()?)
+                } else {
+                    None
+                };
+                self.expect(Tok::Eq)?;
+                let value = self.expr_top(false)?;
+                self.expect(Tok::Semi)?;
+                StmtKind::Let { name, ty, value }
+            }
+            Tok::Kw(Kw::If) => {
+                self.bump();
+                let mut arms = Vec::new();
+                let cond = self.cond()?;
+                arms.push((cond, self.block()?));
+                let mut otherwise = None;
+                while self.eat(Tok::Kw(Kw::Else)) {
+                    if self.eat(Tok::Kw(Kw::If)) {
+                        let cond = self.cond()?;
+                        arms.push((cond, self.block()?));
+                    } else {
+                        otherwise = Some(self.block()?);
+                        break;
+                    }
+                }
+                if arms.len() > MAX_EXPR_DEPTH {
+                    // E0102 from the builder.
+                    return Err(Bail);
+                }
+                // `if_stmt` ends with an optional `else`.
+                let span = if otherwise.is_some() {
+                    self.span_from(first)
+                } else {
+                    self.span_to_next(first)
+                };
+                return Ok(Stmt {
+                    kind: StmtKind::If { arms, otherwise },
+                    span,
+                });
+            }
+            Tok::Kw(Kw::Match) => {
+                self.bump();
+                let scrutinee = self.expr_top(false)?;
+                self.expect(Tok::LBrace)?;
+                let mut arms = Vec::new();
+                while !self.eat(Tok::RBrace) {
+                    let mut pats = vec![self.pattern()?];
+                    while self.eat(Tok::Pipe) {
+                        pats.push(self.pattern()?);
+                    }
+                    self.expect(Tok::FatArrow)?;
+                    let body = self.block()?;
+                    self.eat(Tok::Comma);
+                    arms.push((pats, body));
+                }
+                StmtKind::Match { scrutinee, arms }
+            }
+            Tok::Kw(Kw::For) => {
+                self.bump();
+                let var = self.name()?;
+                self.expect(Tok::Kw(Kw::In))?;
+                let start = self.expr_top(false)?;
+                self.expect(Tok::DotDot)?;
+                let end = self.expr_top(false)?;
+                let body = self.block()?;
+                StmtKind::For {
+                    var,
+                    start,
+                    end,
+                    body,
+                }
+            }
+            Tok::Kw(Kw::Return) => {
+                self.bump();
+                let e = self.expr_top(false)?;
+                self.expect(Tok::Semi)?;
+                StmtKind::Return(e)
+            }
+            Tok::Kw(Kw::Finish) => {
+                self.bump();
+                self.expect(Tok::Semi)?;
+                StmtKind::Finish
+            }
+            Tok::Kw(Kw::Assert) => {
+                self.bump();
+                self.expect(Tok::LParen)?;
+                let cond = self.expr_top(false)?;
+                self.expect(Tok::Comma)?;
+                let message = self.string()?;
+                self.expect(Tok::RParen)?;
+                self.expect(Tok::Semi)?;
+                StmtKind::Assert { cond, message }
+            }
+            Tok::Kw(Kw::Trace) => {
+                self.bump();
+                self.expect(Tok::LParen)?;
+                let name = self.string()?;
+                let mut args = Vec::new();
+                while self.eat(Tok::Comma) {
+                    if self.peek() == Tok::RParen {
+                        break;
+                    }
+                    let n = self.name()?;
+                    self.expect(Tok::Eq)?;
+                    args.push((n, self.expr_top(false)?));
+                }
+                self.expect(Tok::RParen)?;
+                self.expect(Tok::Semi)?;
+                StmtKind::Trace { name, args }
+            }
+            t if is_word(t) => self.place_stmt()?,
+            _ => self.expr_stmt()?,
+        };
+        Ok(Stmt {
+            kind,
+            span: self.span_from(first),
+        })
+    }
+
+    /// Pest tries `reg_write`, `counter_add` and `assign_stmt` (all led by a
+    /// greedy `place`) before `expr_stmt`; the token after the place decides
+    /// which one matches, so it is read once and the statement re-read as an
+    /// expression otherwise.
+    fn place_stmt(&mut self) -> R<StmtKind> {
+        let start = self.pos;
+        let head_is_name = self.peek() == Tok::Ident;
+        let head_tok = self.bump();
+        let head = Ident {
+            name: self.text(head_tok).to_string(),
+            span: self.span(head_tok),
+        };
+        let mut place = Expr {
+            span: head.span,
+            kind: ExprKind::Name(head.clone()),
+        };
+        let mut suffixes = 0;
+        loop {
+            if self.pos - start > MAX_EXPR_DEPTH {
+                return Err(Bail);
+            }
+            match self.peek() {
+                Tok::Dot if is_word(self.peek_at(1)) && self.peek_at(2) != Tok::LParen => {
+                    let dot = self.bump();
+                    let field = self.name()?;
+                    // `field_suffix` ends with a lookahead, after a skip.
+                    let span = place.span.to(self.span_to_next(dot));
+                    place = Expr {
+                        kind: ExprKind::Field(Box::new(place), field),
+                        span,
+                    };
+                }
+                Tok::LBrack => {
+                    let open = self.bump();
+                    let idx = self.expr_top(false)?;
+                    self.expect(Tok::RBrack)?;
+                    let span = place.span.to(self.span_from(open));
+                    place = Expr {
+                        kind: ExprKind::Index(Box::new(place), Box::new(idx)),
+                        span,
+                    };
+                }
+                _ => break,
+            }
+            suffixes += 1;
+        }
+        let kind = match self.peek() {
+            Tok::Le => {
+                self.bump();
+                StmtKind::RegWrite {
+                    place,
+                    value: self.expr_top(false)?,
+                }
+            }
+            Tok::PlusEq if suffixes == 0 => {
+                self.bump();
+                StmtKind::CounterAdd {
+                    name: head,
+                    value: self.expr_top(false)?,
+                }
+            }
+            Tok::Eq if self.peek_at(1) != Tok::Eq => {
+                self.bump();
+                StmtKind::Assign {
+                    place,
+                    value: self.expr_top(false)?,
+                }
+            }
+            _ => {
+                self.pos = start;
+                return self.expr_stmt();
+            }
+        };
+        // A keyword as the place's name, or a place too long for the
+        // builder's depth bound: the builder reports it.
+        if !head_is_name || self.pos - start > MAX_EXPR_DEPTH {
+            return Err(Bail);
+        }
+        self.expect(Tok::Semi)?;
+        Ok(kind)
+    }
+
+    fn expr_stmt(&mut self) -> R<StmtKind> {
+        let e = self.expr_top(false)?;
+        self.expect(Tok::Semi)?;
+        Ok(StmtKind::Expr(e))
+    }
+
+    fn cond(&mut self) -> R<Cond> {
+        if self.eat(Tok::Kw(Kw::Let)) {
+            self.expect(Tok::Kw(Kw::Some))?;
+            self.expect(Tok::LParen)?;
+            let name = self.name()?;
+            self.expect(Tok::RParen)?;
+            self.expect(Tok::Eq)?;
+            Ok(Cond::LetSome(name, self.expr_top(false)?))
+        } else {
+            Ok(Cond::Expr(self.expr_top(false)?))
+        }
+    }
+
+    fn pattern(&mut self) -> R<Pattern> {
+        let t = self.bump();
+        let span = self.span(t);
+        Ok(match t.kind {
+            // `"_" ~ !ident_char` skips blanks before the lookahead.
+            Tok::Ident if self.text(t) == "_" => {
+                if matches!(self.peek(), Tok::Ident | Tok::Kw(_) | Tok::Int) {
+                    return Err(Bail);
+                }
+                // `wildcard_pat` ends with a lookahead, after a skip.
+                Pattern::Wildcard(self.span_to_next(t))
+            }
+            Tok::Kw(Kw::Some) => {
+                self.expect(Tok::LParen)?;
+                let name = self.name()?;
+                self.expect(Tok::RParen)?;
+                Pattern::Some(name)
+            }
+            Tok::Kw(Kw::None) => Pattern::None(span),
+            Tok::Kw(Kw::True) => Pattern::Bool(true, span),
+            Tok::Kw(Kw::False) => Pattern::Bool(false, span),
+            // `neg_int_pat` is compound-atomic: no blank after the sign.
+            Tok::Minus => {
+                let n = self.expect(Tok::Int)?;
+                if n.start != t.end {
+                    return Err(Bail);
+                }
+                let (v, suffix) = self.int(n)?;
+                Pattern::Int(-v, suffix, self.span_from(t))
+            }
+            Tok::Int => {
+                let (v, suffix) = self.int(t)?;
+                Pattern::Int(v, suffix, span)
+            }
+            Tok::Ident => {
+                let e = Ident {
+                    name: self.text(t).to_string(),
+                    span,
+                };
+                self.expect(Tok::ColonColon)?;
+                Pattern::Enum(e, self.name()?)
+            }
+            _ => return Err(Bail),
+        })
+    }
+
+    /// Value and suffix of an integer literal; the builder's errors (E0103,
+    /// E0104) bail.
+    fn int(&self, t: Token) -> R<(i128, Option<(bool, u32)>)> {
+        let raw = self.text(t);
+        let mut digits = String::new();
+        let text: &str = if raw.contains('_') {
+            digits.extend(raw.chars().filter(|c| *c != '_'));
+            &digits
+        } else {
+            raw
+        };
+        let (radix, body) = if let Some(h) = text.strip_prefix("0x") {
+            (16, h)
+        } else if let Some(b) = text.strip_prefix("0b") {
+            (2, b)
+        } else {
+            (10, text)
+        };
+        let (body, suffix) = match body.find(['u', 'i']) {
+            Some(pos) => {
+                let s = &body[pos..];
+                match s[1..].parse::<u32>() {
+                    Ok(w) if (1..=64).contains(&w) => (&body[..pos], Some((s.starts_with('i'), w))),
+                    _ => return Err(Bail),
+                }
+            }
+            None => (body, None),
+        };
+        let v = u64::from_str_radix(body, radix).map_err(|_| Bail)?;
+        Ok((i128::from(v), suffix))
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    /// An expression the builder starts at depth 0. Its depth bound
+    /// (`MAX_EXPR_DEPTH`) counts operators, casts, unary operators, suffixes
+    /// and brackets, each of which is a token of the expression, so an
+    /// expression of at most that many tokens cannot exceed it; longer ones
+    /// go to pest, which measures them exactly.
+    fn expr_top(&mut self, arg: bool) -> R<Expr> {
+        let saved = self.limit;
+        self.limit = saved.min(self.pos + MAX_EXPR_DEPTH);
+        let e = self.expr(arg);
+        let over = self.pos > self.limit;
+        self.limit = saved;
+        if over {
+            return Err(Bail);
+        }
+        e
+    }
+
+    /// Fails once the current expression has passed its token budget.
+    fn check_limit(&self) -> R<()> {
+        if self.pos > self.limit {
+            Err(Bail)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// `cast_expr (op cast_expr)*` with precedence climbing over explicit
+    /// stacks (the builder's algorithm). Pest backtracks out of an operator
+    /// whose operand fails; the only such operator in a valid program is
+    /// the `>` closing parameters (`<N: u32 = 4> {`), and it is never
+    /// followed by a token that can start an operand, so an operator is
+    /// taken only when one follows.
+    fn expr(&mut self, arg: bool) -> R<Expr> {
+        let mut operands: Vec<(Expr, bool)> = Vec::new();
+        let mut ops: Vec<(BinOp, Span)> = Vec::new();
+        operands.push((self.cast_expr()?, false));
+        while let Some(op) = binop(self.peek(), arg) {
+            if !starts_operand(self.peek_at(1)) {
+                break;
+            }
+            self.check_limit()?;
+            let op_tok = self.bump();
+            let op_span = self.span(op_tok);
+            while ops
+                .last()
+                .is_some_and(|(top, _)| super::precedence(*top) >= super::precedence(op))
+            {
+                reduce(&mut operands, &mut ops)?;
+            }
+            ops.push((op, op_span));
+            operands.push((self.cast_expr()?, false));
+        }
+        while !ops.is_empty() {
+            reduce(&mut operands, &mut ops)?;
+        }
+        operands.pop().map(|(e, _)| e).ok_or(Bail)
+    }
+
+    fn cast_expr(&mut self) -> R<Expr> {
+        let mut e = self.unary_expr()?;
+        while self.eat(Tok::Kw(Kw::As)) {
+            self.check_limit()?;
+            let ty = self.type_expr()?;
+            let span = e.span.to(ty.span);
+            e = Expr {
+                kind: ExprKind::Cast(Box::new(e), ty),
+                span,
+            };
+        }
+        Ok(e)
+    }
+
+    fn unary_expr(&mut self) -> R<Expr> {
+        let first = self.pos;
+        while matches!(self.peek(), Tok::Minus | Tok::Bang | Tok::Tilde) {
+            self.bump();
+            self.check_limit()?;
+        }
+        let last = self.pos;
+        let mut e = self.postfix_expr()?;
+        for k in (first..last).rev() {
+            let t = self.toks[k];
+            let span = self.span(t).to(e.span);
+            e = match (t.kind, &e.kind) {
+                // The builder folds a minus into a literal that is not
+                // already negative.
+                (Tok::Minus, ExprKind::Int(v, s)) if *v >= 0 => Expr {
+                    kind: ExprKind::Int(-v, *s),
+                    span,
+                },
+                (k, _) => {
+                    let op = match k {
+                        Tok::Minus => UnOp::Neg,
+                        Tok::Bang => UnOp::Not,
+                        _ => UnOp::BitNot,
+                    };
+                    Expr {
+                        kind: ExprKind::Unary(op, Box::new(e)),
+                        span,
+                    }
+                }
+            };
+        }
+        Ok(e)
+    }
+
+    fn args(&mut self) -> R<Vec<Expr>> {
+        self.expect(Tok::LParen)?;
+        self.list(Tok::RParen, |p| p.expr(false))
+    }
+
+    fn postfix_expr(&mut self) -> R<Expr> {
+        let mut e = self.primary()?;
+        loop {
+            self.check_limit()?;
+            match self.peek() {
+                Tok::Dot => {
+                    let dot = self.bump();
+                    let name = self.name()?;
+                    let args = if self.peek() == Tok::LParen {
+                        Some(self.args()?)
+                    } else {
+                        None
+                    };
+                    // `field_suffix` ends with a lookahead, after a skip.
+                    let span = if args.is_some() {
+                        e.span.to(self.span_from(dot))
+                    } else {
+                        e.span.to(self.span_to_next(dot))
+                    };
+                    let base = Box::new(e);
+                    let kind = match args {
+                        Some(args) => ExprKind::Method(base, name, args),
+                        None => ExprKind::Field(base, name),
+                    };
+                    e = Expr { kind, span };
+                }
+                Tok::LBrack => {
+                    let open = self.bump();
+                    let idx = self.expr(false)?;
+                    self.expect(Tok::RBrack)?;
+                    let span = e.span.to(self.span_from(open));
+                    e = Expr {
+                        kind: ExprKind::Index(Box::new(e), Box::new(idx)),
+                        span,
+                    };
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    fn primary(&mut self) -> R<Expr> {
+        let t = self.bump();
+        let span = self.span(t);
+        let kind = match t.kind {
+            Tok::LParen => {
+                let e = self.expr(false)?;
+                self.expect(Tok::RParen)?;
+                return Ok(e);
+            }
+            Tok::LBrack => {
+                if self.eat(Tok::RBrack) {
+                    ExprKind::ArrayLit(Vec::new())
+                } else {
+                    let v = self.expr(false)?;
+                    if self.eat(Tok::Semi) {
+                        let n = self.expr(false)?;
+                        self.expect(Tok::RBrack)?;
+                        ExprKind::ArrayRepeat(Box::new(v), Box::new(n))
+                    } else {
+                        let mut elems = vec![v];
+                        if self.eat(Tok::Comma) && self.peek() != Tok::RBrack {
+                            elems.extend(self.list(Tok::RBrack, |p| p.expr(false))?);
+                        } else {
+                            self.expect(Tok::RBrack)?;
+                        }
+                        ExprKind::ArrayLit(elems)
+                    }
+                }
+            }
+            Tok::Kw(Kw::True) => ExprKind::Bool(true),
+            Tok::Kw(Kw::False) => ExprKind::Bool(false),
+            Tok::Int => {
+                let (v, s) = self.int(t)?;
+                ExprKind::Int(v, s)
+            }
+            Tok::Ident => {
+                let name = Ident {
+                    name: self.text(t).to_string(),
+                    span,
+                };
+                match self.peek() {
+                    Tok::LParen => ExprKind::Call(name, self.args()?),
+                    // `struct_lit` comes before `ident` in pest's choice; it
+                    // can only match `{ }` or `{ name :`, which no block
+                    // starts with, so two tokens decide.
+                    Tok::LBrace
+                        if self.peek_at(1) == Tok::RBrace
+                            || (is_word(self.peek_at(1)) && self.peek_at(2) == Tok::Colon) =>
+                    {
+                        self.bump();
+                        let fields = self.list(Tok::RBrace, |p| {
+                            let n = p.name()?;
+                            p.expect(Tok::Colon)?;
+                            Ok((n, p.expr(false)?))
+                        })?;
+                        ExprKind::StructLit(name, fields)
+                    }
+                    Tok::ColonColon => {
+                        self.bump();
+                        ExprKind::EnumValue(name, self.name()?)
+                    }
+                    _ => ExprKind::Name(name),
+                }
+            }
+            _ => return Err(Bail),
+        };
+        Ok(Expr {
+            kind,
+            span: self.span_from(t),
+        })
+    }
+}
+
+/// The builder's reduction step: comparisons do not chain (the builder
+/// reports a chain, so it bails here).
+fn reduce(operands: &mut Vec<(Expr, bool)>, ops: &mut Vec<(BinOp, Span)>) -> R<()> {
+    let (op, _) = ops.pop().ok_or(Bail)?;
+    let (rhs, rhs_cmp) = operands.pop().ok_or(Bail)?;
+    let (lhs, lhs_cmp) = operands.pop().ok_or(Bail)?;
+    if op.is_comparison() && (lhs_cmp || rhs_cmp) {
+        return Err(Bail);
+    }
+    let span = lhs.span.to(rhs.span);
+    operands.push((
+        Expr {
+            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+            span,
+        },
+        op.is_comparison(),
+    ));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    //! Differential tests: wherever the hand-written parser accepts an item,
+    //! pest accepts it too, without diagnostics, and builds the same AST
+    //! (compared through `Debug`, spans included).
+
+    use super::super::{parse_item_pest, split_items};
+    use super::*;
+    use proptest::prelude::*;
+    use std::path::{Path, PathBuf};
+
+    /// What pest makes of one item: its AST (`Debug`) and diagnostic codes.
+    fn pest_item(base: usize, chunk: &str) -> (Option<String>, Vec<&'static str>) {
+        let mut module = Module::default();
+        let mut diags = Vec::new();
+        parse_item_pest(FileId(0), base, chunk, &mut module, &mut diags);
+        let ast = module.items.first().map(|i| format!("{i:?}"));
+        (ast, diags.iter().map(|d| d.code).collect())
+    }
+
+    /// Checks every item of `text`; returns how many clean items the fast
+    /// path refused (and their first lines).
+    fn compare(text: &str) -> Vec<String> {
+        let mut refused = Vec::new();
+        let mut sink = Vec::new();
+        for (start, end) in split_items(FileId(0), text, &mut sink) {
+            let chunk = &text[start..end];
+            let fast = parse_item(FileId(0), start, chunk).map(|i| format!("{i:?}"));
+            let (pest, codes) = pest_item(start, chunk);
+            match fast {
+                Some(fast) => {
+                    assert!(
+                        codes.is_empty(),
+                        "fast path accepted, pest reports {codes:?}:\n{chunk}"
+                    );
+                    assert_eq!(Some(&fast), pest.as_ref(), "different ASTs for:\n{chunk}");
+                }
+                None => {
+                    if codes.is_empty() && !chunk.trim_start().starts_with("clock") {
+                        refused.push(chunk.lines().next().unwrap_or("").to_string());
+                    }
+                }
+            }
+        }
+        refused
+    }
+
+    fn chr_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                chr_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "chr") {
+                out.push(p);
+            }
+        }
+    }
+
+    fn corpus() -> Vec<(String, String)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        for dir in [
+            "examples",
+            "stdlib",
+            "tests/designs",
+            "tests/ui",
+            "tests/fmt",
+            "benches",
+        ] {
+            chr_files(&root.join(dir), &mut files);
+        }
+        files.sort();
+        let mut out: Vec<(String, String)> = files
+            .iter()
+            .map(|p| {
+                let text = std::fs::read_to_string(p).expect("readable .chr file");
+                (p.display().to_string(), text)
+            })
+            .collect();
+        let doc = std::fs::read_to_string(root.join("docs/language.md")).expect("language.md");
+        for (k, block) in doc.split("```chr\n").skip(1).enumerate() {
+            let body = block.split("```").next().unwrap_or("");
+            out.push((format!("docs/language.md block {k}"), body.to_string()));
+        }
+        out
+    }
+
+    #[test]
+    fn every_clean_item_of_the_repository_takes_the_fast_path_and_matches_pest() {
+        let corpus = corpus();
+        assert!(corpus.len() > 40, "found only {} sources", corpus.len());
+        for (name, text) in &corpus {
+            let refused = compare(text);
+            assert!(refused.is_empty(), "{name}: fast path refused {refused:?}");
+        }
+    }
+
+    #[test]
+    fn tricky_shapes_match_pest() {
+        let cases = [
+            "unit U<N: u32 = 4, B: bool = 3 > 2> { tick { } }",
+            "fn f(x: u8,) -> u8 { return -5 as u8 + - -5 + -(5) + -x; }",
+            "fn f(x: u8) -> u8 { if x { return 1; } else if let Some(y) = r.recv() { } else { } return 0; }",
+            "fn f(x: u8) -> u8 { let s = S { a: 1, b: [1, 2,], c: [0; 4], }; s.a[1].b <= x.f(1, 2,)[3]; c += 1; }",
+            "fn f(x: u8) -> u8 { match x { 0 | -1i8 | 0x1f_u8 => { }, E::V => { } _ => { } } return x; }",
+            "fn f() -> u8 { assert(a == b, \"m\\n\\\"\"); trace(\"t\", a = 1, b = 2,); finish; x.y(); }",
+            "fn f() -> u8 { return a < b == c; }",
+            "fn f() -> u8 { return a | | b; }",
+            "fn f() -> u8 { return 1as u8; }",
+            "fn f() -> u8 { if x {} return 1; }",
+            "fn f() -> u8 { true <= 1; }",
+            "fn f() -> u8 { let in = 1; }",
+            "fn f() -> u8 { x.in <= 1; }",
+            "fn f() -> u8 { match x { _ x => {} } }",
+            "fn f() -> u8 { match x { - 1 => {} } }",
+            "fn f() -> u8 { return 1u65 + 99999999999999999999; }",
+            "fn f() -> u8 { trace(\"\\q\"); }",
+            "system S { inst a[2]: U<N = 1 + 2, M = 3 | 4> on c[1]; connect a[0].x -> a[1].y latency 1 capacity 2; cdc a[0].x -> b.y depth 4 sync 2; for i in 0..N { inst b: U; } in p: u8 = a[0].q; }",
+            "unit U { in a: u8 cdc fwft; in b: u8 cdc; out c: [u8; 2] rate 2; reg r: u8 = 1; stage s: u8 pipes 2; counter n; tick { } }",
+            "use std::fifo::Thing;",
+            "const A: [[u8; 2]; 3] = [[1, 2], [3, 4], [5, 6]];",
+            "struct S { a: u8, b: bool, }",
+            "enum E { A, B, }",
+            "fn f() -> u8 { x = = 1; }",
+            "fn f() -> u8 { a[0] += 1; }",
+            "fn f() -> u8 { x . y = 1; x .y (1); }",
+        ];
+        for c in cases {
+            compare(c);
+        }
+        // Clean ones take the fast path.
+        for c in &cases[..6] {
+            assert!(compare(c).is_empty(), "refused: {c}");
+        }
+    }
+
+    /// Pieces inserted by the mutation test: tokens and fragments where the
+    /// two parsers could disagree.
+    const PIECES: &[&str] = &[
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        "<",
+        ">",
+        "<=",
+        "=",
+        "==",
+        "+=",
+        "-",
+        "- ",
+        "|",
+        "||",
+        "&",
+        "&&",
+        "_",
+        ".",
+        "..",
+        "::",
+        ":",
+        ";",
+        ",",
+        "as u8",
+        "1",
+        "0x",
+        "1u8",
+        "Some",
+        "None",
+        "true",
+        "if",
+        "else",
+        "let",
+        "in",
+        "x",
+        "S { a: 1 }",
+        "\"s\"",
+        "/* c */",
+        "//\n",
+        "!",
+        "~",
+        "=>",
+        "->",
+        " ",
+    ];
+
+    fn sources() -> Vec<String> {
+        corpus()
+            .into_iter()
+            .filter(|(n, _)| n.contains("examples") || n.contains("designs"))
+            .map(|(_, t)| t)
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            // PROPTEST_CASES raises the count for a longer hunt.
+            cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400),
+            rng_seed: proptest::test_runner::RngSeed::Fixed(0x0DE5_CE27),
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn mutated_sources_never_make_the_parsers_disagree(
+            file in any::<usize>(),
+            edits in proptest::collection::vec((any::<usize>(), any::<usize>(), 0u8..3), 1..4),
+        ) {
+            let sources = sources();
+            let mut text = sources[file % sources.len()].clone();
+            for (at, what, kind) in edits {
+                let mut at = at % (text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                match kind {
+                    0 => text.insert_str(at, PIECES[what % PIECES.len()]),
+                    1 => {
+                        let mut end = (at + what % 6).min(text.len());
+                        while !text.is_char_boundary(end) {
+                            end += 1;
+                        }
+                        text.replace_range(at..end, "");
+                    }
+                    _ => text.insert(at, char::from(b' ' + (what % 95) as u8)),
+                }
+            }
+            compare(&text);
+        }
+    }
+}
