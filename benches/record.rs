@@ -2,7 +2,7 @@
 //! workload: 914 MHz and 1326 MHz domains (137 ps phase on the second),
 //! 500,000 instants, two units per domain.
 //!
-//! Run with `cargo bench --bench record`. Each writer runs `REPETITIONS`
+//! Run with `cargo bench --bench record [-- ROW-PREFIX...]`. Each writer runs `REPETITIONS`
 //! times on the same prebuilt stream; the report gives the median, min and
 //! max wall time, nanoseconds and millions of events per second, and the
 //! bytes written. Outputs go to `$CHRONON_BENCH_DIR` (default: the system
@@ -166,6 +166,26 @@ fn counter_stream(rec: &mut dyn Recorder, edges: &[Edge]) -> u64 {
     edges.len() as u64
 }
 
+/// Takes every record and does nothing with it: the cost of feeding the
+/// stream (building records, the dynamic call), to subtract from the rows.
+struct Feed;
+
+impl Recorder for Feed {
+    fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
+        std::hint::black_box(r);
+        Ok(())
+    }
+
+    fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
+        std::hint::black_box(r);
+        Ok(())
+    }
+
+    fn finish(&mut self, _dropped: &DropCounts) -> Result<(), RecordError> {
+        Ok(())
+    }
+}
+
 fn dir_bytes(path: &Path) -> u64 {
     if path.is_dir() {
         std::fs::read_dir(path)
@@ -177,19 +197,22 @@ fn dir_bytes(path: &Path) -> u64 {
     }
 }
 
-/// This thread's CPU time in seconds, from the scheduler's own accounting
-/// (nanosecond resolution; the machine is shared, so wall time alone
-/// overstates the writers' cost).
+/// This thread's CPU time in seconds (`CLOCK_THREAD_CPUTIME_ID`; the machine
+/// is shared, so wall time alone overstates the writers' cost).
 fn thread_cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    stat.split(' ')
-        .next()
-        .and_then(|ns| ns.parse::<f64>().ok())
-        .unwrap_or(f64::NAN)
-        / 1e9
+    chronon_suite::measure::thread_cpu_ns() as f64 / 1e9
 }
 
 fn measure(name: &str, unit: &str, out: &Path, mut run: impl FnMut() -> u64) {
+    // `cargo bench --bench record -- text` runs the rows whose name starts
+    // with `text` (cargo itself passes `--bench`).
+    let only: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    if !only.is_empty() && !only.iter().any(|o| name.starts_with(o.as_str())) {
+        return;
+    }
     let mut wall = Vec::new();
     let mut cpu = Vec::new();
     let mut count = 0;
@@ -235,6 +258,13 @@ fn main() {
         edges.len()
     );
 
+    let none = root.join("none");
+    measure("feed only (traces)", "events", &none, || {
+        trace_stream(&mut Feed, &edges)
+    });
+    measure("feed only (changes)", "changes", &none, || {
+        signal_stream(&mut Feed, &edges)
+    });
     let text = root.join("text");
     measure("text", "events", &text, || {
         trace_stream(

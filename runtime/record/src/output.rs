@@ -127,29 +127,35 @@ impl ChunkedOutput {
 
     fn write_chunk(&mut self) -> Result<(), RecordError> {
         self.check()?;
-        let mut done = 0;
-        while done < self.buf.len() {
-            match self.out.write(&self.buf[done..]) {
-                Ok(0) => {
-                    let source =
-                        io::Error::new(io::ErrorKind::WriteZero, "destination accepted no bytes");
-                    return Err(self.torn(done, source));
-                }
-                Ok(n) => done += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(source) => return Err(self.torn(done, source)),
+        match write_all(self.out.as_mut(), &self.buf) {
+            Ok(()) => {
+                self.written += self.buf.len() as u64;
+                self.buf.clear();
+                Ok(())
+            }
+            Err((done, source)) => {
+                let keep = self.written + (self.prefix)(&self.buf[..done]) as u64;
+                Err(self.fail(source, keep))
             }
         }
-        self.written += done as u64;
-        self.buf.clear();
-        Ok(())
     }
 
-    /// Handles a failure after `done` bytes of the buffer reached the
-    /// destination: cut back to the last whole record and stop.
-    fn torn(&mut self, done: usize, source: io::Error) -> RecordError {
-        let keep = self.written + (self.prefix)(&self.buf[..done]) as u64;
-        self.fail(source, keep)
+    /// Writes `bytes`, whole records only, after whatever is buffered: for
+    /// a writer that builds its chunks in memory of its own and so saves a
+    /// copy per record. A failure cuts back to the last whole record, as
+    /// for buffered records.
+    pub(crate) fn write_whole(&mut self, bytes: &[u8]) -> Result<(), RecordError> {
+        self.write_chunk()?;
+        match write_all(self.out.as_mut(), bytes) {
+            Ok(()) => {
+                self.written += bytes.len() as u64;
+                Ok(())
+            }
+            Err((done, source)) => {
+                let keep = self.written + (self.prefix)(&bytes[..done]) as u64;
+                Err(self.fail(source, keep))
+            }
+        }
     }
 
     fn fail(&mut self, source: io::Error, keep: u64) -> RecordError {
@@ -166,33 +172,140 @@ impl ChunkedOutput {
     }
 }
 
-/// Appends the decimal digits of `v`.
-///
-/// Hot: formats every number of every text record, two digits at a time.
-#[inline]
-pub(crate) fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+/// Writes all of `bytes`; on failure, how many reached `out` and why.
+fn write_all(out: &mut dyn RecordOutput, bytes: &[u8]) -> Result<(), (usize, io::Error)> {
+    let mut done = 0;
+    while done < bytes.len() {
+        match out.write(&bytes[done..]) {
+            Ok(0) => {
+                let source =
+                    io::Error::new(io::ErrorKind::WriteZero, "destination accepted no bytes");
+                return Err((done, source));
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(source) => return Err((done, source)),
+        }
+    }
+    Ok(())
+}
+
+/// Two decimal digits per entry, `00` to `99`.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
 2021222324252627282930313233343536373839\
 4041424344454647484950515253545556575859\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
-    let mut tmp = [0u8; 20];
-    let mut i = tmp.len();
-    while v >= 100 {
-        let pair = (v % 100) as usize * 2;
-        v /= 100;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+
+/// Writes the low `out.len()` decimal digits of `v` into `out`, leading
+/// zeros included (the cold path of [`put_u128`]).
+fn write_digits(out: &mut [u8], mut v: u64) {
+    for d in out.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
     }
-    if v >= 10 {
-        let pair = v as usize * 2;
-        i -= 2;
-        tmp[i..i + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+}
+
+/// ASCII `'0'` in every byte.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The eight decimal digits of `v < 10^8`, leading zeros included, as the
+/// bytes of a little-endian word (the first digit in the lowest byte): two
+/// divisions split `v` into four pairs that do not wait on each other.
+#[inline(always)]
+fn eight_digits(v: u32) -> u64 {
+    let pair = |p: u32| {
+        let p = p as usize * 2;
+        u64::from(u16::from_le_bytes([PAIRS[p], PAIRS[p + 1]]))
+    };
+    let (hi, lo) = (v / 10_000, v % 10_000);
+    pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 | pair(lo % 100) << 48
+}
+
+/// Writes `v < 10^8` without leading zeros at `line[pos..]`; returns the
+/// position after. Always stores 8 bytes: the bytes after the digits are
+/// scratch that the rest of the line overwrites, so `line` needs 8 bytes
+/// after `pos` whatever the length.
+#[inline(always)]
+fn put_below_1e8(line: &mut [u8], pos: usize, v: u32) -> usize {
+    let w = eight_digits(v);
+    // Leading zero digits: the low bytes of `w` that are '0' (at most 7,
+    // so that 0 keeps one digit). No table and no branch.
+    let skip = ((w ^ ZEROS).trailing_zeros() / 8).min(7) as usize;
+    line[pos..pos + 8].copy_from_slice(&(w >> (8 * skip)).to_le_bytes());
+    pos + 8 - skip
+}
+
+/// Writes the digits of `v` at `line[pos..]`; returns the position after.
+/// Stores up to 20 bytes after `pos` (see [`put_below_1e8`]), so `line`
+/// needs 20 bytes there. Always inlined: a line formats several numbers,
+/// and a call costs about as much as the formatting.
+#[inline(always)]
+pub(crate) fn put_u64(line: &mut [u8], pos: usize, v: u64) -> usize {
+    const E8: u64 = 100_000_000;
+    if v < E8 {
+        return put_below_1e8(line, pos, v as u32);
+    }
+    let (high, low) = (v / E8, (v % E8) as u32);
+    let pos = if high < E8 {
+        put_below_1e8(line, pos, high as u32)
     } else {
-        i -= 1;
-        tmp[i] = b'0' + v as u8;
+        // At most 4 more digits: u64::MAX < 2 * 10^19.
+        let pos = put_below_1e8(line, pos, (high / E8) as u32);
+        line[pos..pos + 8].copy_from_slice(&eight_digits((high % E8) as u32).to_le_bytes());
+        pos + 8
+    };
+    line[pos..pos + 8].copy_from_slice(&eight_digits(low).to_le_bytes());
+    pos + 8
+}
+
+/// Writes the digits of `v` at `line[pos..]` (at most 39 bytes); returns the
+/// position after.
+#[inline]
+pub(crate) fn put_u128(line: &mut [u8], pos: usize, v: u128) -> usize {
+    match u64::try_from(v) {
+        Ok(small) => put_u64(line, pos, small),
+        Err(_) => put_u128_wide(line, pos, v),
     }
-    buf.extend_from_slice(&tmp[i..]);
+}
+
+/// [`put_u128`] beyond 2^64 (about 213 days in ps): the high part first,
+/// then 19 zero-padded digits; the high part needs at most one more split.
+#[cold]
+fn put_u128_wide(line: &mut [u8], pos: usize, v: u128) -> usize {
+    const E19: u128 = 10_000_000_000_000_000_000;
+    let pos = put_u128(line, pos, v / E19);
+    write_digits(&mut line[pos..pos + 19], (v % E19) as u64);
+    pos + 19
+}
+
+/// Writes an exact time in the text form of [`crate::Time`]'s `Display`
+/// (at most 81 bytes); returns the position after.
+#[inline]
+pub(crate) fn put_time(line: &mut [u8], pos: usize, t: crate::Time) -> usize {
+    let (whole, rem) = t.split();
+    let mut pos = put_u128(line, pos, whole);
+    if rem != 0 {
+        line[pos] = b'+';
+        pos = put_u64(line, pos + 1, rem);
+        line[pos] = b'/';
+        pos = put_u64(line, pos + 1, t.den());
+    }
+    pos
+}
+
+/// Appends the decimal digits of `v`.
+///
+/// Hot: formats numbers of the VCD and CSV writers. A fixed-size append
+/// (inlined, no `memcpy` call) and a truncate instead of a copy of the
+/// digits' exact length.
+#[inline]
+pub(crate) fn push_u64(buf: &mut Vec<u8>, v: u64) {
+    let mut tmp = [0u8; 24];
+    let n = put_u64(&mut tmp, 0, v);
+    let len = buf.len();
+    buf.extend_from_slice(&tmp);
+    buf.truncate(len + n);
 }
 
 /// Appends the decimal digits of `v`.
@@ -201,9 +314,9 @@ pub(crate) fn push_u128(buf: &mut Vec<u8>, v: u128) {
     match u64::try_from(v) {
         Ok(small) => push_u64(buf, small),
         Err(_) => {
-            use std::io::Write as _;
-            // Beyond 2^64 ps (about 213 days) speed no longer matters.
-            let _ = write!(buf, "{v}");
+            let mut tmp = [0u8; 40];
+            let n = put_u128(&mut tmp, 0, v);
+            buf.extend_from_slice(&tmp[..n]);
         }
     }
 }
@@ -249,5 +362,37 @@ mod tests {
         let mut buf = Vec::new();
         push_u128(&mut buf, u128::MAX);
         assert_eq!(buf, u128::MAX.to_string().as_bytes());
+    }
+
+    #[test]
+    fn slice_formatting_matches_std() {
+        // Every power of ten and its neighbours, where a digit count changes.
+        let mut values = vec![0u64, u64::MAX];
+        for k in 0..20 {
+            let p = 10u64.pow(k);
+            values.extend([p - 1, p, p + 1]);
+        }
+        let mut line = [0xffu8; 96];
+        for v in values {
+            let text = v.to_string();
+            let end = put_u64(&mut line, 3, v);
+            assert_eq!(&line[3..end], text.as_bytes());
+        }
+        for v in [
+            0u128,
+            u128::from(u64::MAX),
+            u128::from(u64::MAX) + 1,
+            10u128.pow(19),
+            10u128.pow(38),
+            u128::MAX,
+        ] {
+            let end = put_u128(&mut line, 1, v);
+            assert_eq!(&line[1..end], v.to_string().as_bytes());
+        }
+        for (num, den) in [(0u128, 1u64), (500_000, 457), (u128::MAX, 7), (3, 4)] {
+            let t = crate::Time::new(num, den).expect("nonzero den");
+            let end = put_time(&mut line[..], 0, t);
+            assert_eq!(&line[..end], t.to_string().as_bytes());
+        }
     }
 }

@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RecordError;
-use crate::output::{ChunkedOutput, RecordOutput, push_i64, push_u64, push_u128, whole_lines};
-use crate::record::{CounterRecord, FifoRecord, TraceRecord};
+use crate::output::{CHUNK, ChunkedOutput, RecordOutput, put_time, put_u64, whole_lines};
+use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TraceRecord};
 use crate::schema::Schema;
 use crate::sink::{DropCounts, Recorder};
 
@@ -52,29 +52,87 @@ pub struct Manifest {
 }
 
 /// The text-log recorder.
+///
+/// Hot path: a line is written straight into its domain's chunk buffer:
+/// the `<cycle> <time>ps ` text of the domain's instant (formatted once per
+/// instant and domain, then copied), constant pieces precomputed per unit,
+/// event, FIFO event and counter (copied in whole 16-byte chunks), and
+/// numbers formatted in place. Full chunks go to the destination without
+/// another copy.
 pub struct TextWriter {
     dir: PathBuf,
     manifest: Manifest,
     logs: Vec<DomainLog>,
-    units: Vec<Vec<u8>>,
     /// `T <unit> ` per unit: the constant start of its trace lines.
-    trace_heads: Vec<Vec<u8>>,
+    trace_heads: Vec<Piece>,
+    /// ` unit=<unit>` per unit, the end of a FIFO tick event's line.
+    unit_tails: Vec<Piece>,
     events: Vec<EventText>,
     fifos: Vec<FifoText>,
-    counters: Vec<(Vec<u8>, u32)>,
+    /// `C <counter> ` and the counter's domain.
+    counters: Vec<(Piece, u32)>,
+}
+
+/// Constant text, zero-padded to whole 16-byte chunks so that copying it is
+/// a few fixed-size moves instead of a `memcpy` call of a variable length;
+/// the line's cursor then advances by the true length. Line buffers are
+/// sized for the padded lengths.
+struct Piece {
+    chunks: Box<[[u8; 16]]>,
+    len: usize,
+}
+
+impl Piece {
+    fn new(text: &[u8]) -> Piece {
+        let mut chunks = vec![[0u8; 16]; text.len().div_ceil(16)];
+        for (i, &b) in text.iter().enumerate() {
+            chunks[i / 16][i % 16] = b;
+        }
+        Piece {
+            chunks: chunks.into_boxed_slice(),
+            len: text.len(),
+        }
+    }
+
+    /// Bytes a copy may touch.
+    fn padded(&self) -> usize {
+        self.chunks.len() * 16
+    }
+
+    /// Copies the text to `line[pos..]`; returns the position after it.
+    #[inline]
+    fn put(&self, line: &mut [u8], pos: usize) -> usize {
+        for (i, chunk) in self.chunks.iter().enumerate() {
+            let at = pos + 16 * i;
+            line[at..at + 16].copy_from_slice(chunk);
+        }
+        pos + self.len
+    }
 }
 
 struct EventText {
     name: Vec<u8>,
-    /// ` name=` per argument, ready to append.
-    args: Vec<Vec<u8>>,
+    /// `<event>` and, when it has arguments, ` <first>=`.
+    head: Piece,
+    /// ` <name>=` for the other arguments.
+    rest: Vec<Piece>,
+    /// Declared arguments.
+    argc: usize,
 }
 
 struct FifoText {
-    path: Vec<u8>,
+    /// `F <fifo> <kind> txn=` per kind, in [`FifoEventKind::ALL`] order.
+    heads: Vec<Piece>,
     writer_domain: u32,
     reader_domain: u32,
 }
+
+/// Longest text of one number: a `u64`.
+const NUMBER: usize = 20;
+
+/// Room for the longest `<cycle> <time>ps ` prefix (20 + 1 + 81 + 3 bytes),
+/// in whole 16-byte chunks.
+const PREFIX: usize = 112;
 
 impl TextWriter {
     /// Creates `dir` (if needed), a log per domain and the manifest.
@@ -132,6 +190,74 @@ impl TextWriter {
             );
             log.buf().extend_from_slice(header.as_bytes());
         }
+        let trace_heads: Vec<Piece> = schema
+            .units
+            .iter()
+            .map(|u| Piece::new(format!("T {} ", u.path).as_bytes()))
+            .collect();
+        let unit_tails: Vec<Piece> = schema
+            .units
+            .iter()
+            .map(|u| Piece::new(format!(" unit={}", u.path).as_bytes()))
+            .collect();
+        let events: Vec<EventText> = schema
+            .events
+            .iter()
+            .map(|e| {
+                let mut head = e.name.clone();
+                if let Some(first) = e.args.first() {
+                    head.push_str(&format!(" {first}="));
+                }
+                EventText {
+                    name: e.name.as_bytes().to_vec(),
+                    head: Piece::new(head.as_bytes()),
+                    rest: e
+                        .args
+                        .iter()
+                        .skip(1)
+                        .map(|a| Piece::new(format!(" {a}=").as_bytes()))
+                        .collect(),
+                    argc: e.args.len(),
+                }
+            })
+            .collect();
+        let fifos: Vec<FifoText> = schema
+            .fifos
+            .iter()
+            .map(|f| FifoText {
+                heads: FifoEventKind::ALL
+                    .iter()
+                    .map(|k| Piece::new(format!("F {} {} txn=", f.path, k.name()).as_bytes()))
+                    .collect(),
+                writer_domain: f.writer_domain,
+                reader_domain: f.reader_domain,
+            })
+            .collect();
+        let counters: Vec<(Piece, u32)> = schema
+            .counters
+            .iter()
+            .map(|c| (Piece::new(format!("C {} ", c.name).as_bytes()), c.domain))
+            .collect();
+        // The longest line any record can make, with every piece padded.
+        let widest =
+            |pieces: &mut dyn Iterator<Item = &Piece>| pieces.map(Piece::padded).max().unwrap_or(0);
+        let trace_line = widest(&mut trace_heads.iter())
+            + events
+                .iter()
+                .map(|e| {
+                    e.head.padded()
+                        + e.rest.iter().map(|p| p.padded() + NUMBER).sum::<usize>()
+                        + NUMBER
+                })
+                .max()
+                .unwrap_or(0);
+        let fifo_line = widest(&mut fifos.iter().flat_map(|f| f.heads.iter()))
+            + NUMBER
+            + 5
+            + NUMBER
+            + widest(&mut unit_tails.iter());
+        let counter_line = widest(&mut counters.iter().map(|(p, _)| p)) + NUMBER;
+        let line = PREFIX + trace_line.max(fifo_line).max(counter_line) + 1;
         let writer = TextWriter {
             dir: dir.to_owned(),
             manifest: Manifest {
@@ -148,45 +274,17 @@ impl TextWriter {
                 .map(|out| DomainLog {
                     out,
                     key: None,
-                    prefix: Vec::with_capacity(64),
+                    chunk: vec![0; CHUNK + line].into_boxed_slice(),
+                    len: 0,
+                    prefix: [0; PREFIX],
+                    prefix_len: 0,
                 })
                 .collect(),
-            units: schema
-                .units
-                .iter()
-                .map(|u| u.path.as_bytes().to_vec())
-                .collect(),
-            trace_heads: schema
-                .units
-                .iter()
-                .map(|u| format!("T {} ", u.path).into_bytes())
-                .collect(),
-            events: schema
-                .events
-                .iter()
-                .map(|e| EventText {
-                    name: e.name.as_bytes().to_vec(),
-                    args: e
-                        .args
-                        .iter()
-                        .map(|a| format!(" {a}=").into_bytes())
-                        .collect(),
-                })
-                .collect(),
-            fifos: schema
-                .fifos
-                .iter()
-                .map(|f| FifoText {
-                    path: f.path.as_bytes().to_vec(),
-                    writer_domain: f.writer_domain,
-                    reader_domain: f.reader_domain,
-                })
-                .collect(),
-            counters: schema
-                .counters
-                .iter()
-                .map(|c| (c.name.as_bytes().to_vec(), c.domain))
-                .collect(),
+            trace_heads,
+            unit_tails,
+            events,
+            fifos,
+            counters,
         };
         writer.write_manifest()?;
         Ok(writer)
@@ -203,55 +301,78 @@ impl TextWriter {
     }
 }
 
-/// A domain log and the text `<cycle> <time>ps ` of its last record: an
-/// instant usually has several records per domain, and formatting the
-/// numbers is most of a line's cost.
+/// A domain log, its chunk buffer and the text `<cycle> <time>ps ` of its
+/// last record: an instant usually has several records per domain, and
+/// formatting the numbers is a large part of a line's cost.
 struct DomainLog {
     out: ChunkedOutput,
     /// `(cycle, time numerator, time denominator)` of `prefix`.
     key: Option<(u64, u128, u64)>,
-    prefix: Vec<u8>,
+    /// Lines not yet written; `CHUNK` plus room for the longest line the
+    /// schema allows (see `start`), so a line started below `CHUNK` fits.
+    chunk: Box<[u8]>,
+    /// Bytes used in `chunk`.
+    len: usize,
+    prefix: [u8; PREFIX],
+    prefix_len: usize,
 }
 
-/// Starts a line in `domain`'s log: cycle and exact time.
-#[inline]
+impl DomainLog {
+    /// Ends the line that fills `chunk[..end]`; writes the chunk when full.
+    #[inline]
+    fn end_line(&mut self, end: usize) -> Result<(), RecordError> {
+        self.len = end;
+        if end >= CHUNK {
+            self.write_out()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the buffered lines to the output.
+    fn write_out(&mut self) -> Result<(), RecordError> {
+        let len = std::mem::take(&mut self.len);
+        self.out.write_whole(&self.chunk[..len])
+    }
+}
+
+/// Starts a line in `domain`'s log with its cycle and exact time; returns
+/// the log and the position after them in its chunk.
+#[inline(always)]
 fn start_line<'a>(
     logs: &'a mut [DomainLog],
     records: &mut [u64],
     domain: u32,
     cycle: u64,
     time: crate::Time,
-) -> Result<&'a mut ChunkedOutput, RecordError> {
+) -> Result<(&'a mut DomainLog, usize), RecordError> {
     let d = domain as usize;
     let log = logs.get_mut(d).ok_or(RecordError::UnknownIndex {
         what: "domain",
         index: domain,
     })?;
-    let DomainLog { out, key, prefix } = log;
-    out.check()?;
+    log.out.check()?;
     records[d] += 1;
-    let buf = out.buf();
+    let start = log.len;
     let this = (cycle, time.num(), time.den());
-    if *key == Some(this) {
-        buf.extend_from_slice(prefix);
-        return Ok(out);
+    if log.key == Some(this) {
+        // Whole chunks: a few fixed-size moves, no `memcpy` call.
+        let n = log.prefix_len;
+        let line = &mut log.chunk[start..];
+        for i in (0..n).step_by(16) {
+            line[i..i + 16].copy_from_slice(&log.prefix[i..i + 16]);
+        }
+        return Ok((log, start + n));
     }
-    let start = buf.len();
-    push_u64(buf, cycle);
-    buf.push(b' ');
-    let (whole, rem) = time.split();
-    push_u128(buf, whole);
-    if rem != 0 {
-        buf.push(b'+');
-        push_u64(buf, rem);
-        buf.push(b'/');
-        push_u64(buf, time.den());
-    }
-    buf.extend_from_slice(b"ps ");
-    prefix.clear();
-    prefix.extend_from_slice(&buf[start..]);
-    *key = Some(this);
-    Ok(out)
+    let line = &mut log.chunk[start..];
+    let mut pos = put_u64(line, 0, cycle);
+    line[pos] = b' ';
+    pos = put_time(line, pos + 1, time);
+    line[pos..pos + 3].copy_from_slice(b"ps ");
+    pos += 3;
+    log.prefix.copy_from_slice(&line[..PREFIX]);
+    log.prefix_len = pos;
+    log.key = Some(this);
+    Ok((log, start + pos))
 }
 
 fn log_names(schema: &Schema) -> Vec<String> {
@@ -270,10 +391,10 @@ impl Recorder for TextWriter {
             .events
             .get(r.event as usize)
             .ok_or_else(|| unknown("event", r.event))?;
-        if event.args.len() != r.args.len() {
+        if event.argc != r.args.len() {
             return Err(RecordError::ArgCount {
                 event: String::from_utf8_lossy(&event.name).into_owned(),
-                declared: event.args.len(),
+                declared: event.argc,
                 got: r.args.len(),
             });
         }
@@ -281,29 +402,32 @@ impl Recorder for TextWriter {
             .trace_heads
             .get(r.unit as usize)
             .ok_or_else(|| unknown("unit", r.unit))?;
-        let log = start_line(
+        let (log, pos) = start_line(
             &mut self.logs,
             &mut self.manifest.records,
             r.domain,
             r.cycle,
             r.time,
         )?;
-        let buf = log.buf();
-        buf.extend_from_slice(head);
-        buf.extend_from_slice(&event.name);
-        for (name, &value) in event.args.iter().zip(r.args) {
-            buf.extend_from_slice(name);
-            push_u64(buf, value);
+        let line = &mut log.chunk[..];
+        let mut pos = head.put(line, pos);
+        pos = event.head.put(line, pos);
+        if let Some((&first, others)) = r.args.split_first() {
+            pos = put_u64(line, pos, first);
+            for (name, &value) in event.rest.iter().zip(others) {
+                pos = name.put(line, pos);
+                pos = put_u64(line, pos, value);
+            }
         }
-        buf.push(b'\n');
-        log.end_record()
+        line[pos] = b'\n';
+        log.end_line(pos + 1)
     }
 
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
         let TextWriter {
             logs,
             manifest,
-            units,
+            unit_tails,
             fifos,
             ..
         } = self;
@@ -318,33 +442,28 @@ impl Recorder for TextWriter {
         } else {
             fifo.reader_domain
         };
-        let unit = if r.kind.in_tick() {
-            let unit = units
+        let tail = if r.kind.in_tick() {
+            let tail = unit_tails
                 .get(r.unit as usize)
                 .ok_or(RecordError::UnknownIndex {
                     what: "unit",
                     index: r.unit,
                 })?;
-            Some(unit.as_slice())
+            Some(tail)
         } else {
             None
         };
-        let log = start_line(logs, &mut manifest.records, domain, r.cycle, r.time)?;
-        let buf = log.buf();
-        buf.extend_from_slice(b"F ");
-        buf.extend_from_slice(&fifo.path);
-        buf.push(b' ');
-        buf.extend_from_slice(r.kind.name().as_bytes());
-        buf.extend_from_slice(b" txn=");
-        push_u64(buf, r.txn);
-        buf.extend_from_slice(b" occ=");
-        push_u64(buf, u64::from(r.occupancy));
-        if let Some(unit) = unit {
-            buf.extend_from_slice(b" unit=");
-            buf.extend_from_slice(unit);
+        let (log, pos) = start_line(logs, &mut manifest.records, domain, r.cycle, r.time)?;
+        let line = &mut log.chunk[..];
+        let mut pos = fifo.heads[r.kind as usize].put(line, pos);
+        pos = put_u64(line, pos, r.txn);
+        line[pos..pos + 5].copy_from_slice(b" occ=");
+        pos = put_u64(line, pos + 5, u64::from(r.occupancy));
+        if let Some(tail) = tail {
+            pos = tail.put(line, pos);
         }
-        buf.push(b'\n');
-        log.end_record()
+        line[pos] = b'\n';
+        log.end_line(pos + 1)
     }
 
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
@@ -355,28 +474,149 @@ impl Recorder for TextWriter {
                     what: "counter",
                     index: r.counter,
                 })?;
-        let log = start_line(
+        let (log, pos) = start_line(
             &mut self.logs,
             &mut self.manifest.records,
             *domain,
             r.cycle,
             r.time,
         )?;
-        let buf = log.buf();
-        buf.extend_from_slice(b"C ");
-        buf.extend_from_slice(name);
-        buf.push(b' ');
-        push_i64(buf, r.value);
-        buf.push(b'\n');
-        log.end_record()
+        let line = &mut log.chunk[..];
+        let mut pos = name.put(line, pos);
+        if r.value < 0 {
+            line[pos] = b'-';
+            pos += 1;
+        }
+        pos = put_u64(line, pos, r.value.unsigned_abs());
+        line[pos] = b'\n';
+        log.end_line(pos + 1)
     }
 
     fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError> {
         for log in &mut self.logs {
+            log.write_out()?;
             log.out.flush()?;
         }
         self.manifest.dropped = *dropped;
         self.manifest.complete = true;
         self.write_manifest()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{CounterInfo, DomainInfo, EventInfo, FifoInfo, UnitInfo};
+    use crate::time::Time;
+
+    /// Names longer than one 16-byte chunk and the extreme numbers give the
+    /// same lines as an independent `format!`, so the padded pieces and the
+    /// in-place numbers never cut, shift or overrun anything.
+    #[test]
+    fn long_names_and_extreme_numbers_format_exactly() {
+        let long = "top.a_rather_long_instance_name.with_another_level_x";
+        let schema = Schema {
+            design: "t".to_owned(),
+            domains: vec![DomainInfo {
+                name: "d".to_owned(),
+                period: Time::new(1_000_000, 457).expect("nonzero"),
+                phase: Time::ZERO,
+            }],
+            units: vec![
+                UnitInfo {
+                    path: long.to_owned(),
+                    domain: 0,
+                },
+                UnitInfo {
+                    path: "u".to_owned(),
+                    domain: 0,
+                },
+            ],
+            events: vec![EventInfo {
+                name: "an_event_name_of_thirty_bytes_".to_owned(),
+                args: vec![
+                    "a".to_owned(),
+                    "an_argument_name_beyond_sixteen".to_owned(),
+                    "c".to_owned(),
+                ],
+            }],
+            fifos: vec![FifoInfo {
+                path: format!("{long}.port_name"),
+                writer_domain: 0,
+                reader_domain: 0,
+                depth: 16,
+            }],
+            counters: vec![CounterInfo {
+                name: format!("{long}.counter"),
+                domain: 0,
+            }],
+            signals: vec![],
+        };
+        let dir = std::env::temp_dir().join(format!("chronon-text-unit-{}", std::process::id()));
+        let mut w = TextWriter::create(&dir, &schema).expect("create");
+        let mut want = Vec::new();
+        let times = [
+            Time::ZERO,
+            Time::new(500_000, 457).expect("nonzero"),
+            Time::new(u128::MAX, 3).expect("nonzero"),
+            Time::new(u128::MAX, u64::MAX).expect("nonzero"),
+        ];
+        for (i, &time) in times.iter().enumerate() {
+            let cycle = [0, 9, 10, u64::MAX][i];
+            let args = [u64::MAX, 0, 10u64.pow(i as u32 * 5)];
+            for unit in 0..2u32 {
+                w.trace(&TraceRecord {
+                    domain: 0,
+                    cycle,
+                    time,
+                    unit,
+                    event: 0,
+                    args: &args,
+                })
+                .expect("trace");
+                want.push(format!(
+                    "{cycle} {time}ps T {} an_event_name_of_thirty_bytes_ a={} \
+                     an_argument_name_beyond_sixteen={} c={}",
+                    schema.units[unit as usize].path, args[0], args[1], args[2]
+                ));
+            }
+            for (kind, occupancy) in [(FifoEventKind::Write, 16), (FifoEventKind::NotEmpty, 0)] {
+                w.fifo(&FifoRecord {
+                    fifo: 0,
+                    kind,
+                    cycle,
+                    time,
+                    unit: 0,
+                    txn: u64::MAX - i as u64,
+                    occupancy,
+                })
+                .expect("fifo");
+                let unit = if kind.in_tick() {
+                    format!(" unit={long}")
+                } else {
+                    String::new()
+                };
+                want.push(format!(
+                    "{cycle} {time}ps F {long}.port_name {} txn={} occ={occupancy}{unit}",
+                    kind.name(),
+                    u64::MAX - i as u64
+                ));
+            }
+            for value in [i64::MIN, -1, 0, i64::MAX] {
+                w.counter(&CounterRecord {
+                    counter: 0,
+                    cycle,
+                    time,
+                    value,
+                })
+                .expect("counter");
+                want.push(format!("{cycle} {time}ps C {long}.counter {value}"));
+            }
+        }
+        w.finish(&DropCounts::default()).expect("finish");
+        let text = fs::read_to_string(dir.join("00-d.log")).expect("log");
+        let got: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(got, want);
+        let _ = fs::remove_dir_all(&dir);
     }
 }
