@@ -173,8 +173,8 @@ unit G {
 system Top { inst a: G on core; inst b: G on core; }
 ";
 
-    /// Runs `SOURCE` for `cycles` edges and reads a slot by name.
-    fn run(engine: EngineKind, seed: u64, cycles: u64) -> impl Fn(&str) -> u64 {
+    /// `SOURCE` lowered with `seed`, on `engine`.
+    fn simulator(engine: EngineKind, seed: u64) -> (Arc<crate::ir::Program>, Simulator) {
         let mut sources = SourceMap::new();
         sources.add("r.chr", SOURCE);
         let compiled = compile(
@@ -188,7 +188,29 @@ system Top { inst a: G on core; inst b: G on core; }
         assert!(!compiled.has_errors(), "{:?}", compiled.diagnostics);
         let design = compiled.design.expect("a design without errors");
         let program = Arc::new(lower_seeded(&design, &sources, seed).expect("it lowers"));
-        let mut sim = Simulator::new(program.clone(), engine).expect("it builds");
+        let sim = Simulator::new(program.clone(), engine).expect("it builds");
+        (program, sim)
+    }
+
+    #[test]
+    fn a_resumed_run_draws_what_one_run_draws() {
+        let to = |count| RunLimit::Edges {
+            domain: DomainId(0),
+            count,
+        };
+        for engine in [EngineKind::Interp, EngineKind::Jit] {
+            let (_, mut once) = simulator(engine, 5);
+            once.sim.run(to(12));
+            let (_, mut resumed) = simulator(engine, 5);
+            resumed.sim.run(to(4));
+            resumed.sim.run(to(12));
+            assert_eq!(&*once.state(), &*resumed.state(), "{engine:?}");
+        }
+    }
+
+    /// Runs `SOURCE` for `cycles` edges and reads a slot by name.
+    fn run(engine: EngineKind, seed: u64, cycles: u64) -> impl Fn(&str) -> u64 {
+        let (program, mut sim) = simulator(engine, seed);
         sim.sim.run(RunLimit::Edges {
             domain: DomainId(0),
             count: cycles,
