@@ -188,8 +188,8 @@ fn runtime_faults_name_their_source_location() {
     for (design, location) in [
         // The indexed register read.
         ("tests/designs/fault_index_out_of_range.chr", "10:17"),
-        // The stage register's declaration.
-        ("tests/designs/fault_stage_twice.chr", "9:11"),
+        // The second write of the pipe in the tick.
+        ("tests/designs/fault_stage_twice.chr", "14:13"),
     ] {
         let out = chronc(&["run", design, "--json", "-q"]);
         assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));

@@ -113,16 +113,17 @@ impl Frame<'_> {
         es.iter().map(|e| self.expr(e)).collect()
     }
 
-    /// Checks a stage pipe index and its once-per-tick rule; marks it touched.
-    fn claim_pipe(&mut self, stage: u32, pipe: u64) -> Option<usize> {
+    /// Checks a stage pipe index and its once-per-tick rule, faulting with
+    /// the statement's `sites`; marks the pipe touched.
+    fn claim_pipe(&mut self, stage: u32, pipe: u64, sites: u32) -> Option<usize> {
         let st = &self.program.stages[stage as usize];
         if pipe >= u64::from(st.pipes) {
-            self.host.fault(st.range_fault);
+            self.host.fault(sites + st.pipes);
             return None;
         }
         let touched = st.touched as usize + pipe as usize;
         if self.state[touched] != 0 {
-            self.host.fault(st.twice_fault + pipe as u32);
+            self.host.fault(sites + pipe as u32);
             return None;
         }
         self.state[touched] = 1;
@@ -161,10 +162,15 @@ impl Frame<'_> {
                     self.block(els);
                 }
             }
-            Stmt::StageWrite { stage, pipe, value } => {
+            Stmt::StageWrite {
+                stage,
+                pipe,
+                value,
+                sites,
+            } => {
                 let pipe = self.expr(pipe);
                 let values = self.exprs(value);
-                if let Some(p) = self.claim_pipe(*stage, pipe) {
+                if let Some(p) = self.claim_pipe(*stage, pipe, *sites) {
                     let st = &self.program.stages[*stage as usize];
                     let k = st.item.len();
                     self.state[st.valid_next as usize + p] = 1;
@@ -172,9 +178,9 @@ impl Frame<'_> {
                     self.state[base..base + k].copy_from_slice(&values);
                 }
             }
-            Stmt::StageRetain { stage, pipe } => {
+            Stmt::StageRetain { stage, pipe, sites } => {
                 let pipe = self.expr(pipe);
-                if let Some(p) = self.claim_pipe(*stage, pipe) {
+                if let Some(p) = self.claim_pipe(*stage, pipe, *sites) {
                     let st = &self.program.stages[*stage as usize];
                     let k = st.item.len();
                     self.state[st.valid_next as usize + p] = self.state[st.valid as usize + p];

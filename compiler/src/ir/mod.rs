@@ -244,11 +244,6 @@ pub struct Stage {
     pub value_next: SlotId,
     /// First touched slot.
     pub touched: SlotId,
-    /// First of `pipes` fault sites, one per pipe, for a second write or
-    /// retain of that pipe in one tick (the report names the pipe).
-    pub twice_fault: FaultId,
-    /// Fault site for a pipe index out of range.
-    pub range_fault: FaultId,
 }
 
 /// A trace point: a name and typed arguments.
@@ -466,6 +461,8 @@ pub enum Stmt {
         pipe: Expr,
         /// Flattened value.
         value: Vec<Expr>,
+        /// The statement's fault sites ([`Stmt::StageRetain::sites`]).
+        sites: FaultId,
     },
     /// `s.retain(pipe)`.
     StageRetain {
@@ -473,6 +470,11 @@ pub enum Stmt {
         stage: StageId,
         /// Pipe index.
         pipe: Expr,
+        /// First of the statement's `pipes + 1` consecutive fault sites, so
+        /// a fault names the statement: `sites + p` for a second write or
+        /// retain of pipe `p` in one tick, `sites + pipes` for a pipe index
+        /// out of range.
+        sites: FaultId,
     },
     /// `dst = port.can_send()`.
     CanSend {

@@ -164,14 +164,21 @@ impl Fold<'_> {
                     els: e,
                 }
             }
-            Stmt::StageWrite { stage, pipe, value } => Stmt::StageWrite {
+            Stmt::StageWrite {
+                stage,
+                pipe,
+                value,
+                sites,
+            } => Stmt::StageWrite {
                 stage,
                 pipe: self.expr(pipe),
                 value: value.into_iter().map(|v| self.expr(v)).collect(),
+                sites,
             },
-            Stmt::StageRetain { stage, pipe } => Stmt::StageRetain {
+            Stmt::StageRetain { stage, pipe, sites } => Stmt::StageRetain {
                 stage,
                 pipe: self.expr(pipe),
+                sites,
             },
             Stmt::CanSend { port, dst } => {
                 self.forget(dst);

@@ -142,10 +142,12 @@ fn write_block(out: &mut String, block: &[Stmt], depth: usize) -> fmt::Result {
                 indent(out, depth);
                 writeln!(out, "}}")?;
             }
-            Stmt::StageWrite { stage, pipe, value } => {
-                writeln!(out, "st{stage}.write({}, {})", expr(pipe), list(value))?
+            Stmt::StageWrite {
+                stage, pipe, value, ..
+            } => writeln!(out, "st{stage}.write({}, {})", expr(pipe), list(value))?,
+            Stmt::StageRetain { stage, pipe, .. } => {
+                writeln!(out, "st{stage}.retain({})", expr(pipe))?
             }
-            Stmt::StageRetain { stage, pipe } => writeln!(out, "st{stage}.retain({})", expr(pipe))?,
             Stmt::CanSend { port, dst } => writeln!(out, "l{dst} = p{port}.can_send()")?,
             Stmt::Send { port, value, dst } => match dst {
                 Some(d) => writeln!(out, "l{d} = p{port}.try_send({})", list(value))?,

@@ -139,11 +139,17 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                 block(p, unit_id, unit, then)?;
                 block(p, unit_id, unit, els)?;
             }
-            Stmt::StageWrite { stage, pipe, value } => {
+            Stmt::StageWrite {
+                stage,
+                pipe,
+                value,
+                sites,
+            } => {
                 let st = p
                     .stages
                     .get(*stage as usize)
                     .ok_or_else(|| format!("no stage st{stage}"))?;
+                stage_sites(p, st, *sites)?;
                 if type_of(p, locals, pipe)?.signed {
                     return Err("signed pipe index".into());
                 }
@@ -154,10 +160,12 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                     expect(p, locals, v, *ty)?;
                 }
             }
-            Stmt::StageRetain { stage, pipe } => {
-                p.stages
+            Stmt::StageRetain { stage, pipe, sites } => {
+                let st = p
+                    .stages
                     .get(*stage as usize)
                     .ok_or_else(|| format!("no stage st{stage}"))?;
+                stage_sites(p, st, *sites)?;
                 if type_of(p, locals, pipe)?.signed {
                     return Err("signed pipe index".into());
                 }
@@ -243,10 +251,7 @@ pub fn validate(p: &Program) -> Result<(), String> {
             (st.value, n * k),
             (st.value_next, n * k),
         ];
-        let faults_end = st.twice_fault as usize + st.pipes as usize;
         if st.pipes == 0
-            || faults_end > p.faults.len()
-            || st.range_fault as usize >= p.faults.len()
             || runs
                 .iter()
                 .any(|&(base, len)| base as usize + len > p.slots.len())
@@ -289,6 +294,16 @@ pub fn validate(p: &Program) -> Result<(), String> {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// A stage statement's `pipes + 1` fault sites exist.
+fn stage_sites(p: &Program, st: &crate::ir::Stage, sites: u32) -> Result<(), String> {
+    if sites as usize + st.pipes as usize >= p.faults.len() {
+        return Err(format!(
+            "stage sites f{sites}.. lie outside the fault sites"
+        ));
     }
     Ok(())
 }

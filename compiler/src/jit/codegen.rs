@@ -529,13 +529,18 @@ impl Gen<'_> {
                 self.join(&before, [&after_then, &after_else]);
                 self.b.switch_to_block(done);
             }
-            Stmt::StageWrite { stage, pipe, value } => {
+            Stmt::StageWrite {
+                stage,
+                pipe,
+                value,
+                sites,
+            } => {
                 let pipe = self.expr(pipe);
                 let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
                 let st = &self.p.stages[*stage as usize];
                 let k = st.item.len() as u32;
                 let (valid_next, value_next) = (st.valid_next, st.value_next);
-                let done = self.claim_pipe(*stage, pipe);
+                let done = self.claim_pipe(*stage, pipe, *sites);
                 let one = self.b.ins().iconst(I64, 1);
                 let addr = self.slot_addr(valid_next, pipe, 1);
                 self.b.ins().store(flags(), one, addr, 0);
@@ -546,13 +551,13 @@ impl Gen<'_> {
                 self.b.ins().jump(done, &[]);
                 self.b.switch_to_block(done);
             }
-            Stmt::StageRetain { stage, pipe } => {
+            Stmt::StageRetain { stage, pipe, sites } => {
                 let pipe = self.expr(pipe);
                 let st = &self.p.stages[*stage as usize];
                 let k = st.item.len() as u32;
                 let (valid, valid_next, value, value_next) =
                     (st.valid, st.valid_next, st.value, st.value_next);
-                let done = self.claim_pipe(*stage, pipe);
+                let done = self.claim_pipe(*stage, pipe, *sites);
                 let from = self.slot_addr(valid, pipe, 1);
                 let v = self.b.ins().load(I64, flags(), from, 0);
                 let to = self.slot_addr(valid_next, pipe, 1);
@@ -643,13 +648,14 @@ impl Gen<'_> {
         }
     }
 
-    /// Checks a stage pipe's range and once-per-tick rule and marks it
-    /// touched; leaves the builder in the accepted block and returns the
-    /// block where all paths meet.
-    fn claim_pipe(&mut self, stage: u32, pipe: Value) -> cranelift_codegen::ir::Block {
+    /// Checks a stage pipe's range and once-per-tick rule (faulting with the
+    /// statement's `sites`, see [`Stmt::StageRetain`]) and marks it touched;
+    /// leaves the builder in the accepted block and returns the block where
+    /// all paths meet.
+    fn claim_pipe(&mut self, stage: u32, pipe: Value, sites: u32) -> cranelift_codegen::ir::Block {
         let st = &self.p.stages[stage as usize];
-        let (pipes, range_fault, twice_fault, touched) =
-            (st.pipes, st.range_fault, st.twice_fault, st.touched);
+        let (pipes, touched) = (st.pipes, st.touched);
+        let (range_fault, twice_fault) = (sites + pipes, sites);
         let (valid_next, value_next, k) = (st.valid_next, st.value_next, st.item.len() as u32);
         // The caller writes the pipe's next slots through computed addresses.
         self.forget(touched, pipes, 1);

@@ -26,7 +26,6 @@ struct StageShape {
     pipes: u32,
     item: Vec<Ty>,
     slots: [u32; 5],
-    faults: [u32; 2],
 }
 
 /// How one instance maps its shape's relative ids back to the program's.
@@ -48,6 +47,8 @@ struct Rewriter {
     port_base: u32,
     trace_base: u32,
     stages: HashMap<u32, u32>,
+    /// Pipes of each program stage the unit names.
+    pipes: HashMap<u32, u32>,
     faults: HashMap<u32, u32>,
     fault_list: Vec<u32>,
 }
@@ -59,6 +60,17 @@ impl Rewriter {
             self.fault_list.push(f);
             next
         })
+    }
+
+    /// A stage statement's `pipes + 1` sites, kept consecutive (the code
+    /// adds the pipe to the first): a statement's sites are its own, so
+    /// either all are new here or all were mapped together before.
+    fn stage_sites(&mut self, stage: u32, first: u32) -> u32 {
+        let relative = self.fault(first);
+        for k in 1..=self.pipes[&stage] {
+            self.fault(first + k);
+        }
+        relative
     }
 
     fn indexed(&mut self, ix: &Indexed) -> Indexed {
@@ -112,14 +124,21 @@ impl Rewriter {
                 then: self.block(then),
                 els: self.block(els),
             },
-            Stmt::StageWrite { stage, pipe, value } => Stmt::StageWrite {
+            Stmt::StageWrite {
+                stage,
+                pipe,
+                value,
+                sites,
+            } => Stmt::StageWrite {
                 stage: self.stages[stage],
                 pipe: self.expr(pipe),
                 value: self.exprs(value),
+                sites: self.stage_sites(*stage, *sites),
             },
-            Stmt::StageRetain { stage, pipe } => Stmt::StageRetain {
+            Stmt::StageRetain { stage, pipe, sites } => Stmt::StageRetain {
                 stage: self.stages[stage],
                 pipe: self.expr(pipe),
+                sites: self.stage_sites(*stage, *sites),
             },
             Stmt::CanSend { port: p, dst } => Stmt::CanSend {
                 port: port(self, *p),
@@ -207,12 +226,14 @@ fn scan(p: &Program, u: &Unit) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
                     block(then, ids);
                     block(els, ids);
                 }
-                Stmt::StageWrite { stage, pipe, value } => {
+                Stmt::StageWrite {
+                    stage, pipe, value, ..
+                } => {
                     ids.3.push(*stage);
                     expr(pipe, &mut ids.0);
                     value.iter().for_each(|v| expr(v, &mut ids.0));
                 }
-                Stmt::StageRetain { stage, pipe } => {
+                Stmt::StageRetain { stage, pipe, .. } => {
                     ids.3.push(*stage);
                     expr(pipe, &mut ids.0);
                 }
@@ -264,6 +285,7 @@ pub(super) fn relocate(p: &Program, u: u32) -> (Shape, Reloc) {
         if let std::collections::hash_map::Entry::Vacant(slot) = r.stages.entry(s) {
             slot.insert(stage_list.len() as u32);
             stage_list.push(s);
+            r.pipes.insert(s, p.stages[s as usize].pipes);
         }
     }
     let stage_shapes = stage_list
@@ -281,15 +303,6 @@ pub(super) fn relocate(p: &Program, u: u32) -> (Shape, Reloc) {
                     st.value_next - b,
                     st.touched - b,
                 ],
-                faults: {
-                    // The per-pipe sites stay consecutive: they are the
-                    // first faults this unit's rewriter sees.
-                    let twice = r.fault(st.twice_fault);
-                    for pipe in 1..st.pipes {
-                        r.fault(st.twice_fault + pipe);
-                    }
-                    [twice, r.fault(st.range_fault)]
-                },
             }
         })
         .collect();
@@ -336,8 +349,6 @@ pub(super) fn shape_program(shape: &Shape) -> Program {
             valid_next: s.slots[2],
             value_next: s.slots[3],
             touched: s.slots[4],
-            twice_fault: s.faults[0],
-            range_fault: s.faults[1],
         })
         .collect();
     Program {

@@ -76,7 +76,6 @@ pub fn lower_seeded(
     for (i, inst) in design.instances.iter().enumerate() {
         layouts.push(declare_instance(
             &mut p,
-            sources,
             design,
             i as u32,
             inst.spec,
@@ -120,6 +119,7 @@ pub fn lower_seeded(
             ret: None,
             iterations: Vec::new(),
             stream: None,
+            stage_site_cache: std::collections::HashMap::new(),
         };
         l.local_map = spec
             .locals
@@ -184,7 +184,6 @@ fn span_text(src: &SourceMap, span: Span) -> Option<String> {
 
 fn declare_instance(
     p: &mut Program,
-    src: &SourceMap,
     d: &Design,
     unit: u32,
     spec: usize,
@@ -230,28 +229,6 @@ fn declare_instance(
         let valid_next = add_slots(p, &format!("{name}.valid'"), &per_pipe(&[Ty::BOOL]), &[]);
         let value_next = add_slots(p, &format!("{name}.value'"), &per_pipe(&item), &[]);
         let touched = add_slots(p, &format!("{name}.touched"), &per_pipe(&[Ty::BOOL]), &[]);
-        let span = span_text(src, s.span);
-        let twice_fault = p.faults.len() as u32;
-        for pipe in 0..pipes {
-            p.faults.push(FaultSite {
-                unit,
-                kind: SiteKind::StageTwice { pipe },
-                construct: format!("stage register `{}`", s.name),
-                message: format!(
-                    "stage register `{}`: pipe {pipe} written or retained twice in one tick",
-                    s.name
-                ),
-                span: span.clone(),
-            });
-        }
-        p.faults.push(FaultSite {
-            unit,
-            kind: SiteKind::StageRange,
-            construct: format!("stage register `{}`", s.name),
-            message: format!("stage register `{}`: pipe index out of range", s.name),
-            span,
-        });
-        let range_fault = (p.faults.len() - 1) as u32;
         p.stages.push(Stage {
             unit,
             name: s.name.clone(),
@@ -262,8 +239,6 @@ fn declare_instance(
             valid_next,
             value_next,
             touched,
-            twice_fault,
-            range_fault,
         });
         let id = (p.stages.len() - 1) as u32;
         commits.push(Commit::Stage(id));
@@ -350,6 +325,8 @@ struct UnitLower<'a> {
     iterations: Vec<u32>,
     /// The local holding the tick's random stream, when it calls `random()`.
     stream: Option<u32>,
+    /// Fault sites of stage operations by (stage, file, offset, is a read).
+    stage_site_cache: std::collections::HashMap<(u32, u32, u32, bool), u32>,
 }
 
 fn bin(op: BinOp, ty: Ty, a: Expr, b: Expr) -> Expr {
@@ -459,18 +436,20 @@ impl UnitLower<'_> {
             SK::StageWrite { stage, pipe, value } => {
                 let pipe = self.expr(pipe).remove(0);
                 let value = self.expr(value);
+                let stage = self.inst.stages[*stage];
+                let sites = self.stage_sites(stage, s.span);
                 self.out.push(Stmt::StageWrite {
-                    stage: self.inst.stages[*stage],
+                    stage,
                     pipe,
                     value,
+                    sites,
                 });
             }
             SK::StageRetain { stage, pipe } => {
                 let pipe = self.expr(pipe).remove(0);
-                self.out.push(Stmt::StageRetain {
-                    stage: self.inst.stages[*stage],
-                    pipe,
-                });
+                let stage = self.inst.stages[*stage];
+                let sites = self.stage_sites(stage, s.span);
+                self.out.push(Stmt::StageRetain { stage, pipe, sites });
             }
             SK::Expr(e) => {
                 self.expr(e);
@@ -737,6 +716,54 @@ impl UnitLower<'_> {
         }
     }
 
+    /// The fault sites of a stage write or retain at `span`: one per pipe
+    /// for a second write or retain, then the pipe range (see
+    /// [`Stmt::StageRetain`]). Unrolled copies of one statement share them.
+    fn stage_sites(&mut self, stage: u32, span: Span) -> u32 {
+        let key = (stage, span.file.0, span.start, false);
+        if let Some(first) = self.stage_site_cache.get(&key) {
+            return *first;
+        }
+        let st = &self.p.stages[stage as usize];
+        let (name, pipes) = (st.name.clone(), st.pipes);
+        let first = self.p.faults.len() as u32;
+        for pipe in 0..pipes {
+            self.fault(
+                SiteKind::StageTwice { pipe },
+                name.clone(),
+                format!(
+                    "stage register `{name}`: pipe {pipe} written or retained twice in one tick"
+                ),
+                span,
+            );
+        }
+        self.stage_range_site_new(stage, span);
+        self.stage_site_cache.insert(key, first);
+        first
+    }
+
+    /// The fault site of a stage read (`valid`, `read`) at `span` whose
+    /// pipe is out of range.
+    fn stage_range_site(&mut self, stage: u32, span: Span) -> u32 {
+        let key = (stage, span.file.0, span.start, true);
+        if let Some(site) = self.stage_site_cache.get(&key) {
+            return *site;
+        }
+        let site = self.stage_range_site_new(stage, span);
+        self.stage_site_cache.insert(key, site);
+        site
+    }
+
+    fn stage_range_site_new(&mut self, stage: u32, span: Span) -> u32 {
+        let name = self.p.stages[stage as usize].name.clone();
+        self.fault(
+            SiteKind::StageRange,
+            name.clone(),
+            format!("stage register `{name}`: pipe index out of range"),
+            span,
+        )
+    }
+
     fn index_fault(&mut self, span: Span) -> u32 {
         self.fault(
             SiteKind::Index,
@@ -892,8 +919,9 @@ impl UnitLower<'_> {
                 vec![Expr::Local(dst)]
             }
             EK::StageValid(stage, pipe) => {
+                let fault = self.stage_range_site(self.inst.stages[*stage], e.span);
                 let st = &self.p.stages[self.inst.stages[*stage] as usize];
-                let (base, len, fault) = (st.valid, st.pipes, st.range_fault);
+                let (base, len) = (st.valid, st.pipes);
                 let index = Box::new(self.expr(pipe).remove(0));
                 vec![Expr::LoadIndexed(Indexed {
                     base,
@@ -913,9 +941,9 @@ impl UnitLower<'_> {
                 })]
             }
             EK::StageRead(stage, pipe) => {
+                let fault = self.stage_range_site(self.inst.stages[*stage], e.span);
                 let st = &self.p.stages[self.inst.stages[*stage] as usize];
-                let (base, len, fault, k) =
-                    (st.value, st.pipes, st.range_fault, st.item.len() as u32);
+                let (base, len, k) = (st.value, st.pipes, st.item.len() as u32);
                 let index = self.expr(pipe).remove(0);
                 let index = if k > 1 { self.pure(index) } else { index };
                 (0..k)

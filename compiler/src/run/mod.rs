@@ -86,7 +86,8 @@ pub struct FaultReport {
     /// Exact time, `ps + num/den ps`.
     pub time: String,
     /// Source location `file:line:col` of the faulting construct, when it
-    /// has one: the assert, the index, or a stage register's declaration.
+    /// has one: the assert, the index, or the stage register's write,
+    /// retain or read.
     pub location: Option<String>,
     /// The whole message, with the location.
     pub message: String,
@@ -306,9 +307,10 @@ fn report(
             let (ps, rem) = f.time.split_ps();
             let location = crate::simulate::fault_sites::location(program, f);
             let mut message = f.to_string();
-            // Asserts and index checks already name it in their construct.
+            // Compiler sites name it in their construct; this is for any
+            // other construct a site may have.
             if let Some(at) = location.as_deref().filter(|at| !message.contains(at)) {
-                message.push_str(&format!(" (declared at {at})"));
+                message.push_str(&format!(" (at {at})"));
             }
             FaultReport {
                 code: f.code().to_string(),

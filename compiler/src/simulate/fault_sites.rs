@@ -16,11 +16,12 @@ pub(crate) struct RuntimeSite {
 }
 
 /// The runtime site of every IR fault site, by fault id: the kind comes from
-/// the site's typed [`SiteKind`]. Asserts and index checks name their
-/// source location in the construct; stage sites name the stage register
-/// (the runtime's message adds the pipe), found from the stage that owns them.
+/// the site's typed [`SiteKind`]. Every construct ends with the site's
+/// source location: an assert's message, `array index`, or the stage
+/// register's name (the runtime's message adds the pipe), then ` at
+/// file:line:col`. So constructs are unique per site and per location.
 pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
-    let mut sites: Vec<RuntimeSite> = program
+    program
         .faults
         .iter()
         .map(|f| {
@@ -40,29 +41,21 @@ pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
                 },
                 SiteKind::StageTwice { pipe } => RuntimeSite {
                     kind: FaultKind::StageWrittenTwice { pipe },
-                    construct: f.construct.clone(),
+                    construct: format!("{}{at}", f.construct),
                 },
                 SiteKind::StageRange => RuntimeSite {
                     kind: FaultKind::StagePipeOutOfRange,
-                    construct: f.construct.clone(),
+                    construct: format!("{}{at}", f.construct),
                 },
             }
         })
-        .collect();
-    for stage in &program.stages {
-        let owned = (stage.twice_fault..stage.twice_fault + stage.pipes).chain([stage.range_fault]);
-        for id in owned {
-            if let Some(site) = sites.get_mut(id as usize) {
-                site.construct = stage.name.clone();
-            }
-        }
-    }
-    sites
+        .collect()
 }
 
 /// The source location (`file:line:col`) of the IR fault site behind a
-/// runtime fault, when it has one: the unit, kind and construct identify it.
-/// For a stage register fault it is the stage register's declaration.
+/// runtime fault, when it has one: the unit, kind and construct identify it
+/// (sites that share all three share their location). For a stage register
+/// fault it is the write, retain or read that faulted.
 pub(crate) fn location(program: &Program, fault: &Fault) -> Option<String> {
     program
         .faults
@@ -128,8 +121,8 @@ system Top {
             [
                 "runtime::assertion_failed i stays small at t.chr:9:9",
                 "runtime::index_out_of_range array index at t.chr:7:9",
-                "runtime::stage_pipe_out_of_range st",
-                "runtime::stage_written_twice st",
+                "runtime::stage_pipe_out_of_range st at t.chr:8:9",
+                "runtime::stage_written_twice st at t.chr:8:9",
             ]
         );
     }

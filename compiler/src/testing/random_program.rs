@@ -288,10 +288,22 @@ impl UnitGen<'_> {
                 let st = &self.p.stages[self.stage as usize];
                 let (pipes, item) = (st.pipes, st.item.clone());
                 let pipe = self.index_into(pipes, 0);
+                // The statement's own sites: one per pipe, then the range.
+                let sites = self.p.faults.len() as u32;
+                for pipe in 0..pipes {
+                    add_fault(
+                        self.p,
+                        self.unit,
+                        SiteKind::StageTwice { pipe },
+                        "stage twice",
+                    );
+                }
+                add_fault(self.p, self.unit, SiteKind::StageRange, "stage pipe");
                 if self.rng.one_in(3) {
                     Stmt::StageRetain {
                         stage: self.stage,
                         pipe,
+                        sites,
                     }
                 } else {
                     let value = item.iter().map(|ty| self.expr(*ty, 1)).collect();
@@ -299,6 +311,7 @@ impl UnitGen<'_> {
                         stage: self.stage,
                         pipe,
                         value,
+                        sites,
                     }
                 }
             }
@@ -480,11 +493,6 @@ fn add_unit(p: &mut Program, rng: &mut Rng, unit: u32, domain: u32) {
     let valid_next = run(p, "valid'", pipes, &[Ty::BOOL]);
     let value_next = run(p, "value'", pipes * k, &item);
     let touched = run(p, "touched", pipes, &[Ty::BOOL]);
-    let twice_fault = p.faults.len() as u32;
-    for pipe in 0..pipes {
-        add_fault(p, unit, SiteKind::StageTwice { pipe }, "stage write twice");
-    }
-    let range_fault = add_fault(p, unit, SiteKind::StageRange, "stage pipe");
     p.stages.push(Stage {
         unit,
         name: "st".into(),
@@ -495,8 +503,6 @@ fn add_unit(p: &mut Program, rng: &mut Rng, unit: u32, domain: u32) {
         valid_next,
         value_next,
         touched,
-        twice_fault,
-        range_fault,
     });
     let stage = (p.stages.len() - 1) as u32;
     commits.push(Commit::Stage(stage));
