@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 use std::time::Instant;
 
-use chronon_lang::span::SourceMap;
+use chronon_lang::parse;
+use chronon_lang::span::{FileId, SourceMap};
 use chronon_lang::{CompileOptions, compile};
 use chronon_suite::measure::{summarize, thread_cpu_ns};
 
@@ -103,11 +104,18 @@ fn main() {
     let mut cpu = Vec::new();
     let mut instances = 0;
     let mut parse_cpu = Vec::new();
+    let mut reference_cpu = Vec::new();
+    // The hand-written parser and pest's reference parser, interleaved so
+    // that machine load hits both alike.
     for _ in 0..REPETITIONS {
         let c0 = thread_cpu_ns();
-        let (_, diags) = chronon_lang::parse::parse_file(chronon_lang::span::FileId(0), &src);
+        let (_, diags) = parse::parse_file(FileId(0), &src);
         parse_cpu.push(thread_cpu_ns() - c0);
         assert!(diags.is_empty(), "the generated design parses");
+        let c0 = thread_cpu_ns();
+        let (_, diags) = parse::parse_file_reference(FileId(0), &src);
+        reference_cpu.push(thread_cpu_ns() - c0);
+        assert!(diags.is_empty(), "the generated design parses with pest");
     }
     for _ in 0..REPETITIONS {
         let mut sources = SourceMap::new();
@@ -133,9 +141,13 @@ fn main() {
     let (wm, wmin, wmax) = stats(wall);
     let (cm, cmin, cmax) = stats(cpu);
     let (pm, pmin, pmax) = stats(parse_cpu);
+    let (rm, rmin, rmax) = stats(reference_cpu);
     println!("frontend: {lines} lines, {instances} unit instances, {REPETITIONS} runs");
     println!("  parse+check+elaborate wall: median {wm:.1} ms (min {wmin:.1}, max {wmax:.1})");
     println!("  parse only thread CPU: median {pm:.1} ms (min {pmin:.1}, max {pmax:.1})");
+    println!(
+        "  parse only, pest reference parser, thread CPU: median {rm:.1} ms (min {rmin:.1}, max {rmax:.1})"
+    );
     println!(
         "  parse+check+elaborate thread CPU: median {cm:.1} ms (min {cmin:.1}, max {cmax:.1})"
     );

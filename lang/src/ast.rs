@@ -1,5 +1,7 @@
 //! The syntax tree, as parsed. Every node carries its [`Span`].
 
+use std::sync::Arc;
+
 use crate::span::Span;
 
 /// A name and where it was written.
@@ -33,10 +35,12 @@ pub enum Item {
     Enum(EnumDef),
     /// `fn f(...) -> T { ... }`
     Fn(FnDef),
-    /// `unit U<...> { ... }`
-    Unit(UnitDef),
-    /// `system S<...> { ... }`
-    System(SystemDef),
+    /// `unit U<...> { ... }`; shared, since every specialization of the
+    /// unit is checked from it.
+    Unit(Arc<UnitDef>),
+    /// `system S<...> { ... }`; shared, since every instantiation of the
+    /// system is elaborated from it.
+    System(Arc<SystemDef>),
 }
 
 impl Item {

@@ -20,6 +20,8 @@ mod lexer;
 use pest::Parser;
 use pest::iterators::Pair;
 
+use std::sync::Arc;
+
 use crate::ast::*;
 use crate::diag::{Diagnostic, IntoDiagnostic};
 use crate::span::{FileId, Span};
@@ -609,12 +611,12 @@ impl Builder<'_> {
                     params = self.generic_params(it.next()?);
                 }
                 let members = it.filter_map(|m| self.unit_member(m)).collect();
-                Item::Unit(UnitDef {
+                Item::Unit(Arc::new(UnitDef {
                     name,
                     params,
                     members,
                     span,
-                })
+                }))
             }
             Rule::system_item => {
                 let name = self.ident(it.next()?);
@@ -623,12 +625,12 @@ impl Builder<'_> {
                     params = self.generic_params(it.next()?);
                 }
                 let members = it.filter_map(|m| self.system_member(m)).collect();
-                Item::System(SystemDef {
+                Item::System(Arc::new(SystemDef {
                     name,
                     params,
                     members,
                     span,
-                })
+                }))
             }
             _ => return None,
         })

@@ -22,6 +22,8 @@
 
 use super::MAX_EXPR_DEPTH;
 use super::lexer::{Kw, Tok, Token, lex};
+use std::sync::Arc;
+
 use crate::ast::*;
 use crate::span::{FileId, Span};
 
@@ -259,22 +261,22 @@ impl Parser<'_> {
                 while !self.eat(Tok::RBrace) {
                     members.push(self.unit_member()?);
                 }
-                Item::Unit(UnitDef {
+                Item::Unit(Arc::new(UnitDef {
                     name,
                     params,
                     members,
                     span: self.span_from(first),
-                })
+                }))
             }
             Tok::Kw(Kw::System) => {
                 let (name, params) = self.header()?;
                 let members = self.system_members()?;
-                Item::System(SystemDef {
+                Item::System(Arc::new(SystemDef {
                     name,
                     params,
                     members,
                     span: self.span_from(first),
-                })
+                }))
             }
             // `clock` items (time literals are atomic in the grammar) and
             // anything else go to pest.
