@@ -193,6 +193,16 @@ system Top { inst a: G on core; inst b: G on core; }
     }
 
     #[test]
+    fn instances_that_draw_still_share_native_code() {
+        // The unit seed is state, not a constant, so `top.a` and `top.b`
+        // compile to one function.
+        let (program, _) = simulator(EngineKind::Interp, 3);
+        let jit = crate::jit::Jit::compile(&program, crate::jit::JitConfig::default())
+            .expect("it compiles");
+        assert_eq!(jit.function_count(), 1);
+    }
+
+    #[test]
     fn a_resumed_run_draws_what_one_run_draws() {
         let to = |count| RunLimit::Edges {
             domain: DomainId(0),
