@@ -15,6 +15,7 @@
 //! sampling each side's pointer as it was before the instant, so a pointer
 //! committed at `t` is never seen by the other side at `t`.
 
+use crate::channel::copy_item;
 use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
 
 /// The read port kind of a CDC FIFO.
@@ -171,9 +172,15 @@ impl CdcFifo {
             return false;
         }
         let at = self.slot(self.write_ptr);
-        self.storage[at..at + self.width].copy_from_slice(item);
+        copy_item(&mut self.storage[at..at + self.width], item);
         self.write_pending = true;
         true
+    }
+
+    /// Writer: whether this edge has written.
+    #[inline]
+    pub(crate) fn write_pending(&self) -> bool {
+        self.write_pending
     }
 
     /// Writer: the registered `full` flag.
@@ -212,7 +219,7 @@ impl CdcFifo {
         if !self.output_valid || self.taken {
             return false;
         }
-        out.copy_from_slice(&self.output);
+        copy_item(out, &self.output);
         self.taken = true;
         true
     }
@@ -232,7 +239,7 @@ impl CdcFifo {
     pub(crate) fn recv(&mut self, out: &mut [u64]) -> bool {
         match self.peek() {
             Some(item) => {
-                out.copy_from_slice(item);
+                copy_item(out, item);
                 self.read_pending = true;
                 true
             }
@@ -258,8 +265,7 @@ impl CdcFifo {
             if self.read_pending {
                 if self.read_port == ReadPort::Registered {
                     let at = self.slot(read_before);
-                    self.output
-                        .copy_from_slice(&self.storage[at..at + self.width]);
+                    copy_item(&mut self.output, &self.storage[at..at + self.width]);
                     self.output_valid = true;
                 }
                 self.read_ptr = (self.read_ptr + 1) & self.pointer_mask;

@@ -199,10 +199,18 @@ impl TickCtx<'_> {
     pub fn send(&mut self, port: OutPort, item: &[u64]) -> bool {
         let sent = self.try_send(port, item);
         if !sent {
-            let name = self.core.channels.outputs[port.0 as usize].name.clone();
-            self.fault(FaultKind::SendRefused, name);
+            self.send_refused(port);
         }
         sent
+    }
+
+    /// Reports the fault of a `send(v)` on `port` that was refused: what
+    /// [`TickCtx::send`] does after a refusal, for callers that checked
+    /// the port themselves.
+    #[cold]
+    pub fn send_refused(&mut self, port: OutPort) {
+        let name = self.core.channels.outputs[port.0 as usize].name.clone();
+        self.fault(FaultKind::SendRefused, name);
     }
 
     /// `recv()` into `out`; returns whether an item was received.
@@ -232,6 +240,13 @@ impl TickCtx<'_> {
     #[inline]
     pub fn fifo_can_send(&self, fifo: FifoId) -> bool {
         self.core.fifos[fifo.0 as usize].can_send()
+    }
+
+    /// CDC FIFO writer: whether this edge has already written (the one
+    /// write per edge is taken).
+    #[inline]
+    pub fn fifo_written(&self, fifo: FifoId) -> bool {
+        self.core.fifos[fifo.0 as usize].write_pending()
     }
 
     /// CDC FIFO writer: the registered `full` flag.

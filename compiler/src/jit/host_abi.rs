@@ -32,29 +32,22 @@ pub struct HostCtx<'a> {
     pub faults: *const [u32],
 }
 
-impl HostCtx<'_> {
-    /// Runs `f` on this call's host.
-    ///
-    /// # Safety
-    /// With no `host`, `binding` must point to the live binding whose group
-    /// function is running (so its tick context is set).
-    #[inline(always)]
-    unsafe fn with<R>(&mut self, f: impl FnOnce(&mut dyn Host, &Self) -> R) -> R {
-        match self.host.take() {
-            Some(host) => {
-                let r = f(&mut *host, self);
-                self.host = Some(host);
-                r
-            }
+/// Runs `$body` with `$h` bound to this call's host: the `dyn Host`, or
+/// (statically dispatched, so it inlines) the runtime binding's host for
+/// the calling unit. `$c` is the `&mut HostCtx`.
+macro_rules! on_host {
+    ($c:ident, |$h:ident| $body:expr) => {
+        match $c.host.as_deref_mut() {
+            Some($h) => $body,
             None => {
-                // SAFETY: guaranteed by the caller.
-                let binding = unsafe { &*self.binding };
-                // SAFETY: the group function runs inside the binding's tick.
-                let mut host = unsafe { binding.host(self.member) };
-                f(&mut host, self)
+                // SAFETY: with no `dyn Host`, the context was built by
+                // `Jit::group` for a binding whose group tick is running.
+                let mut host = unsafe { (*$c.binding).host($c.member) };
+                let $h = &mut host;
+                $body
             }
         }
-    }
+    };
 }
 
 /// One imported host function: its symbol, its address and its signature
@@ -174,8 +167,7 @@ unsafe fn words<'a>(buf: *mut u64, len: u32) -> &'a mut [u64] {
 extern "C" fn can_send(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    // SAFETY: as above.
-    u32::from(unsafe { c.with(|h, c| h.can_send(port + c.port_base)) })
+    u32::from(on_host!(c, |h| h.can_send(port + c.port_base)))
 }
 
 extern "C" fn send(
@@ -187,43 +179,45 @@ extern "C" fn send(
 ) -> u32 {
     // SAFETY: as above.
     let (c, item) = unsafe { (host(ctx), words(buf, len)) };
-    // SAFETY: as above.
-    u32::from(unsafe { c.with(|h, c| h.send(port + c.port_base, item, required != 0)) })
+    u32::from(on_host!(c, |h| h.send(
+        port + c.port_base,
+        item,
+        required != 0
+    )))
 }
 
 extern "C" fn recv(ctx: *mut HostCtx<'_>, port: u32, remove: u32, buf: *mut u64, len: u32) -> u32 {
     // SAFETY: as above.
     let (c, item) = unsafe { (host(ctx), words(buf, len)) };
-    // SAFETY: as above.
-    u32::from(unsafe { c.with(|h, c| h.recv(port + c.port_base, remove != 0, item)) })
+    u32::from(on_host!(c, |h| h.recv(
+        port + c.port_base,
+        remove != 0,
+        item
+    )))
 }
 
 extern "C" fn request(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    // SAFETY: as above.
-    u32::from(unsafe { c.with(|h, c| h.request(port + c.port_base)) })
+    u32::from(on_host!(c, |h| h.request(port + c.port_base)))
 }
 
 extern "C" fn valid(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    // SAFETY: as above.
-    u32::from(unsafe { c.with(|h, c| h.valid(port + c.port_base)) })
+    u32::from(on_host!(c, |h| h.valid(port + c.port_base)))
 }
 
 extern "C" fn take(ctx: *mut HostCtx<'_>, port: u32, buf: *mut u64, len: u32) -> u32 {
     // SAFETY: as above.
     let (c, item) = unsafe { (host(ctx), words(buf, len)) };
-    // SAFETY: as above.
-    u32::from(unsafe { c.with(|h, c| h.take(port + c.port_base, item)) })
+    u32::from(on_host!(c, |h| h.take(port + c.port_base, item)))
 }
 
 extern "C" fn trace(ctx: *mut HostCtx<'_>, trace: u32, buf: *mut u64, len: u32) {
     // SAFETY: as above.
     let (c, args) = unsafe { (host(ctx), words(buf, len)) };
-    // SAFETY: as above.
-    unsafe { c.with(|h, c| h.trace(trace + c.trace_base, args)) };
+    on_host!(c, |h| h.trace(trace + c.trace_base, args));
 }
 
 extern "C" fn fault(ctx: *mut HostCtx<'_>, fault: u32) {
@@ -232,13 +226,11 @@ extern "C" fn fault(ctx: *mut HostCtx<'_>, fault: u32) {
     // The relocation table outlives the call (it is the JIT's).
     // SAFETY: as above.
     let id = unsafe { (&*c.faults)[fault as usize] };
-    // SAFETY: as above.
-    unsafe { c.with(|h, _| h.fault(id)) };
+    on_host!(c, |h| h.fault(id));
 }
 
 extern "C" fn finish(ctx: *mut HostCtx<'_>) {
     // SAFETY: as above.
     let c = unsafe { host(ctx) };
-    // SAFETY: as above.
-    unsafe { c.with(|h, _| h.finish()) };
+    on_host!(c, |h| h.finish());
 }

@@ -31,27 +31,166 @@ pub(crate) struct RuntimeBinding {
     pub(super) tick: Cell<*mut c_void>,
     pub(super) links: Vec<Link>,
     pub(super) faults: Vec<AssertId>,
+    /// Per IR port: for an output that feeds one CDC FIFO and no channel,
+    /// the FIFO, the runtime port and whether its send rate is 1.
+    pub(super) fifo_outs: Vec<Option<(FifoId, OutPort, bool)>>,
 }
 
 impl RuntimeBinding {
-    /// The host for the running group's unit `member`: acts as that unit and
-    /// adapts the tick's context.
+    /// The host for the running group's unit `member`.
     ///
     /// # Safety
     /// Only while a group tick of this binding runs (`tick` is its live,
     /// otherwise unborrowed `TickCtx`), and the result must be dropped before
     /// the tick returns.
     #[inline(always)]
-    pub(crate) unsafe fn host(&self, member: u32) -> CtxHost<'_, 'static> {
-        // SAFETY: guaranteed by the caller; the tick context is only reached
-        // through this one host at a time (host calls do not nest).
-        let ctx = unsafe { &mut *self.tick.get().cast::<TickCtx<'static>>() };
-        ctx.enter(member as usize);
-        CtxHost {
-            ctx,
-            links: &self.links,
-            faults: &self.faults,
+    pub(crate) unsafe fn host(&self, member: u32) -> BoundHost<'_> {
+        BoundHost {
+            binding: self,
+            member,
         }
+    }
+}
+
+/// The host of one unit of a running JIT group: the runtime's `TickCtx`,
+/// acting as that unit. The common operations (a send to a channel and at
+/// most one FIFO, a FIFO take, request or valid) go straight to the
+/// runtime; the rest, and every refusal, go through [`CtxHost`], so the
+/// outcome and the fault reported are the same as the interpreter's.
+pub(crate) struct BoundHost<'a> {
+    binding: &'a RuntimeBinding,
+    member: u32,
+}
+
+impl BoundHost<'_> {
+    /// The tick context, acting as this unit.
+    #[inline(always)]
+    fn ctx(&mut self) -> &mut TickCtx<'static> {
+        // SAFETY: `RuntimeBinding::host`'s contract: `tick` is the running
+        // group tick's context, reached only through this host for now
+        // (host calls do not nest).
+        let ctx = unsafe { &mut *self.binding.tick.get().cast::<TickCtx<'static>>() };
+        ctx.enter(self.member as usize);
+        ctx
+    }
+
+    /// The general adapter, for everything without a fast path.
+    #[inline(always)]
+    fn general(&mut self) -> CtxHost<'_, 'static> {
+        let binding = self.binding;
+        CtxHost {
+            ctx: self.ctx(),
+            links: &binding.links,
+            faults: &binding.faults,
+        }
+    }
+
+    /// The FIFO read port behind `port`, if it is one.
+    #[inline(always)]
+    fn fifo_in(&self, port: PortId) -> Option<FifoId> {
+        match self.binding.links.get(port as usize) {
+            Some(Link::FifoIn(f)) => *f,
+            _ => None,
+        }
+    }
+}
+
+impl Host for BoundHost<'_> {
+    #[inline]
+    fn can_send(&mut self, port: PortId) -> bool {
+        self.general().can_send(port)
+    }
+
+    #[inline]
+    fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
+        if let Some(&Some((fifo, out, rate_one))) = self.binding.fifo_outs.get(port as usize)
+            && !item.is_empty()
+        {
+            // One FIFO and a channel port with no connections: the channel
+            // accepts whenever the FIFO does (it has taken no item in this
+            // tick then), so only the FIFO is asked; its one write per edge
+            // stands for the channel's count of sends in this tick.
+            let ctx = self.ctx();
+            if ctx.fifo_try_send(fifo, item) {
+                return true;
+            }
+            if required {
+                // As `CtxHost::send`: the channel is the first refusing
+                // link once its rate is used up, else the FIFO.
+                if rate_one && ctx.fifo_written(fifo) {
+                    ctx.send_refused(out);
+                } else {
+                    ctx.fifo_send(fifo, item);
+                }
+            }
+            return false;
+        }
+        let links = &self.binding.links;
+        if let Some(Link::Out { port: out, fifos }) = links.get(port as usize)
+            && !item.is_empty()
+            && fifos.len() <= 1
+        {
+            let (out, fifo) = (*out, fifos.first().copied());
+            let ctx = self.ctx();
+            // Accepted by every link: the same sends as `CtxHost::send`. A
+            // refusal changes nothing and falls through to it.
+            let sent = match fifo {
+                None => ctx.try_send(out, item),
+                Some(f) => {
+                    ctx.fifo_can_send(f) && ctx.try_send(out, item) && {
+                        ctx.fifo_try_send(f, item);
+                        true
+                    }
+                }
+            };
+            // `try_send` refused: nothing was sent and nothing changed, as
+            // in `CtxHost::send`; only `send` goes on to report the fault.
+            if sent || !required {
+                return sent;
+            }
+        }
+        self.general().send(port, item, required)
+    }
+
+    #[inline]
+    fn recv(&mut self, port: PortId, remove: bool, item: &mut [u64]) -> bool {
+        self.general().recv(port, remove, item)
+    }
+
+    #[inline]
+    fn request(&mut self, port: PortId) -> bool {
+        match self.fifo_in(port) {
+            Some(f) => self.ctx().fifo_request(f),
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn valid(&mut self, port: PortId) -> bool {
+        match self.fifo_in(port) {
+            Some(f) => self.ctx().fifo_valid(f),
+            None => false,
+        }
+    }
+
+    #[inline]
+    fn take(&mut self, port: PortId, item: &mut [u64]) -> bool {
+        match self.fifo_in(port) {
+            Some(f) if !item.is_empty() => self.ctx().fifo_take(f, item),
+            _ => self.general().take(port, item),
+        }
+    }
+
+    fn trace(&mut self, trace: TraceId, args: &[u64]) {
+        self.general().trace(trace, args);
+    }
+
+    fn fault(&mut self, fault: FaultId) {
+        self.general().fault(fault);
+    }
+
+    fn finish(&mut self) {
+        self.general().finish();
     }
 }
 
@@ -63,6 +202,7 @@ pub(crate) struct CtxHost<'a, 'b> {
 }
 
 impl Host for CtxHost<'_, '_> {
+    #[inline]
     fn can_send(&mut self, port: PortId) -> bool {
         match &self.links[port as usize] {
             Link::Out { port, fifos } => {
@@ -72,6 +212,7 @@ impl Host for CtxHost<'_, '_> {
         }
     }
 
+    #[inline]
     fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
         let Link::Out { port: out, fifos } = &self.links[port as usize] else {
             return false;
@@ -95,6 +236,7 @@ impl Host for CtxHost<'_, '_> {
         }
     }
 
+    #[inline]
     fn recv(&mut self, port: PortId, remove: bool, item: &mut [u64]) -> bool {
         let got = match (&self.links[port as usize], remove) {
             (Link::In(p), true) => return recv_into(item, |buf| self.ctx.recv(*p, buf)),
@@ -114,6 +256,7 @@ impl Host for CtxHost<'_, '_> {
         }
     }
 
+    #[inline]
     fn request(&mut self, port: PortId) -> bool {
         match &self.links[port as usize] {
             Link::FifoIn(Some(f)) => self.ctx.fifo_request(*f),
@@ -121,6 +264,7 @@ impl Host for CtxHost<'_, '_> {
         }
     }
 
+    #[inline]
     fn valid(&mut self, port: PortId) -> bool {
         match &self.links[port as usize] {
             Link::FifoIn(Some(f)) => self.ctx.fifo_valid(*f),
@@ -128,6 +272,7 @@ impl Host for CtxHost<'_, '_> {
         }
     }
 
+    #[inline]
     fn take(&mut self, port: PortId, item: &mut [u64]) -> bool {
         match &self.links[port as usize] {
             Link::FifoIn(Some(f)) => recv_into(item, |buf| self.ctx.fifo_take(*f, buf)),

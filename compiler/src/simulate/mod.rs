@@ -221,10 +221,24 @@ impl Simulator {
         }
         groups.retain(|g| !g.is_empty());
         let jit = Jit::compile_with_groups(&program, JitConfig::default(), &groups)?;
+        let fifo_outs = links
+            .iter()
+            .enumerate()
+            .map(|(i, link)| match link {
+                Link::Out { port, fifos }
+                    if fifos.len() == 1
+                        && !program.channels.iter().any(|c| c.from as usize == i) =>
+                {
+                    Some((fifos[0], *port, program.ports[i].rate == 1))
+                }
+                _ => None,
+            })
+            .collect();
         let binding = Rc::new(RuntimeBinding {
             tick: std::cell::Cell::new(std::ptr::null_mut()),
             links,
             faults,
+            fifo_outs,
         });
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| jit.group(g, Rc::as_ptr(&binding)))
@@ -296,5 +310,72 @@ impl Simulator {
                 .iter()
                 .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chronon_lang::span::SourceMap;
+
+    use super::EngineKind;
+    use crate::run::{RunOptions, StopAt, run};
+
+    /// A writer whose `tick` body is `body`, into a depth-2 CDC FIFO to a
+    /// reader on a slower clock that never reads.
+    fn cdc_writer(body: &str) -> String {
+        format!(
+            "clock fast = 1 GHz;\nclock slow = 300 MHz;\n\
+             unit W {{ out tx: u64; reg n: u64 = 0; counter ok;\n tick {{ {body} n <= n + 1; }} }}\n\
+             unit R {{ in rx: u64 cdc; tick {{ }} }}\n\
+             system Top {{ inst w: W on fast; inst r: R on slow;\n\
+             cdc w.tx -> r.rx depth 2 sync 2; }}\n"
+        )
+    }
+
+    /// The run summary on one engine (engine name left out).
+    fn summary(text: &str, engine: EngineKind) -> String {
+        let mut sources = SourceMap::new();
+        sources.add("t.chr".to_string(), text.to_string());
+        let options = RunOptions {
+            top: None,
+            params: Vec::new(),
+            engine,
+            stop: StopAt::Cycles {
+                count: 20,
+                domain: None,
+            },
+            drain: None,
+            seed: 0,
+        };
+        let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
+        report.summary(true).replacen(&report.engine, "ENGINE", 1)
+    }
+
+    /// The JIT's bound send path (one FIFO, no channel) refuses and
+    /// faults exactly like the interpreter's general one.
+    #[test]
+    fn fifo_sends_refuse_and_fault_alike_on_both_engines() {
+        for (body, expected) in [
+            // The second send of an edge: the port's rate (1) is used up.
+            ("tx.send(n); tx.send(n);", "fault: [runtime::send_refused]"),
+            // A full FIFO refuses `send`: its fault.
+            ("tx.send(n);", "fault: [runtime::fifo_send_refused]"),
+            // `try_send` never faults; the refused ones are not counted.
+            // Two accepted before the FIFO is full, then refused at every edge.
+            (
+                "if tx.try_send(n) { ok += 1; } if tx.try_send(n) { ok += 1; }",
+                "top.w.ok = 2\n",
+            ),
+        ] {
+            let text = cdc_writer(body);
+            let interp = summary(&text, EngineKind::Interp);
+            assert_eq!(interp, summary(&text, EngineKind::Jit), "{body}");
+            assert!(interp.contains(expected), "{body}: {interp}");
+            assert_eq!(
+                interp.matches("fault:").count(),
+                usize::from(expected.starts_with("fault")),
+                "{body}: {interp}"
+            );
+        }
     }
 }
