@@ -571,6 +571,7 @@ impl Env {
             param_ids.push(cx.declare(n, ty));
         }
         let body = cx.block(&f.body);
+        cx.lint_unused_lets();
         let locals = std::mem::take(&mut cx.locals);
         drop(cx);
         if !ends_in_return(&body) {
@@ -781,6 +782,7 @@ impl Env {
             Some((body, _)) => cx.block(body),
             None => Vec::new(),
         };
+        cx.lint_unused_lets();
         let locals = std::mem::take(&mut cx.locals);
         let used = std::mem::take(&mut cx.used_members);
         let random_sites = cx.random_sites;
@@ -928,6 +930,11 @@ struct BodyCx<'e> {
     stage_writes: StageSet,
     /// `random()` call sites numbered so far (the next one's number).
     random_sites: u32,
+    /// Per local: how many times its name was read (a place being written
+    /// does not count).
+    local_reads: Vec<u32>,
+    /// Locals introduced by `let` (not `_`-prefixed): checked by W0304.
+    lets: Vec<(usize, Span)>,
 }
 
 /// Constant stage pipes `(stage, pipe)` already written or retained, with
@@ -971,6 +978,24 @@ impl<'e> BodyCx<'e> {
             used_members: HashSet::new(),
             stage_writes: HashMap::new(),
             random_sites: 0,
+            local_reads: Vec::new(),
+            lets: Vec::new(),
+        }
+    }
+
+    /// W0304 for every `let` whose value is never read; called once the
+    /// whole body is checked.
+    fn lint_unused_lets(&mut self) {
+        for &(l, span) in &self.lets {
+            if self.local_reads[l] == 0 {
+                self.env.diags.push(
+                    TypeError::UnusedLocal {
+                        span,
+                        name: self.locals[l].name.clone(),
+                    }
+                    .into_diagnostic(),
+                );
+            }
         }
     }
 
@@ -1055,6 +1080,7 @@ impl<'e> BodyCx<'e> {
             name: name.name.clone(),
             ty,
         });
+        self.local_reads.push(0);
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.name.clone(), id);
         }
@@ -1065,6 +1091,7 @@ impl<'e> BodyCx<'e> {
         let n = ident.name.as_str();
         for s in self.scopes.iter().rev() {
             if let Some(id) = s.get(n) {
+                self.local_reads[*id] += 1;
                 return Resolved::Local(*id);
             }
         }
@@ -2026,6 +2053,9 @@ impl<'e> BodyCx<'e> {
                 let v = self.check(value, want.as_ref());
                 let ty = want.unwrap_or_else(|| v.ty.clone());
                 let l = self.declare(name, ty);
+                if !name.name.starts_with('_') {
+                    self.lets.push((l, name.span));
+                }
                 StmtKind::AssignLocal {
                     local: l,
                     path: Vec::new(),
@@ -2478,7 +2508,11 @@ impl<'e> BodyCx<'e> {
             A::Name(id) => {
                 let r = self.resolve(id);
                 let ty = match &r {
-                    Resolved::Local(l) => self.locals[*l].ty.clone(),
+                    Resolved::Local(l) => {
+                        // Written, not read: `resolve` counted a read.
+                        self.local_reads[*l] -= 1;
+                        self.locals[*l].ty.clone()
+                    }
                     Resolved::Member(Member::Reg, i) => self
                         .unit
                         .as_ref()

@@ -212,6 +212,8 @@ pub enum TypeError {
     UnusedPort { span: Span, name: String },
     /// W0303
     Unreachable { span: Span, after: Span },
+    /// W0304
+    UnusedLocal { span: Span, name: String },
 }
 
 impl IntoDiagnostic for TypeError {
@@ -280,6 +282,8 @@ impl IntoDiagnostic for TypeError {
             Unreachable { span, after } => Diagnostic::warning("W0303", "unreachable statement", span, "never runs")
                 .with_label(after, "control never gets past this")
                 .with_help("remove the statements after `return` or `finish`"),
+            UnusedLocal { span, name } => Diagnostic::warning("W0304", format!("variable `{name}` is never read"), span, "its value is never read")
+                .with_help("remove the `let` (keep the expression as a statement if it acts), or prefix the name with `_`"),
         }
     }
 }
