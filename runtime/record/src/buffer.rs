@@ -16,9 +16,11 @@ use std::thread::JoinHandle;
 use crossbeam::channel::{Receiver, Sender, bounded};
 
 use crate::error::RecordError;
-use crate::record::{CounterRecord, FifoRecord, SignalRecord, TickRecord, TraceRecord};
+use crate::record::{
+    CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRecord, TraceRecord,
+};
 use crate::schema::MAX_ARGS;
-use crate::sink::{DropCounts, Recorder};
+use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// What happens when the queue is full.
@@ -51,26 +53,34 @@ impl Default for BufferConfig {
     }
 }
 
-/// A record with its trace arguments inline.
-#[derive(Clone, Copy)]
-enum Owned {
-    Trace {
-        domain: u32,
-        cycle: u64,
-        time: Time,
-        unit: u32,
-        event: u32,
-        len: u8,
-        args: [u64; MAX_ARGS],
-    },
-    Fifo(FifoRecord),
-    Counter(CounterRecord),
-    Tick(TickRecord),
-    Signal(SignalRecord),
+/// Records are queued as words: a header word (kind tag in the low byte),
+/// then fixed fields, then a trace's arguments. About 7 words (56 bytes) a
+/// record instead of a 128-byte enum: half the memory the producer writes
+/// and the writer thread reads for every record.
+const TRACE: u64 = 1;
+const FIFO: u64 = 2;
+const COUNTER: u64 = 3;
+const TICK: u64 = 4;
+const SIGNAL: u64 = 5;
+
+/// The most words one record takes (a trace with `MAX_ARGS` arguments).
+const MAX_WORDS: usize = 6 + MAX_ARGS;
+
+/// The three words of a time.
+#[inline(always)]
+fn time_words(t: Time) -> [u64; 3] {
+    let n = t.num();
+    [n as u64, (n >> 64) as u64, t.den()]
 }
 
+#[inline(always)]
+fn time_of(w: &[u64]) -> Time {
+    Time::from_parts(u128::from(w[0]) | u128::from(w[1]) << 64, w[2])
+}
+
+/// A full batch of encoded records, or the end.
 enum Message {
-    Batch(Vec<Owned>),
+    Batch(Vec<u64>),
     Finish(DropCounts),
 }
 
@@ -78,9 +88,16 @@ enum Message {
 pub struct BufferedRecorder {
     mode: Mode,
     capacity: usize,
-    batch: Vec<Owned>,
+    /// Records in `batch`.
+    count: usize,
+    /// Encoded records; room for `capacity` of the largest.
+    batch: Vec<u64>,
+    interest: Interest,
+    /// Per FIFO: the occupancy of its last event passed on (or dropped),
+    /// for [`FifoInterest::Occupancy`].
+    occupancy: Vec<u32>,
     to_writer: Sender<Message>,
-    recycled: Receiver<Vec<Owned>>,
+    recycled: Receiver<Vec<u64>>,
     dropped: DropCounts,
     writer: Option<JoinHandle<Result<(), RecordError>>>,
     failure: Option<String>,
@@ -90,13 +107,19 @@ pub struct BufferedRecorder {
 }
 
 impl BufferedRecorder {
-    /// Starts a writer thread that feeds `inner`.
+    /// Starts a writer thread that feeds `inner`. Only the records `inner`
+    /// declares an [`Interest`] in are queued.
     pub fn spawn(mut inner: Box<dyn Recorder>, config: BufferConfig) -> BufferedRecorder {
         let capacity = config.batch_records.max(1);
         let queue = config.queue_batches.max(1);
+        let interest = inner.interest();
+        let occupancy = match &interest.fifo {
+            FifoInterest::Occupancy(fifos) => vec![0; fifos.len()],
+            _ => Vec::new(),
+        };
         let (to_writer, from_producer) = bounded::<Message>(queue);
         // Room for every batch in flight, so returning one never blocks.
-        let (recycle, recycled) = bounded::<Vec<Owned>>(queue + 2);
+        let (recycle, recycled) = bounded::<Vec<u64>>(queue + 2);
         let writer_failed = Arc::new(AtomicBool::new(false));
         let failed = writer_failed.clone();
         let writer = std::thread::Builder::new()
@@ -106,9 +129,7 @@ impl BufferedRecorder {
                     for message in from_producer {
                         match message {
                             Message::Batch(mut batch) => {
-                                for record in &batch {
-                                    replay(inner.as_mut(), record)?;
-                                }
+                                replay(inner.as_mut(), &batch)?;
                                 batch.clear();
                                 let _ = recycle.try_send(batch);
                             }
@@ -126,7 +147,10 @@ impl BufferedRecorder {
         BufferedRecorder {
             mode: config.mode,
             capacity,
-            batch: Vec::with_capacity(capacity),
+            count: 0,
+            batch: Vec::with_capacity(capacity * MAX_WORDS),
+            interest,
+            occupancy,
             to_writer,
             recycled,
             dropped: DropCounts::default(),
@@ -148,22 +172,25 @@ impl BufferedRecorder {
         self.dropped
     }
 
-    /// Queues `record`; `count` is its kind's drop counter.
-    #[inline]
-    fn push(
-        &mut self,
-        record: Owned,
-        count: fn(&mut DropCounts) -> &mut u64,
-    ) -> Result<(), RecordError> {
-        if self.batch.len() == self.capacity && !self.ship()? {
+    /// What the writer uses (see [`Recorder::interest`]).
+    pub fn interest(&self) -> &Interest {
+        &self.interest
+    }
+
+    /// Makes room for one record; `false` when lossy mode dropped it, and
+    /// `count` is its kind's drop counter.
+    #[inline(always)]
+    fn room(&mut self, count: fn(&mut DropCounts) -> &mut u64) -> Result<bool, RecordError> {
+        if self.count == self.capacity && !self.ship()? {
             *count(&mut self.dropped) += 1;
-            return Ok(());
+            return Ok(false);
         }
-        self.batch.push(record);
-        Ok(())
+        self.count += 1;
+        Ok(true)
     }
 
     /// Sends the full batch; `false` when lossy mode found the queue full.
+    #[cold]
     fn ship(&mut self) -> Result<bool, RecordError> {
         self.stopped()?;
         // Only this producer sends, so a queue with room stays that way.
@@ -173,8 +200,9 @@ impl BufferedRecorder {
         let fresh = self
             .recycled
             .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(self.capacity));
+            .unwrap_or_else(|_| Vec::with_capacity(self.capacity * MAX_WORDS));
         let batch = std::mem::replace(&mut self.batch, fresh);
+        self.count = 0;
         if self.to_writer.send(Message::Batch(batch)).is_err() {
             return Err(self.join_failure());
         }
@@ -203,33 +231,75 @@ impl BufferedRecorder {
     }
 }
 
-fn replay(inner: &mut dyn Recorder, record: &Owned) -> Result<(), RecordError> {
-    match record {
-        Owned::Trace {
-            domain,
-            cycle,
-            time,
-            unit,
-            event,
-            len,
-            args,
-        } => inner.trace(&TraceRecord {
-            domain: *domain,
-            cycle: *cycle,
-            time: *time,
-            unit: *unit,
-            event: *event,
-            args: &args[..usize::from(*len)],
-        }),
-        Owned::Fifo(r) => inner.fifo(r),
-        Owned::Counter(r) => inner.counter(r),
-        Owned::Tick(r) => inner.tick(r),
-        Owned::Signal(r) => inner.signal(r),
+/// Hands a batch's records to the writer, decoded.
+fn replay(inner: &mut dyn Recorder, mut w: &[u64]) -> Result<(), RecordError> {
+    let kind_of = |k: u64| FifoEventKind::ALL.get(k as usize).copied();
+    while let Some(&head) = w.first() {
+        let high = (head >> 32) as u32;
+        let used = match head & 0xff {
+            TRACE => {
+                let len = ((head >> 8) & 0xff) as usize;
+                inner.trace(&TraceRecord {
+                    domain: high,
+                    cycle: w[2],
+                    time: time_of(&w[3..6]),
+                    unit: w[1] as u32,
+                    event: (w[1] >> 32) as u32,
+                    args: &w[6..6 + len],
+                })?;
+                6 + len
+            }
+            FIFO => {
+                let kind = kind_of((head >> 8) & 0xff).ok_or(RecordError::WriterThread)?;
+                inner.fifo(&FifoRecord {
+                    fifo: high,
+                    kind,
+                    cycle: w[2],
+                    time: time_of(&w[3..6]),
+                    unit: w[1] as u32,
+                    txn: w[6],
+                    occupancy: (w[1] >> 32) as u32,
+                })?;
+                7
+            }
+            COUNTER => {
+                inner.counter(&CounterRecord {
+                    counter: high,
+                    cycle: w[1],
+                    time: time_of(&w[2..5]),
+                    value: w[5] as i64,
+                })?;
+                6
+            }
+            TICK => {
+                inner.tick(&TickRecord {
+                    unit: high,
+                    cycle: w[1],
+                    time: time_of(&w[2..5]),
+                })?;
+                5
+            }
+            SIGNAL => {
+                inner.signal(&SignalRecord {
+                    signal: high,
+                    time: time_of(&w[1..4]),
+                    value: w[4],
+                })?;
+                5
+            }
+            // Only this module writes batches: an unknown tag is a bug.
+            _ => return Err(RecordError::WriterThread),
+        };
+        w = &w[used..];
     }
+    Ok(())
 }
 
 impl Recorder for BufferedRecorder {
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
+        if !self.interest.trace {
+            return Ok(());
+        }
         if r.args.len() > MAX_ARGS {
             return Err(RecordError::ArgCount {
                 event: format!("#{}", r.event),
@@ -237,34 +307,92 @@ impl Recorder for BufferedRecorder {
                 got: r.args.len(),
             });
         }
-        let mut args = [0; MAX_ARGS];
-        args[..r.args.len()].copy_from_slice(r.args);
-        let owned = Owned::Trace {
-            domain: r.domain,
-            cycle: r.cycle,
-            time: r.time,
-            unit: r.unit,
-            event: r.event,
-            len: r.args.len() as u8,
-            args,
-        };
-        self.push(owned, |d| &mut d.trace)
+        if !self.room(|d| &mut d.trace)? {
+            return Ok(());
+        }
+        let [lo, hi, den] = time_words(r.time);
+        self.batch.extend_from_slice(&[
+            TRACE | (r.args.len() as u64) << 8 | u64::from(r.domain) << 32,
+            u64::from(r.unit) | u64::from(r.event) << 32,
+            r.cycle,
+            lo,
+            hi,
+            den,
+        ]);
+        self.batch.extend_from_slice(r.args);
+        Ok(())
     }
 
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
-        self.push(Owned::Fifo(*r), |d| &mut d.fifo)
+        match &self.interest.fifo {
+            FifoInterest::None => return Ok(()),
+            FifoInterest::All => {}
+            FifoInterest::Occupancy(shown) => {
+                let f = r.fifo as usize;
+                if let Some(last) = self.occupancy.get_mut(f) {
+                    // Updated for dropped events too, so that in lossy mode
+                    // kept plus dropped events are the lossless ones.
+                    if !shown[f] || *last == r.occupancy {
+                        return Ok(());
+                    }
+                    *last = r.occupancy;
+                }
+            }
+        }
+        if !self.room(|d| &mut d.fifo)? {
+            return Ok(());
+        }
+        let [lo, hi, den] = time_words(r.time);
+        self.batch.extend_from_slice(&[
+            FIFO | (r.kind as u64) << 8 | u64::from(r.fifo) << 32,
+            u64::from(r.unit) | u64::from(r.occupancy) << 32,
+            r.cycle,
+            lo,
+            hi,
+            den,
+            r.txn,
+        ]);
+        Ok(())
     }
 
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
-        self.push(Owned::Counter(*r), |d| &mut d.counter)
+        if !self.interest.counter || !self.room(|d| &mut d.counter)? {
+            return Ok(());
+        }
+        let [lo, hi, den] = time_words(r.time);
+        self.batch.extend_from_slice(&[
+            COUNTER | u64::from(r.counter) << 32,
+            r.cycle,
+            lo,
+            hi,
+            den,
+            r.value as u64,
+        ]);
+        Ok(())
     }
 
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
-        self.push(Owned::Tick(*r), |d| &mut d.tick)
+        if !self.interest.tick || !self.room(|d| &mut d.tick)? {
+            return Ok(());
+        }
+        let [lo, hi, den] = time_words(r.time);
+        self.batch
+            .extend_from_slice(&[TICK | u64::from(r.unit) << 32, r.cycle, lo, hi, den]);
+        Ok(())
     }
 
     fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
-        self.push(Owned::Signal(*r), |d| &mut d.signal)
+        if !self.interest.signal || !self.room(|d| &mut d.signal)? {
+            return Ok(());
+        }
+        let [lo, hi, den] = time_words(r.time);
+        self.batch
+            .extend_from_slice(&[SIGNAL | u64::from(r.signal) << 32, lo, hi, den, r.value]);
+        Ok(())
+    }
+
+    fn interest(&self) -> Interest {
+        self.interest.clone()
     }
 
     /// Sends what is buffered (waiting, in both modes: the run is over),
@@ -280,6 +408,7 @@ impl Recorder for BufferedRecorder {
             signal: self.dropped.signal + dropped.signal,
         };
         let batch = std::mem::take(&mut self.batch);
+        self.count = 0;
         if self.to_writer.send(Message::Batch(batch)).is_err()
             || self.to_writer.send(Message::Finish(total)).is_err()
         {
@@ -289,5 +418,163 @@ impl Recorder for BufferedRecorder {
             Some(Ok(result)) => result,
             _ => Err(RecordError::WriterThread),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+
+    /// Keeps what reaches it as text; declares the interest it is given.
+    struct Collect(Arc<Mutex<Vec<String>>>, Interest);
+
+    impl Recorder for Collect {
+        fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
+            self.0.lock().expect("lock").push(format!("{r:?}"));
+            Ok(())
+        }
+        fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
+            self.0.lock().expect("lock").push(format!("{r:?}"));
+            Ok(())
+        }
+        fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
+            self.0.lock().expect("lock").push(format!("{r:?}"));
+            Ok(())
+        }
+        fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
+            self.0.lock().expect("lock").push(format!("{r:?}"));
+            Ok(())
+        }
+        fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
+            self.0.lock().expect("lock").push(format!("{r:?}"));
+            Ok(())
+        }
+        fn interest(&self) -> Interest {
+            self.1.clone()
+        }
+        fn finish(&mut self, _: &DropCounts) -> Result<(), RecordError> {
+            Ok(())
+        }
+    }
+
+    fn fifo(fifo: u32, kind: FifoEventKind, occupancy: u32, time: Time) -> FifoRecord {
+        FifoRecord {
+            fifo,
+            kind,
+            cycle: u64::MAX,
+            time,
+            unit: u32::MAX,
+            txn: u64::MAX - 1,
+            occupancy,
+        }
+    }
+
+    /// Every field survives the word encoding, at its extremes (times
+    /// beyond 2^64, all argument counts, every FIFO kind); the interest
+    /// filters, and the occupancy filter passes exactly the changes.
+    #[test]
+    fn records_cross_the_queue_unchanged_and_filtered() {
+        let wide = Time::new(u128::MAX - 5, u64::MAX).expect("nonzero");
+        let small = Time::new(7, 3).expect("nonzero");
+        let args: Vec<u64> = (0..MAX_ARGS as u64).map(|i| u64::MAX - i).collect();
+        let mut sent = Vec::new();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let config = BufferConfig {
+            mode: Mode::Lossless,
+            batch_records: 3,
+            queue_batches: 1,
+        };
+        let mut b =
+            BufferedRecorder::spawn(Box::new(Collect(seen.clone(), Interest::all())), config);
+        for (i, &time) in [wide, small].iter().enumerate() {
+            for len in 0..=MAX_ARGS {
+                let r = TraceRecord {
+                    domain: u32::MAX - i as u32,
+                    cycle: u64::MAX - len as u64,
+                    time,
+                    unit: 3,
+                    event: u32::MAX,
+                    args: &args[..len],
+                };
+                b.trace(&r).expect("trace");
+                sent.push(format!("{r:?}"));
+            }
+            for kind in FifoEventKind::ALL {
+                let r = fifo(u32::MAX, kind, u32::MAX, time);
+                b.fifo(&r).expect("fifo");
+                sent.push(format!("{r:?}"));
+            }
+            let c = CounterRecord {
+                counter: 9,
+                cycle: 1,
+                time,
+                value: i64::MIN,
+            };
+            b.counter(&c).expect("counter");
+            sent.push(format!("{c:?}"));
+            let t = TickRecord {
+                unit: 2,
+                cycle: u64::MAX,
+                time,
+            };
+            b.tick(&t).expect("tick");
+            sent.push(format!("{t:?}"));
+            let s = SignalRecord {
+                signal: u32::MAX,
+                time,
+                value: u64::MAX,
+            };
+            b.signal(&s).expect("signal");
+            sent.push(format!("{s:?}"));
+        }
+        b.finish(&DropCounts::default()).expect("finish");
+        assert_eq!(*seen.lock().expect("lock"), sent);
+
+        // Occupancy of FIFO 0 only (FIFO 1 not shown, FIFO 5 unknown to the
+        // list and so passed on); no signals or traces.
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let interest = Interest {
+            trace: false,
+            fifo: FifoInterest::Occupancy(vec![true, false]),
+            counter: false,
+            tick: false,
+            signal: false,
+        };
+        let mut b = BufferedRecorder::spawn(Box::new(Collect(seen.clone(), interest)), config);
+        let mut want = Vec::new();
+        for (f, occupancy, passed) in [
+            (0, 0, false),
+            (0, 1, true),
+            (1, 1, false),
+            (0, 1, false),
+            (5, 1, true),
+            (0, 2, true),
+            (0, 0, true),
+        ] {
+            let r = fifo(f, FifoEventKind::Write, occupancy, small);
+            b.fifo(&r).expect("fifo");
+            if passed {
+                want.push(format!("{r:?}"));
+            }
+        }
+        b.trace(&TraceRecord {
+            domain: 0,
+            cycle: 0,
+            time: small,
+            unit: 0,
+            event: 0,
+            args: &[],
+        })
+        .expect("trace");
+        b.signal(&SignalRecord {
+            signal: 0,
+            time: small,
+            value: 1,
+        })
+        .expect("signal");
+        b.finish(&DropCounts::default()).expect("finish");
+        assert_eq!(*seen.lock().expect("lock"), want);
     }
 }

@@ -12,7 +12,7 @@ use crate::output::{
 };
 use crate::record::CounterRecord;
 use crate::schema::Schema;
-use crate::sink::{DropCounts, Recorder};
+use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
 
 /// The header row.
 pub const HEADER: &str = "time_ps,time_ns,domain,cycle,counter,value";
@@ -69,6 +69,16 @@ impl CsvWriter {
 }
 
 impl Recorder for CsvWriter {
+    fn interest(&self) -> Interest {
+        Interest {
+            trace: false,
+            fifo: FifoInterest::None,
+            counter: true,
+            tick: false,
+            signal: false,
+        }
+    }
+
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
         let c = r.counter as usize;
         let (Some(domain), Some(name)) = (self.domains.get(c), self.names.get(c)) else {

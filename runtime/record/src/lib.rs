@@ -28,5 +28,5 @@ pub use record::{CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRec
 pub use schema::{
     CounterInfo, DomainInfo, EventInfo, FifoInfo, MAX_ARGS, Schema, SignalInfo, UnitInfo,
 };
-pub use sink::{DropCounts, Recorder};
+pub use sink::{DropCounts, FifoInterest, Interest, Recorder};
 pub use time::Time;

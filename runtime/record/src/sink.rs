@@ -27,6 +27,50 @@ impl DropCounts {
     }
 }
 
+/// Which FIFO events a recorder uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FifoInterest {
+    /// None.
+    None,
+    /// Every event.
+    All,
+    /// Only the occupancy, of the FIFOs marked `true` (by FIFO index): an
+    /// event whose occupancy equals the previous event's of the same FIFO
+    /// changes nothing for it. Indices beyond the list count as `true`, so
+    /// the recorder can report them.
+    Occupancy(Vec<bool>),
+}
+
+/// The record kinds a recorder uses. [`crate::buffer::BufferedRecorder`]
+/// queues only these, so a writer's thread, and the producer, pay nothing
+/// for records the writer would ignore; the writer's output is the same.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interest {
+    /// Design trace events.
+    pub trace: bool,
+    /// CDC FIFO events.
+    pub fifo: FifoInterest,
+    /// Counter samples.
+    pub counter: bool,
+    /// Unit ticks.
+    pub tick: bool,
+    /// Signal changes.
+    pub signal: bool,
+}
+
+impl Interest {
+    /// Every record.
+    pub fn all() -> Interest {
+        Interest {
+            trace: true,
+            fifo: FifoInterest::All,
+            counter: true,
+            tick: true,
+            signal: true,
+        }
+    }
+}
+
 /// A consumer of run records.
 ///
 /// Records arrive in the run's order: instants in increasing time, and
@@ -62,6 +106,12 @@ pub trait Recorder: Send {
     fn signal(&mut self, record: &SignalRecord) -> Result<(), RecordError> {
         let _ = record;
         Ok(())
+    }
+
+    /// The records this recorder uses (default: all). A recorder must
+    /// write the same output whether or not it is given the others.
+    fn interest(&self) -> Interest {
+        Interest::all()
     }
 
     /// Ends the recording: reports `dropped` in the output and writes

@@ -23,7 +23,7 @@ use crate::error::RecordError;
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput, put_time, put_u64, whole_lines};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TraceRecord};
 use crate::schema::Schema;
-use crate::sink::{DropCounts, Recorder};
+use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";
@@ -385,6 +385,16 @@ fn log_names(schema: &Schema) -> Vec<String> {
 }
 
 impl Recorder for TextWriter {
+    fn interest(&self) -> Interest {
+        Interest {
+            trace: true,
+            fifo: FifoInterest::All,
+            counter: true,
+            tick: false,
+            signal: false,
+        }
+    }
+
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let unknown = |what, index| RecordError::UnknownIndex { what, index };
         let event = self

@@ -23,6 +23,12 @@ impl Time {
         (den != 0).then_some(Time { num, den })
     }
 
+    /// `num / den` picoseconds from the parts of a valid time (`den` not
+    /// zero), as a buffer stores them.
+    pub(crate) const fn from_parts(num: u128, den: u64) -> Time {
+        Time { num, den }
+    }
+
     /// A whole number of picoseconds.
     pub fn from_ps(ps: u128) -> Time {
         Time { num: ps, den: 1 }

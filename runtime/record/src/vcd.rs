@@ -12,7 +12,7 @@ use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput, push_u128, whole_lines};
 use crate::record::{FifoRecord, SignalRecord};
 use crate::schema::Schema;
-use crate::sink::{DropCounts, Recorder};
+use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// Options of the VCD recorder.
@@ -243,6 +243,18 @@ enum Slot {
 }
 
 impl Recorder for VcdWriter {
+    /// Signals, and the occupancy of the dumped FIFOs: a FIFO event that
+    /// leaves the occupancy as it was writes nothing.
+    fn interest(&self) -> Interest {
+        Interest {
+            trace: false,
+            fifo: FifoInterest::Occupancy(self.fifos.iter().map(Option::is_some).collect()),
+            counter: false,
+            tick: false,
+            signal: true,
+        }
+    }
+
     fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
         match self.signals.get_mut(r.signal as usize) {
             None => Err(RecordError::UnknownIndex {

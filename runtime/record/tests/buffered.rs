@@ -9,8 +9,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 
 use chronon_record::buffer::{BufferConfig, BufferedRecorder, Mode};
+use chronon_record::csv::CsvWriter;
 use chronon_record::perfetto::{PerfettoConfig, PerfettoWriter};
 use chronon_record::text::{MANIFEST, Manifest, TextWriter};
+use chronon_record::vcd::{VcdConfig, VcdWriter};
 use chronon_record::*;
 use common::*;
 
@@ -65,6 +67,47 @@ fn lossless_buffering_changes_no_byte() {
     assert_eq!(
         fs::read(dir.join("direct.pftrace")).expect("direct"),
         fs::read(dir.join("via.pftrace")).expect("via")
+    );
+}
+
+/// The VCD writer takes only signals and occupancy changes through the
+/// buffer (its `Interest`), the CSV writer only counters: the files are the
+/// ones direct writing gives, byte for byte.
+#[test]
+fn filtered_buffering_changes_no_byte() {
+    let w = workload(3_000, 21);
+    let dir = scratch("buffer-filtered");
+    // Every FIFO dumped, and once with none, so both filter branches run.
+    for (name, patterns) in [
+        ("all", vec![]),
+        ("signals", vec!["*.count".to_owned(), "*.wide".to_owned()]),
+    ] {
+        let config = VcdConfig { patterns };
+        let (direct, via) = (
+            dir.join(format!("direct-{name}.vcd")),
+            dir.join(format!("via-{name}.vcd")),
+        );
+        let mut writer = VcdWriter::create(&direct, &w.schema, &config).expect("create");
+        feed(&mut writer, &w.records).expect("record");
+        writer.finish(&DropCounts::default()).expect("finish");
+        let inner = VcdWriter::create(&via, &w.schema, &config).expect("create");
+        let mut buffered = BufferedRecorder::spawn(Box::new(inner), tiny(Mode::Lossless));
+        feed(&mut buffered, &w.records).expect("record");
+        buffered.finish(&DropCounts::default()).expect("finish");
+        let direct = fs::read(direct).expect("direct");
+        assert!(direct.windows(2).filter(|p| p == b"\n#").count() > 100);
+        assert_eq!(direct, fs::read(via).expect("via"), "{name}");
+    }
+    let mut writer = CsvWriter::create(&dir.join("direct.csv"), &w.schema).expect("create");
+    feed(&mut writer, &w.records).expect("record");
+    writer.finish(&DropCounts::default()).expect("finish");
+    let inner = CsvWriter::create(&dir.join("via.csv"), &w.schema).expect("create");
+    let mut buffered = BufferedRecorder::spawn(Box::new(inner), tiny(Mode::Lossless));
+    feed(&mut buffered, &w.records).expect("record");
+    buffered.finish(&DropCounts::default()).expect("finish");
+    assert_eq!(
+        fs::read(dir.join("direct.csv")).expect("direct"),
+        fs::read(dir.join("via.csv")).expect("via")
     );
 }
 

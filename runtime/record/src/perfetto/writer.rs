@@ -14,7 +14,7 @@ use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TickRecord, TraceRecord};
 use crate::schema::Schema;
-use crate::sink::{DropCounts, Recorder};
+use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// The packet sequence all of Chronon's packets are on.
@@ -460,6 +460,16 @@ fn track_descriptors(schema: &Schema, unit_ranks: &[u32]) -> Vec<TrackDescriptor
 }
 
 impl Recorder for PerfettoWriter {
+    fn interest(&self) -> Interest {
+        Interest {
+            trace: true,
+            fifo: FifoInterest::All,
+            counter: true,
+            tick: self.config.tick_slices,
+            signal: false,
+        }
+    }
+
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let e = r.event as usize;
         let (Some(&name_iid), Some(arg_iids)) = (self.event_iids.get(e), self.arg_iids.get(e))
