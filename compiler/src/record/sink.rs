@@ -52,10 +52,38 @@ pub(super) struct Inner {
     interval: u64,
     /// Per domain: kept units, for tick slices (empty when ticks are off).
     tick_units: Vec<Vec<u32>>,
-    /// Per domain: `(schema signal, slot)` of dumped registers.
-    signals: Vec<Vec<(u32, u32)>>,
-    /// Last dumped value per schema signal.
+    /// Per domain: the dumped registers as runs of consecutive slots that
+    /// are consecutive schema signals, so a commit compares whole runs of
+    /// words with the shadow instead of one register at a time.
+    signals: Vec<Vec<SignalRun>>,
+    /// Last dumped value per state slot (only dumped slots are used).
     shadow: Vec<u64>,
+    /// Changes found at a commit, kept to reuse its memory.
+    changes: Vec<(u32, u64)>,
+}
+
+/// Registers `slot..slot + len`, schema signals `signal..signal + len`.
+#[derive(Clone, Copy, Debug)]
+struct SignalRun {
+    slot: u32,
+    signal: u32,
+    len: u32,
+}
+
+/// Groups `(schema signal, slot)` pairs (in schema order) into runs.
+fn signal_runs(pairs: &[(u32, u32)]) -> Vec<SignalRun> {
+    let mut runs: Vec<SignalRun> = Vec::new();
+    for &(signal, slot) in pairs {
+        match runs.last_mut() {
+            Some(r) if r.slot + r.len == slot && r.signal + r.len == signal => r.len += 1,
+            _ => runs.push(SignalRun {
+                slot,
+                signal,
+                len: 1,
+            }),
+        }
+    }
+    runs
 }
 
 impl Inner {
@@ -105,7 +133,7 @@ impl Inner {
                 }
             }
         }
-        let mut signals = vec![Vec::new(); domains];
+        let mut signals: Vec<Vec<(u32, u32)>> = vec![Vec::new(); domains];
         if options.vcd.is_some() {
             for (i, s) in schema.signals.iter().enumerate() {
                 let info = &schema.schema.signals[i];
@@ -118,6 +146,7 @@ impl Inner {
                 }
             }
         }
+        let slots = state.read(<[u64]>::len);
         Inner {
             recorders,
             error: None,
@@ -131,8 +160,9 @@ impl Inner {
             counters,
             interval: options.counter_interval.max(1),
             tick_units,
-            signals,
-            shadow: vec![0; schema.signals.len()],
+            signals: signals.iter().map(|p| signal_runs(p)).collect(),
+            shadow: vec![0; slots],
+            changes: Vec::new(),
         }
     }
 
@@ -158,19 +188,32 @@ impl Inner {
 
     /// Dumps every selected register's initial value at time 0.
     pub(super) fn initial_signals(&mut self) {
-        let changes: Vec<(u32, u64)> = self.state.read(|state| {
-            self.signals
-                .iter()
-                .flatten()
-                .map(|&(sig, slot)| (sig, state[slot as usize]))
-                .collect()
+        let Inner {
+            state,
+            signals,
+            shadow,
+            changes,
+            ..
+        } = self;
+        changes.clear();
+        state.read(|state| {
+            for run in signals.iter().flatten() {
+                let slots = run.slot as usize..(run.slot + run.len) as usize;
+                shadow[slots.clone()].copy_from_slice(&state[slots.clone()]);
+                changes.extend((run.signal..).zip(state[slots].iter().copied()));
+            }
         });
-        for (signal, value) in changes {
-            self.shadow[signal as usize] = value;
+        self.emit_changes(Time::ZERO);
+    }
+
+    /// Hands the collected signal changes to the writers.
+    fn emit_changes(&mut self, time: Time) {
+        for i in 0..self.changes.len() {
+            let (signal, value) = self.changes[i];
             self.each(|r| {
                 r.signal(&SignalRecord {
                     signal,
-                    time: Time::ZERO,
+                    time,
                     value,
                 })
             });
@@ -197,20 +240,34 @@ impl Inner {
             let unit = self.tick_units[d][i];
             self.each(|r| r.tick(&TickRecord { unit, cycle, time }));
         }
-        for i in 0..self.signals[d].len() {
-            let (signal, slot) = self.signals[d][i];
-            let value = self.state.read(|s| s[slot as usize]);
-            if value != self.shadow[signal as usize] {
-                self.shadow[signal as usize] = value;
-                self.each(|r| {
-                    r.signal(&SignalRecord {
-                        signal,
-                        time,
-                        value,
-                    })
-                });
-            }
+        if self.signals[d].is_empty() {
+            return;
         }
+        // One borrow of the state per domain edge; a run that did not
+        // change costs one slice comparison.
+        let Inner {
+            state,
+            signals,
+            shadow,
+            changes,
+            ..
+        } = self;
+        changes.clear();
+        state.read(|state| {
+            for run in &signals[d] {
+                let slots = run.slot as usize..(run.slot + run.len) as usize;
+                let (now, last) = (&state[slots.clone()], &mut shadow[slots]);
+                if now != last {
+                    for (k, (&v, l)) in now.iter().zip(last.iter_mut()).enumerate() {
+                        if v != *l {
+                            *l = v;
+                            changes.push((run.signal + k as u32, v));
+                        }
+                    }
+                }
+            }
+        });
+        self.emit_changes(time);
     }
 }
 
