@@ -1,9 +1,12 @@
 //! Optimizations of a valid program, run by lowering so that both engines
-//! execute the same, cheaper code. Each keeps every observable: host calls
-//! with their arguments and order, faults, and the value of every register
-//! and counter after each tick. Only the register *next* slots of
-//! registers written in place stop changing (see [`in_place_registers`]).
+//! execute the same, cheaper code. Each keeps every observable: what the
+//! runtime sees (sends, receives, traces, faults, in order), and the value
+//! of every register and counter after each tick. Only the register *next*
+//! slots of registers written in place stop changing (see
+//! [`in_place_registers`]).
 //!
+//! - [`fuse_can_send`]: `if tx.can_send() { tx.send(v); ... }` makes one
+//!   host call, `try_send(v)`, instead of two.
 //! - [`fold_constants`]: locals that hold a constant (unrolled loop
 //!   indices) are replaced by it, constant operations are evaluated,
 //!   indexed accesses with a constant in-range index become plain slot
@@ -21,9 +24,66 @@ use super::{Commit, Expr, Indexed, LocalId, Program, SlotId, Stmt, Ty, eval};
 /// Runs every optimization on every unit of `p`.
 pub fn optimize(p: &mut Program) {
     for u in 0..p.units.len() {
+        fuse_can_send(p, u);
         fold_constants(p, u);
         in_place_registers(p, u);
     }
+}
+
+/// Fuses a `can_send` with the `send` its branch starts with, in unit `u`.
+///
+/// `l = p.can_send(); if l { p.send(v); rest } else { els }` becomes
+/// `l = p.try_send(v); if l { rest } else { els }`. A host's `try_send`
+/// sends exactly when `can_send` would have answered true (contract §4
+/// and §5: the same credit check, nothing in between), so the runtime sees
+/// the same send; what changes is that `v` is evaluated before the check,
+/// which is unobservable when `v` cannot fault (no indexed load) and does
+/// not read `l`.
+pub fn fuse_can_send(p: &mut Program, u: usize) {
+    fuse_block(&mut p.units[u].body);
+}
+
+fn fuse_block(stmts: &mut [Stmt]) {
+    let mut i = 0;
+    while i < stmts.len() {
+        if let Stmt::If { then, els, .. } = &mut stmts[i] {
+            fuse_block(then);
+            fuse_block(els);
+        }
+        if i + 1 < stmts.len()
+            && let Stmt::CanSend { port, dst } = stmts[i]
+            && let Stmt::If { cond, then, .. } = &mut stmts[i + 1]
+            && *cond == Expr::Local(dst)
+            && let Some(Stmt::Send {
+                port: sent,
+                value,
+                dst: None,
+            }) = then.first()
+            && *sent == port
+            && value.iter().all(|v| fault_free_without(v, dst))
+        {
+            let Stmt::Send { value, .. } = then.remove(0) else {
+                unreachable!("matched a send above");
+            };
+            stmts[i] = Stmt::Send {
+                port,
+                value,
+                dst: Some(dst),
+            };
+        }
+        i += 1;
+    }
+}
+
+/// Whether evaluating `e` can neither fault nor read local `l`.
+fn fault_free_without(e: &Expr, l: LocalId) -> bool {
+    let mut ok = true;
+    sub_exprs(e, &mut |e| {
+        if matches!(e, Expr::LoadIndexed(_)) || *e == Expr::Local(l) {
+            ok = false;
+        }
+    });
+    ok
 }
 
 /// Folds constants in unit `u` (see the module doc).
@@ -574,7 +634,13 @@ mod tests {
         for seed in 0..400 {
             let before = random_program(seed);
             let mut after = before.clone();
-            optimize(&mut after);
+            // Not `fuse_can_send`: the scripted host answers `can_send`,
+            // `send` and `try_send` independently, where a real one keeps
+            // them consistent (tested on designs below).
+            for u in 0..after.units.len() {
+                fold_constants(&mut after, u);
+                in_place_registers(&mut after, u);
+            }
             let text = || {
                 format!(
                     "{}\n--- optimized:\n{}",
@@ -715,5 +781,108 @@ mod tests {
         optimize(&mut p);
         assert_eq!(p.units[0].commits, before.units[0].commits);
         assert_eq!(p.units[0].body, before.units[0].body);
+    }
+
+    /// The inverse of [`fuse_can_send`]: every `l = p.try_send(v)` followed
+    /// by `if l` becomes `l = p.can_send(); if l { p.send(v); ... }`.
+    fn unfuse(stmts: &mut [Stmt]) -> usize {
+        let mut count = 0;
+        for i in 0..stmts.len() {
+            if let Stmt::If { then, els, .. } = &mut stmts[i] {
+                count += unfuse(then) + unfuse(els);
+            }
+            if i + 1 < stmts.len()
+                && let Stmt::Send {
+                    port,
+                    dst: Some(dst),
+                    ..
+                } = stmts[i]
+                && matches!(&stmts[i + 1], Stmt::If { cond, .. } if *cond == Expr::Local(dst))
+            {
+                let Stmt::Send { value, .. } =
+                    std::mem::replace(&mut stmts[i], Stmt::CanSend { port, dst })
+                else {
+                    unreachable!("matched a send above");
+                };
+                if let Stmt::If { then, .. } = &mut stmts[i + 1] {
+                    then.insert(
+                        0,
+                        Stmt::Send {
+                            port,
+                            value,
+                            dst: None,
+                        },
+                    );
+                }
+                count += 1;
+            }
+        }
+        count
+    }
+
+    /// On every example design, with the real runtime, the fused program
+    /// and its unfused twin agree after every instant.
+    #[test]
+    fn fused_sends_behave_like_can_send_then_send_on_the_runtime() {
+        use crate::simulate::{EngineKind, Simulator};
+        use chronon_lang::span::SourceMap;
+        use chronon_lang::{CompileOptions, compile};
+        use chronon_runtime::{RunLimit, Stop};
+
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+        let mut paths: Vec<_> = std::fs::read_dir(&dir)
+            .expect("examples directory")
+            .map(|e| e.expect("entry").path())
+            .filter(|p| p.extension().is_some_and(|x| x == "chr"))
+            .collect();
+        paths.sort();
+        let mut fused = 0;
+        for path in paths {
+            let mut sources = SourceMap::new();
+            let text = std::fs::read_to_string(&path).expect("readable example");
+            sources.add(path.display().to_string(), text);
+            let compiled = compile(
+                &mut sources,
+                &CompileOptions {
+                    require_top: true,
+                    ..CompileOptions::default()
+                },
+            );
+            let design = compiled.design.expect("examples compile");
+            let program = crate::lower::lower(&design, &sources).expect("lowers");
+            let mut twin = program.clone();
+            for unit in &mut twin.units {
+                fused += unfuse(&mut unit.body);
+            }
+            validate::validate(&twin).expect("the unfused twin is valid");
+            let mut sims: Vec<Simulator> = [program, twin]
+                .into_iter()
+                .map(|p| Simulator::new(Arc::new(p), EngineKind::Interp).expect("builds"))
+                .collect();
+            let domain = chronon_runtime::DomainId(0);
+            for edge in 1..=300 {
+                let stops: Vec<Stop> = sims
+                    .iter_mut()
+                    .map(|s| {
+                        s.sim.run(RunLimit::Edges {
+                            domain,
+                            count: edge,
+                        })
+                    })
+                    .collect();
+                let label = path.display();
+                assert_eq!(stops[0], stops[1], "{label}: edge {edge}");
+                assert_eq!(sims[0].digest(), sims[1].digest(), "{label}: edge {edge}");
+                assert_eq!(
+                    sims[0].counters(),
+                    sims[1].counters(),
+                    "{label}: edge {edge}"
+                );
+                if stops[0] != Stop::LimitReached {
+                    break;
+                }
+            }
+        }
+        assert!(fused >= 3, "only {fused} fused sends in the examples");
     }
 }

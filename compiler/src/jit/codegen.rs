@@ -44,11 +44,6 @@ pub(super) fn function(
     b.switch_to_block(entry);
     let state = b.block_params(entry)[0];
     let ctx = b.block_params(entry)[1];
-    let buf = b.create_sized_stack_slot(StackSlotData::new(
-        StackSlotKind::ExplicitSlot,
-        buf_words * 8,
-        3,
-    ));
     let mut g = Gen {
         b,
         p: program,
@@ -56,7 +51,8 @@ pub(super) fn function(
         ctx,
         ptr,
         host,
-        buf,
+        buf: None,
+        buf_words,
         vars: Vec::new(),
         known: HashMap::new(),
         consts: HashMap::new(),
@@ -105,7 +101,10 @@ struct Gen<'a> {
     ctx: Value,
     ptr: Type,
     host: Vec<FuncRef>,
-    buf: cranelift_codegen::ir::StackSlot,
+    /// The item buffer, made on first use: a function that passes no item
+    /// or trace to the host then needs no stack frame.
+    buf: Option<cranelift_codegen::ir::StackSlot>,
+    buf_words: u32,
     vars: Vec<Variable>,
     /// What each state slot is known to hold at the current point of the
     /// code: the value last loaded from or stored to it on every path
@@ -460,14 +459,29 @@ impl Gen<'_> {
         }
     }
 
+    /// The item buffer's stack slot, made on first use.
+    fn buf(&mut self) -> cranelift_codegen::ir::StackSlot {
+        if let Some(buf) = self.buf {
+            return buf;
+        }
+        let buf = self.b.create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            self.buf_words * 8,
+            3,
+        ));
+        self.buf = Some(buf);
+        buf
+    }
+
     /// Stores `values` into the item buffer and returns its address.
     fn fill_buffer(&mut self, values: &[Value]) -> Value {
+        let buf = self.buf();
         for (i, v) in values.iter().enumerate() {
             self.b
                 .ins()
-                .stack_store(self.ptr, *v, self.buf, i as i32 * 8);
+                .stack_store(self.ptr, *v, buf, i as i32 * 8);
         }
-        self.b.ins().stack_addr(self.ptr, self.buf, 0)
+        self.b.ins().stack_addr(self.ptr, buf, 0)
     }
 
     fn set_flag(&mut self, dst: u32, flag32: Value) {
@@ -593,7 +607,8 @@ impl Gen<'_> {
                 ok,
                 dst,
             } => {
-                let addr = self.b.ins().stack_addr(self.ptr, self.buf, 0);
+                let buf = self.buf();
+                let addr = self.b.ins().stack_addr(self.ptr, buf, 0);
                 let id = self.i32(*port);
                 let len = self.i32(dst.len() as u32);
                 let got = match kind {
@@ -609,7 +624,7 @@ impl Gen<'_> {
                     let fresh = self
                         .b
                         .ins()
-                        .stack_load(self.ptr, I64, self.buf, i as i32 * 8);
+                        .stack_load(self.ptr, I64, buf, i as i32 * 8);
                     let old = self.b.use_var(var);
                     let v = self.b.ins().select(got, fresh, old);
                     self.define(*l, v);
