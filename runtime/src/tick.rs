@@ -118,6 +118,14 @@ impl<'a> TickCtx<'a> {
         }
     }
 
+    /// Whether FIFO operations record events for the sink (it observes
+    /// commits): they then name the unit acting, so a group tick that defers
+    /// [`TickCtx::enter`] must enter before them.
+    #[inline]
+    pub fn observing(&self) -> bool {
+        self.core.observe
+    }
+
     /// The number of units the running tick acts for (1 unless it is a group tick).
     #[inline]
     pub fn group_len(&self) -> usize {
@@ -174,13 +182,13 @@ impl TickCtx<'_> {
     }
 
     /// `can_send()` on an output port.
-    #[inline]
+    #[inline(always)]
     pub fn can_send(&self, port: OutPort) -> bool {
         self.core.channels.can_send(port.0 as usize, self.cycle)
     }
 
     /// `try_send(v)`: sends to every destination or to none.
-    #[inline]
+    #[inline(always)]
     pub fn try_send(&mut self, port: OutPort, item: &[u64]) -> bool {
         let sent = self
             .core
@@ -214,7 +222,7 @@ impl TickCtx<'_> {
     }
 
     /// `recv()` into `out`; returns whether an item was received.
-    #[inline]
+    #[inline(always)]
     pub fn recv(&mut self, port: InPort, out: &mut [u64]) -> bool {
         let got = self.core.channels.recv(port.0 as usize, self.cycle, out);
         if got {
@@ -237,7 +245,7 @@ impl TickCtx<'_> {
     }
 
     /// CDC FIFO writer: `can_send()` (`!full`, at most one write per edge).
-    #[inline]
+    #[inline(always)]
     pub fn fifo_can_send(&self, fifo: FifoId) -> bool {
         self.core.fifos[fifo.0 as usize].can_send()
     }
@@ -262,7 +270,7 @@ impl TickCtx<'_> {
     }
 
     /// CDC FIFO writer: `try_send(v)`.
-    #[inline]
+    #[inline(always)]
     pub fn fifo_try_send(&mut self, fifo: FifoId, item: &[u64]) -> bool {
         let sent = self.core.fifos[fifo.0 as usize].try_send(item);
         if sent {
@@ -287,7 +295,7 @@ impl TickCtx<'_> {
     }
 
     /// Registered reader: `request()`; returns whether it was accepted.
-    #[inline]
+    #[inline(always)]
     pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
         let accepted = self.core.fifos[fifo.0 as usize].request();
         if accepted && self.core.observe {
@@ -298,13 +306,13 @@ impl TickCtx<'_> {
     }
 
     /// Registered reader: `valid()` (the output register before the edge).
-    #[inline]
+    #[inline(always)]
     pub fn fifo_valid(&self, fifo: FifoId) -> bool {
         self.core.fifos[fifo.0 as usize].valid()
     }
 
     /// Registered reader: `take()` into `out`; returns whether there was an item.
-    #[inline]
+    #[inline(always)]
     pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let got = self.core.fifos[fifo.0 as usize].take(out);
         if got {
@@ -318,7 +326,7 @@ impl TickCtx<'_> {
     }
 
     /// FWFT reader: `recv()` into `out` (at most one per edge).
-    #[inline]
+    #[inline(always)]
     pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let got = self.core.fifos[fifo.0 as usize].recv(out);
         if got {

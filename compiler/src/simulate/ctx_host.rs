@@ -74,6 +74,19 @@ impl BoundHost<'_> {
         ctx
     }
 
+    /// The tick context for an operation that can neither fault nor name
+    /// the unit unless FIFO events are recorded: it acts as this unit only
+    /// then (entering costs more than the operation itself).
+    #[inline(always)]
+    fn ctx_quiet(&mut self) -> &mut TickCtx<'static> {
+        // SAFETY: as in `BoundHost::ctx`.
+        let ctx = unsafe { &mut *self.binding.tick.get().cast::<TickCtx<'static>>() };
+        if ctx.observing() {
+            ctx.enter(self.member as usize);
+        }
+        ctx
+    }
+
     /// The general adapter, for everything without a fast path.
     #[inline(always)]
     fn general(&mut self) -> CtxHost<'_, 'static> {
@@ -110,13 +123,13 @@ impl Host for BoundHost<'_> {
             // accepts whenever the FIFO does (it has taken no item in this
             // tick then), so only the FIFO is asked; its one write per edge
             // stands for the channel's count of sends in this tick.
-            let ctx = self.ctx();
-            if ctx.fifo_try_send(fifo, item) {
+            if self.ctx_quiet().fifo_try_send(fifo, item) {
                 return true;
             }
             if required {
                 // As `CtxHost::send`: the channel is the first refusing
                 // link once its rate is used up, else the FIFO.
+                let ctx = self.ctx();
                 if rate_one && ctx.fifo_written(fifo) {
                     ctx.send_refused(out);
                 } else {
@@ -131,7 +144,8 @@ impl Host for BoundHost<'_> {
             && fifos.len() <= 1
         {
             let (out, fifo) = (*out, fifos.first().copied());
-            let ctx = self.ctx();
+            // Channel sends name no unit; FIFO writes only when observed.
+            let ctx = self.ctx_quiet();
             // Accepted by every link: the same sends as `CtxHost::send`. A
             // refusal changes nothing and falls through to it.
             let sent = match fifo {
@@ -160,7 +174,7 @@ impl Host for BoundHost<'_> {
     #[inline]
     fn request(&mut self, port: PortId) -> bool {
         match self.fifo_in(port) {
-            Some(f) => self.ctx().fifo_request(f),
+            Some(f) => self.ctx_quiet().fifo_request(f),
             None => false,
         }
     }
@@ -168,7 +182,7 @@ impl Host for BoundHost<'_> {
     #[inline]
     fn valid(&mut self, port: PortId) -> bool {
         match self.fifo_in(port) {
-            Some(f) => self.ctx().fifo_valid(f),
+            Some(f) => self.ctx_quiet().fifo_valid(f),
             None => false,
         }
     }
@@ -176,7 +190,7 @@ impl Host for BoundHost<'_> {
     #[inline]
     fn take(&mut self, port: PortId, item: &mut [u64]) -> bool {
         match self.fifo_in(port) {
-            Some(f) if !item.is_empty() => self.ctx().fifo_take(f, item),
+            Some(f) if !item.is_empty() => self.ctx_quiet().fifo_take(f, item),
             _ => self.general().take(port, item),
         }
     }
