@@ -7,6 +7,7 @@
 //! zero-latency cycles).
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use num_bigint::BigInt;
 use num_rational::Ratio;
@@ -33,6 +34,15 @@ struct PortView {
 enum InstRef {
     Unit(usize),
     Sub(HashMap<String, PortView>),
+}
+
+/// A system member after `for` loops are unrolled: the member and the
+/// parameters (loop variables included) in scope.
+struct Unrolled<'m> {
+    member: &'m SystemMember,
+    params: Rc<Params>,
+    /// Inside a loop, where `inst a[i]` declares one element.
+    in_for: bool,
 }
 
 enum Slot {
@@ -393,7 +403,11 @@ impl<'e> Elab<'e> {
         let module = self.env.items[item].module;
         self.sys_stack.push(item);
         let mut slots: HashMap<String, Slot> = HashMap::new();
-        self.declare_insts(module, &sys.members, &params, path, &mut slots, false);
+        // `for` loops are unrolled once; instances are declared from the
+        // unrolled members, then links made from the same list.
+        let mut members = Vec::new();
+        self.unroll(module, &sys.members, &Rc::new(params), false, &mut members);
+        self.declare_insts(module, &members, path, &mut slots);
         for (name, slot) in &slots {
             if let Slot::Array(elems, span) = slot {
                 let missing: Vec<String> = elems
@@ -418,8 +432,7 @@ impl<'e> Elab<'e> {
         let mut exposed_names: HashMap<String, Span> = HashMap::new();
         self.links(
             module,
-            &sys.members,
-            &params,
+            &members,
             &slots,
             &mut exposed,
             &mut exposed_spans,
@@ -439,184 +452,201 @@ impl<'e> Elab<'e> {
         self.env.const_int(module, params, e, what)
     }
 
+    /// Flattens a system body: every `for` loop is unrolled (its variable
+    /// bound in the members' parameters), other members are listed in
+    /// order with the parameters in scope.
+    fn unroll<'m>(
+        &mut self,
+        module: usize,
+        members: &'m [SystemMember],
+        params: &Rc<Params>,
+        in_for: bool,
+        out: &mut Vec<Unrolled<'m>>,
+    ) {
+        for m in members {
+            let SystemMember::For {
+                var,
+                start,
+                end,
+                body,
+                ..
+            } = m
+            else {
+                out.push(Unrolled {
+                    member: m,
+                    params: params.clone(),
+                    in_for,
+                });
+                continue;
+            };
+            let (Some(a), Some(b)) = (
+                self.const_in(module, params, start, "a loop bound"),
+                self.const_in(module, params, end, "a loop bound"),
+            ) else {
+                continue;
+            };
+            if b - a > 1 << 20 {
+                self.err(crate::errors::TypeError::OutOfRange {
+                    span: end.span,
+                    what: "loop length",
+                    value: b - a,
+                    range: "at most 1048576",
+                });
+                continue;
+            }
+            for i in a..b {
+                let mut p = (**params).clone();
+                p.insert(var.name.clone(), (Type::uint(32), Value::Int(i)));
+                self.unroll(module, body, &Rc::new(p), true, out);
+            }
+        }
+    }
+
     fn declare_insts(
         &mut self,
         module: usize,
-        members: &[SystemMember],
-        params: &Params,
+        members: &[Unrolled<'_>],
         path: &str,
         slots: &mut HashMap<String, Slot>,
-        in_for: bool,
     ) {
-        for m in members {
-            match m {
-                SystemMember::For {
-                    var,
-                    start,
-                    end,
-                    body,
-                    ..
-                } => {
-                    let (Some(a), Some(b)) = (
-                        self.const_in(module, params, start, "a loop bound"),
-                        self.const_in(module, params, end, "a loop bound"),
-                    ) else {
-                        continue;
-                    };
-                    if b - a > 1 << 20 {
-                        self.err(crate::errors::TypeError::OutOfRange {
-                            span: end.span,
-                            what: "loop length",
-                            value: b - a,
-                            range: "at most 1048576",
-                        });
-                        continue;
-                    }
-                    for i in a..b {
-                        let mut p = params.clone();
-                        p.insert(var.name.clone(), (Type::uint(32), Value::Int(i)));
-                        self.declare_insts(module, body, &p, path, slots, true);
-                    }
-                }
-                SystemMember::Inst {
-                    name,
-                    index,
-                    target,
-                    args,
-                    clock,
-                    span,
-                } => {
-                    let Some(titem) = self.env.lookup(module, &target.name) else {
-                        let extra: Vec<String> = Vec::new();
-                        let suggestion = did_you_mean(
-                            &target.name,
-                            self.env
-                                .visible(module)
-                                .iter()
-                                .map(String::as_str)
-                                .chain(extra.iter().map(String::as_str)),
-                        )
-                        .map(str::to_string);
-                        self.err(ResolveError::UnknownName {
-                            span: target.span,
-                            name: target.name.clone(),
-                            kind: "unit or system",
-                            suggestion,
-                        });
-                        continue;
-                    };
-                    let arg_vals: Vec<(ast::Ident, Result<Value, ()>, Span)> = args
+        for u in members {
+            let (params, in_for) = (&*u.params, u.in_for);
+            let SystemMember::Inst {
+                name,
+                index,
+                target,
+                args,
+                clock,
+                span,
+            } = u.member
+            else {
+                continue;
+            };
+            let Some(titem) = self.env.lookup(module, &target.name) else {
+                let extra: Vec<String> = Vec::new();
+                let suggestion = did_you_mean(
+                    &target.name,
+                    self.env
+                        .visible(module)
                         .iter()
-                        .map(|(n, e)| {
-                            let v = self.arg_value(module, params, titem, n, e);
-                            (n.clone(), v.ok_or(()), e.span)
-                        })
-                        .collect();
-                    // Element or array?
-                    let (elem_index, array_len) = match index {
-                        None => (None, None),
-                        Some(e) => match self.const_in(module, params, e, "an instance index") {
-                            Some(v) if in_for => (Some(v), None),
-                            Some(v) => (None, Some(v)),
-                            None => continue,
-                        },
-                    };
-                    let make = |this: &mut Self, elem: Option<usize>| -> Option<InstRef> {
-                        let ipath = match elem {
-                            Some(i) => format!("{path}.{}[{i}]", name.name),
-                            None => format!("{path}.{}", name.name),
+                        .map(String::as_str)
+                        .chain(extra.iter().map(String::as_str)),
+                )
+                .map(str::to_string);
+                self.err(ResolveError::UnknownName {
+                    span: target.span,
+                    name: target.name.clone(),
+                    kind: "unit or system",
+                    suggestion,
+                });
+                continue;
+            };
+            let arg_vals: Vec<(ast::Ident, Result<Value, ()>, Span)> = args
+                .iter()
+                .map(|(n, e)| {
+                    let v = self.arg_value(module, params, titem, n, e);
+                    (n.clone(), v.ok_or(()), e.span)
+                })
+                .collect();
+            // Element or array?
+            let (elem_index, array_len) = match index {
+                None => (None, None),
+                Some(e) => match self.const_in(module, params, e, "an instance index") {
+                    Some(v) if in_for => (Some(v), None),
+                    Some(v) => (None, Some(v)),
+                    None => continue,
+                },
+            };
+            let make = |this: &mut Self, elem: Option<usize>| -> Option<InstRef> {
+                let ipath = match elem {
+                    Some(i) => format!("{path}.{}[{i}]", name.name),
+                    None => format!("{path}.{}", name.name),
+                };
+                this.instantiate(
+                    module, params, titem, target, &arg_vals, clock, *span, &ipath,
+                )
+            };
+            match (elem_index, array_len) {
+                (None, None) => {
+                    if let Some(prev) = slots.get(&name.name) {
+                        let previous = match prev {
+                            Slot::One(_, s) | Slot::Array(_, s) | Slot::Failed(s) => *s,
                         };
-                        this.instantiate(
-                            module, params, titem, target, &arg_vals, clock, *span, &ipath,
-                        )
+                        self.err(ResolveError::Duplicate {
+                            span: name.span,
+                            name: name.name.clone(),
+                            previous,
+                        });
+                        continue;
+                    }
+                    match make(self, None) {
+                        Some(r) => slots.insert(name.name.clone(), Slot::One(r, *span)),
+                        None => slots.insert(name.name.clone(), Slot::Failed(*span)),
                     };
-                    match (elem_index, array_len) {
-                        (None, None) => {
-                            if let Some(prev) = slots.get(&name.name) {
-                                let previous = match prev {
-                                    Slot::One(_, s) | Slot::Array(_, s) | Slot::Failed(s) => *s,
-                                };
-                                self.err(ResolveError::Duplicate {
-                                    span: name.span,
-                                    name: name.name.clone(),
-                                    previous,
-                                });
-                                continue;
-                            }
-                            match make(self, None) {
-                                Some(r) => slots.insert(name.name.clone(), Slot::One(r, *span)),
-                                None => slots.insert(name.name.clone(), Slot::Failed(*span)),
-                            };
+                }
+                (None, Some(n)) => {
+                    if !(1..=1 << 20).contains(&n) {
+                        self.err(ElabError::InstanceElement {
+                            span: *span,
+                            message: format!("instance array length {n} is out of range"),
+                        });
+                        continue;
+                    }
+                    if slots.contains_key(&name.name) {
+                        self.err(ElabError::InstanceElement {
+                            span: *span,
+                            message: format!("instance array `{}` is declared twice", name.name),
+                        });
+                        continue;
+                    }
+                    let elems: Vec<Option<InstRef>> =
+                        (0..n as usize).map(|i| make(self, Some(i))).collect();
+                    slots.insert(name.name.clone(), Slot::Array(elems, *span));
+                }
+                (Some(i), _) => {
+                    if !(0..1 << 20).contains(&i) {
+                        self.err(ElabError::InstanceElement {
+                            span: *span,
+                            message: format!("instance index {i} is out of range"),
+                        });
+                        continue;
+                    }
+                    let i = i as usize;
+                    let entry = slots
+                        .entry(name.name.clone())
+                        .or_insert_with(|| Slot::Array(Vec::new(), *span));
+                    match entry {
+                        Slot::Failed(_) => {}
+                        Slot::One(..) => {
+                            self.err(ElabError::InstanceElement {
+                                span: *span,
+                                message: format!(
+                                    "`{}` is a single instance, not an array",
+                                    name.name
+                                ),
+                            });
                         }
-                        (None, Some(n)) => {
-                            if !(1..=1 << 20).contains(&n) {
-                                self.err(ElabError::InstanceElement {
-                                    span: *span,
-                                    message: format!("instance array length {n} is out of range"),
-                                });
-                                continue;
-                            }
-                            if slots.contains_key(&name.name) {
+                        Slot::Array(elems, _) => {
+                            if elems.get(i).is_some_and(Option::is_some) {
                                 self.err(ElabError::InstanceElement {
                                     span: *span,
                                     message: format!(
-                                        "instance array `{}` is declared twice",
+                                        "element {i} of `{}` is declared twice",
                                         name.name
                                     ),
                                 });
                                 continue;
                             }
-                            let elems: Vec<Option<InstRef>> =
-                                (0..n as usize).map(|i| make(self, Some(i))).collect();
-                            slots.insert(name.name.clone(), Slot::Array(elems, *span));
-                        }
-                        (Some(i), _) => {
-                            if !(0..1 << 20).contains(&i) {
-                                self.err(ElabError::InstanceElement {
-                                    span: *span,
-                                    message: format!("instance index {i} is out of range"),
-                                });
-                                continue;
-                            }
-                            let i = i as usize;
-                            let entry = slots
-                                .entry(name.name.clone())
-                                .or_insert_with(|| Slot::Array(Vec::new(), *span));
-                            match entry {
-                                Slot::Failed(_) => {}
-                                Slot::One(..) => {
-                                    self.err(ElabError::InstanceElement {
-                                        span: *span,
-                                        message: format!(
-                                            "`{}` is a single instance, not an array",
-                                            name.name
-                                        ),
-                                    });
+                            let r = make(self, Some(i));
+                            if let Some(Slot::Array(elems, _)) = slots.get_mut(&name.name) {
+                                if elems.len() <= i {
+                                    elems.resize(i + 1, None);
                                 }
-                                Slot::Array(elems, _) => {
-                                    if elems.get(i).is_some_and(Option::is_some) {
-                                        self.err(ElabError::InstanceElement {
-                                            span: *span,
-                                            message: format!(
-                                                "element {i} of `{}` is declared twice",
-                                                name.name
-                                            ),
-                                        });
-                                        continue;
-                                    }
-                                    let r = make(self, Some(i));
-                                    if let Some(Slot::Array(elems, _)) = slots.get_mut(&name.name) {
-                                        if elems.len() <= i {
-                                            elems.resize(i + 1, None);
-                                        }
-                                        elems[i] = r;
-                                    }
-                                }
+                                elems[i] = r;
                             }
                         }
                     }
                 }
-                _ => {}
             }
         }
     }
@@ -878,46 +908,19 @@ impl<'e> Elab<'e> {
         format!("{}.{}", inst.path, self.specs[inst.spec].ports[p.port].name)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn links(
         &mut self,
         module: usize,
-        members: &[SystemMember],
-        params: &Params,
+        members: &[Unrolled<'_>],
         slots: &HashMap<String, Slot>,
         exposed: &mut HashMap<String, PortView>,
         exposed_spans: &mut HashMap<PortRef, Span>,
         exposed_names: &mut HashMap<String, Span>,
     ) {
-        for m in members {
-            match m {
-                SystemMember::For {
-                    var,
-                    start,
-                    end,
-                    body,
-                    ..
-                } => {
-                    let (Some(a), Some(b)) = (
-                        self.const_in(module, params, start, "a loop bound"),
-                        self.const_in(module, params, end, "a loop bound"),
-                    ) else {
-                        continue;
-                    };
-                    for i in a..b.min(a + (1 << 20)) {
-                        let mut p = params.clone();
-                        p.insert(var.name.clone(), (Type::uint(32), Value::Int(i)));
-                        self.links(
-                            module,
-                            body,
-                            &p,
-                            slots,
-                            exposed,
-                            exposed_spans,
-                            exposed_names,
-                        );
-                    }
-                }
+        for u in members {
+            let params = &*u.params;
+            match u.member {
+                SystemMember::For { .. } => {}
                 SystemMember::Inst { .. } => {}
                 SystemMember::Expose {
                     dir,

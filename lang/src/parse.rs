@@ -605,11 +605,7 @@ impl Builder<'_> {
                 })
             }
             Rule::unit_item => {
-                let name = self.ident(it.next()?);
-                let mut params = Vec::new();
-                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
-                    params = self.generic_params(it.next()?);
-                }
+                let (name, params) = self.header(&mut it)?;
                 let members = it.filter_map(|m| self.unit_member(m)).collect();
                 Item::Unit(Arc::new(UnitDef {
                     name,
@@ -619,11 +615,7 @@ impl Builder<'_> {
                 }))
             }
             Rule::system_item => {
-                let name = self.ident(it.next()?);
-                let mut params = Vec::new();
-                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
-                    params = self.generic_params(it.next()?);
-                }
+                let (name, params) = self.header(&mut it)?;
                 let members = it.filter_map(|m| self.system_member(m)).collect();
                 Item::System(Arc::new(SystemDef {
                     name,
@@ -634,6 +626,19 @@ impl Builder<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// `NAME <params>?`: the prologue shared by units and systems.
+    fn header<'i>(
+        &mut self,
+        it: &mut std::iter::Peekable<impl Iterator<Item = Pair<'i, Rule>>>,
+    ) -> Option<(Ident, Vec<GenericParam>)> {
+        let name = self.ident(it.next()?);
+        let mut params = Vec::new();
+        if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
+            params = self.generic_params(it.next()?);
+        }
+        Some((name, params))
     }
 
     fn name_type(&mut self, p: Pair<'_, Rule>) -> (Ident, TypeExpr) {
