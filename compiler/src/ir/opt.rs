@@ -32,47 +32,97 @@ pub fn optimize(p: &mut Program) {
 
 /// Fuses a `can_send` with the `send` its branch starts with, in unit `u`.
 ///
-/// `l = p.can_send(); if l { p.send(v); rest } else { els }` becomes
-/// `l = p.try_send(v); if l { rest } else { els }`. A host's `try_send`
-/// sends exactly when `can_send` would have answered true (contract §4
-/// and §5: the same credit check, nothing in between), so the runtime sees
-/// the same send; what changes is that `v` is evaluated before the check,
-/// which is unobservable when `v` cannot fault (no indexed load) and does
-/// not read `l`.
+/// `l = p.can_send(); if l { a; p.send(v); rest } else { els }` becomes
+/// `a; l = p.try_send(v); if l { rest } else { els }`, where `a` is a run
+/// of local assignments (an inlined function computing `v`). A host's
+/// `try_send` sends exactly when `can_send` would have answered true
+/// (contract §4 and §5: the same credit check, nothing in between), so the
+/// runtime sees the same send. What changes is that `a` and `v` are
+/// evaluated before the check, which is unobservable when they cannot
+/// fault (no indexed load), do not read `l`, and the locals `a` assigns
+/// are read nowhere outside the branch.
 pub fn fuse_can_send(p: &mut Program, u: usize) {
-    fuse_block(&mut p.units[u].body);
+    let body = &mut p.units[u].body;
+    let mut reads = HashMap::new();
+    for s in body.iter() {
+        count_reads(s, &mut reads);
+    }
+    fuse_block(body, &reads);
 }
 
-fn fuse_block(stmts: &mut [Stmt]) {
-    let mut i = 0;
-    while i < stmts.len() {
-        if let Stmt::If { then, els, .. } = &mut stmts[i] {
-            fuse_block(then);
-            fuse_block(els);
+/// Adds the reads of each local in `s` (nested blocks included) to `reads`.
+fn count_reads(s: &Stmt, reads: &mut HashMap<LocalId, usize>) {
+    stmt_exprs(s, &mut |e| {
+        sub_exprs(e, &mut |e| {
+            if let Expr::Local(l) = e {
+                *reads.entry(*l).or_default() += 1;
+            }
+        })
+    });
+}
+
+/// The length of the prefix of `then` that can move ahead of a fused
+/// `send` of `port` (checking `dst`), if a `send` follows it.
+fn fusable_prefix(
+    then: &[Stmt],
+    port: u32,
+    dst: LocalId,
+    reads: &HashMap<LocalId, usize>,
+) -> Option<usize> {
+    let j = then.iter().position(|s| !matches!(s, Stmt::Assign(..)))?;
+    let Stmt::Send {
+        port: sent,
+        value,
+        dst: None,
+    } = &then[j]
+    else {
+        return None;
+    };
+    if *sent != port || !value.iter().all(|v| fault_free_without(v, dst)) {
+        return None;
+    }
+    let mut inside = HashMap::new();
+    for s in then {
+        count_reads(s, &mut inside);
+    }
+    let movable = then[..j].iter().all(|s| match s {
+        Stmt::Assign(l, e) => {
+            *l != dst
+                && fault_free_without(e, dst)
+                && reads.get(l).copied().unwrap_or(0) == inside.get(l).copied().unwrap_or(0)
         }
-        if i + 1 < stmts.len()
-            && let Stmt::CanSend { port, dst } = stmts[i]
-            && let Stmt::If { cond, then, .. } = &mut stmts[i + 1]
+        _ => false,
+    });
+    movable.then_some(j)
+}
+
+fn fuse_block(stmts: &mut Vec<Stmt>, reads: &HashMap<LocalId, usize>) {
+    let mut out = Vec::with_capacity(stmts.len());
+    let mut it = std::mem::take(stmts).into_iter().peekable();
+    while let Some(mut s) = it.next() {
+        if let Stmt::If { then, els, .. } = &mut s {
+            fuse_block(then, reads);
+            fuse_block(els, reads);
+        }
+        if let Stmt::CanSend { port, dst } = s
+            && let Some(Stmt::If { cond, then, .. }) = it.peek_mut()
             && *cond == Expr::Local(dst)
-            && let Some(Stmt::Send {
-                port: sent,
-                value,
-                dst: None,
-            }) = then.first()
-            && *sent == port
-            && value.iter().all(|v| fault_free_without(v, dst))
+            && let Some(j) = fusable_prefix(then, port, dst, reads)
         {
+            out.extend(then.drain(..j));
             let Stmt::Send { value, .. } = then.remove(0) else {
-                unreachable!("matched a send above");
+                unreachable!("fusable_prefix found a send");
             };
-            stmts[i] = Stmt::Send {
+            out.push(Stmt::Send {
                 port,
                 value,
                 dst: Some(dst),
-            };
+            });
+            continue;
         }
-        i += 1;
+        out.push(s);
     }
+    *stmts = out;
 }
 
 /// Whether evaluating `e` can neither fault nor read local `l`.
@@ -884,5 +934,55 @@ mod tests {
             }
         }
         assert!(fused >= 3, "only {fused} fused sends in the examples");
+    }
+
+    /// The assignments ahead of a fused send move out of the branch only
+    /// when nothing outside the branch reads what they assign.
+    #[test]
+    fn fusion_hoists_only_branch_local_assignments() {
+        let ty = Ty::unsigned(32);
+        let branch = |then_reads_only: bool| {
+            let mut body = vec![
+                Stmt::CanSend { port: 0, dst: 0 },
+                Stmt::If {
+                    cond: Expr::Local(0),
+                    then: vec![
+                        Stmt::Assign(1, Expr::Const(ty, 5)),
+                        Stmt::Send {
+                            port: 0,
+                            value: vec![Expr::Local(1)],
+                            dst: None,
+                        },
+                    ],
+                    els: Vec::new(),
+                },
+            ];
+            if !then_reads_only {
+                body.push(Stmt::Store(0, Expr::Local(1)));
+            }
+            let mut p = unit_program(body, vec![Ty::BOOL, ty], 6);
+            let before = p.units[0].body.clone();
+            fuse_can_send(&mut p, 0);
+            (before, p.units[0].body.clone())
+        };
+        let (_, fused) = branch(true);
+        assert_eq!(
+            fused,
+            vec![
+                Stmt::Assign(1, Expr::Const(ty, 5)),
+                Stmt::Send {
+                    port: 0,
+                    value: vec![Expr::Local(1)],
+                    dst: Some(0),
+                },
+                Stmt::If {
+                    cond: Expr::Local(0),
+                    then: Vec::new(),
+                    els: Vec::new(),
+                },
+            ]
+        );
+        let (before, kept) = branch(false);
+        assert_eq!(kept, before);
     }
 }
