@@ -477,9 +477,7 @@ impl Gen<'_> {
     fn fill_buffer(&mut self, values: &[Value]) -> Value {
         let buf = self.buf();
         for (i, v) in values.iter().enumerate() {
-            self.b
-                .ins()
-                .stack_store(self.ptr, *v, buf, i as i32 * 8);
+            self.b.ins().stack_store(self.ptr, *v, buf, i as i32 * 8);
         }
         self.b.ins().stack_addr(self.ptr, buf, 0)
     }
@@ -621,10 +619,7 @@ impl Gen<'_> {
                 self.set_flag(*ok, got);
                 for (i, l) in dst.iter().enumerate() {
                     let var = self.vars[*l as usize];
-                    let fresh = self
-                        .b
-                        .ins()
-                        .stack_load(self.ptr, I64, buf, i as i32 * 8);
+                    let fresh = self.b.ins().stack_load(self.ptr, I64, buf, i as i32 * 8);
                     let old = self.b.use_var(var);
                     let v = self.b.ins().select(got, fresh, old);
                     self.define(*l, v);
