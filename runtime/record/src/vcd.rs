@@ -195,7 +195,11 @@ impl VcdWriter {
         value: u64,
     ) -> Result<(), RecordError> {
         out.check()?;
-        if time < *last_time {
+        // Changes come in groups at one instant: the same time as the last
+        // change (same parts) needs neither the exact comparison nor the
+        // division, and `now_fs` is already its femtosecond.
+        let same = time.num() == last_time.num() && time.den() == last_time.den();
+        if !same && time < *last_time {
             return Err(RecordError::OutOfOrder {
                 time: time.to_string(),
                 last: last_time.to_string(),
@@ -209,13 +213,21 @@ impl VcdWriter {
         if value == var.last {
             return Ok(());
         }
-        let fs = time
-            .floor_fs()
-            .ok_or_else(|| RecordError::TimeOverflow(time.to_string()))?;
-        *last_time = time;
+        let new_fs = if same {
+            None
+        } else {
+            let fs = time
+                .floor_fs()
+                .ok_or_else(|| RecordError::TimeOverflow(time.to_string()))?;
+            *last_time = time;
+            Some(fs)
+        };
         var.last = value;
         let buf = out.buf();
-        if fs > *now_fs {
+        // `now_fs` is always the femtosecond of `last_time`.
+        if let Some(fs) = new_fs
+            && fs > *now_fs
+        {
             *now_fs = fs;
             buf.push(b'#');
             push_u128(buf, fs);
@@ -224,11 +236,16 @@ impl VcdWriter {
         if var.width == 1 {
             buf.push(b'0' + value as u8);
         } else {
-            buf.push(b'b');
-            let bits = (64 - value.leading_zeros()).max(1);
-            for bit in (0..bits).rev() {
-                buf.push(b'0' + ((value >> bit) & 1) as u8);
+            // Binary digits eight at a time from a table, then the
+            // significant ones in one copy (not a push per bit).
+            let n = (64 - value.leading_zeros()).max(1) as usize;
+            let mut digits = [0u8; 64];
+            let bytes = value.to_be_bytes();
+            for i in (64 - n) / 8..8 {
+                digits[8 * i..8 * i + 8].copy_from_slice(&BINARY[usize::from(bytes[i])]);
             }
+            buf.push(b'b');
+            buf.extend_from_slice(&digits[64 - n..]);
             buf.push(b' ');
         }
         buf.extend_from_slice(&var.id);
@@ -236,6 +253,21 @@ impl VcdWriter {
         out.end_record()
     }
 }
+
+/// The eight binary digits of every byte, most significant first.
+const BINARY: [[u8; 8]; 256] = {
+    let mut table = [[0u8; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[v][bit] = b'0' + ((v >> (7 - bit)) & 1) as u8;
+            bit += 1;
+        }
+        v += 1;
+    }
+    table
+};
 
 enum Slot {
     Signal(usize),

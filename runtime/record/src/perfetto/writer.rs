@@ -66,6 +66,15 @@ pub struct PerfettoConfig {
 /// Uncompressed bytes per compressed batch.
 const BATCH: usize = 256 << 10;
 
+/// Adds `name` to an interning table (made by `entry` from its id and
+/// name) and returns its id: the table's position plus one, as Perfetto
+/// reserves 0.
+fn intern<T>(table: &mut Vec<T>, name: &str, entry: fn(u64, String) -> T) -> u64 {
+    let iid = table.len() as u64 + 1;
+    table.push(entry(iid, name.to_owned()));
+    iid
+}
+
 /// The Perfetto recorder; records must arrive in time order.
 pub struct PerfettoWriter {
     out: ChunkedOutput,
@@ -118,14 +127,14 @@ impl PerfettoWriter {
         config: PerfettoConfig,
     ) -> Result<PerfettoWriter, RecordError> {
         // Interning ids start at 1: events, FIFO kinds, then fixed names.
+        // Event names are not merged (each event has its own id); argument
+        // names are, so every event with a `pc` argument shares one id.
         let mut event_names = Vec::new();
         let mut intern_event = |name: &str| {
-            let iid = event_names.len() as u64 + 1;
-            event_names.push(EventName {
+            intern(&mut event_names, name, |iid, name| EventName {
                 iid: Some(iid),
-                name: Some(name.to_owned()),
-            });
-            iid
+                name: Some(name),
+            })
         };
         let event_iids = schema
             .events
@@ -135,16 +144,14 @@ impl PerfettoWriter {
         let fifo_iids = FifoEventKind::ALL.map(|k| intern_event(k.name()));
         let tick_iid = intern_event("tick");
         let summary_iid = intern_event("recording summary");
-        let mut arg_names: Vec<DebugAnnotationName> = Vec::new();
+        let mut arg_names = Vec::new();
         let mut by_name: HashMap<String, u64> = HashMap::new();
         let mut intern_arg = |name: &str| {
             *by_name.entry(name.to_owned()).or_insert_with(|| {
-                let iid = arg_names.len() as u64 + 1;
-                arg_names.push(DebugAnnotationName {
+                intern(&mut arg_names, name, |iid, name| DebugAnnotationName {
                     iid: Some(iid),
-                    name: Some(name.to_owned()),
-                });
-                iid
+                    name: Some(name),
+                })
             })
         };
         let arg_iids = schema
