@@ -156,6 +156,8 @@ pub(crate) struct SlotMeta {
 /// consecutive units (`metas` indexes [`Simulation::metas`]).
 struct Runner {
     tick: Box<dyn Tick>,
+    /// What `tick` offers to be called as instead, if anything.
+    native: Option<crate::tick::NativeGroup>,
     metas: std::ops::Range<usize>,
 }
 
@@ -383,6 +385,7 @@ impl Simulation {
                 };
                 let at = first_meta + i;
                 runners.push(Runner {
+                    native: tick.native(),
                     tick,
                     metas: at..at + len,
                 });
@@ -684,7 +687,10 @@ impl Simulation {
             };
             for runner in &mut runners[plan.runners.clone()] {
                 ctx.set_group(&metas[runner.metas.clone()]);
-                runner.tick.tick(&mut ctx);
+                match runner.native {
+                    Some(native) => ctx.call_native(native),
+                    None => runner.tick.tick(&mut ctx),
+                }
             }
             // Only this domain's units read its registers, so they can commit
             // now, before the next domain's units run (same result as after).

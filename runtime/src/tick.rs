@@ -19,6 +19,42 @@ use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
 pub trait Tick {
     /// Runs one tick.
     fn tick(&mut self, ctx: &mut TickCtx<'_>);
+
+    /// A native function that does what [`Tick::tick`] does, for the
+    /// runtime to call directly (no dynamic dispatch, no Rust frame): it is
+    /// called as `function(ctx, data)` with `ctx` the `TickCtx` (for the
+    /// [`crate::ffi`] entry points) and returns 0 or a fault status, as a
+    /// [`NativeTickFn`] does. `None` (the default): the runtime calls `tick`.
+    /// (Building a [`NativeGroup`] is `unsafe`: its maker vouches for it.)
+    fn native(&self) -> Option<NativeGroup> {
+        None
+    }
+}
+
+/// A native group function: `ctx` is the running `TickCtx`, `data` what
+/// the [`Tick`] that offered it said. Returns 0, or a status that faults.
+pub type NativeGroupFn =
+    unsafe extern "C" fn(ctx: *mut core::ffi::c_void, data: *mut core::ffi::c_void) -> u32;
+
+/// What [`Tick::native`] offers: a function and its data pointer.
+#[derive(Debug, Clone, Copy)]
+pub struct NativeGroup {
+    function: NativeGroupFn,
+    data: *mut core::ffi::c_void,
+}
+
+impl NativeGroup {
+    /// Wraps `function` and `data`.
+    ///
+    /// # Safety
+    /// Calling `function(ctx, data)` with a tick's live `TickCtx` must do
+    /// what that tick's [`Tick::tick`] does, reach the context only through
+    /// the [`crate::ffi`] entry points (or the same `TickCtx` methods) during
+    /// the call, never unwind, and `data` must stay valid while the tick that
+    /// returns this lives.
+    pub unsafe fn new(function: NativeGroupFn, data: *mut core::ffi::c_void) -> Self {
+        NativeGroup { function, data }
+    }
 }
 
 impl<F: FnMut(&mut TickCtx<'_>)> Tick for F {
@@ -85,6 +121,19 @@ pub struct TickCtx<'a> {
 }
 
 impl<'a> TickCtx<'a> {
+    /// Calls a native group function with this context.
+    #[inline(always)]
+    pub(crate) fn call_native(&mut self, native: NativeGroup) {
+        let raw = (self as *mut TickCtx<'a>).cast::<core::ffi::c_void>();
+        // SAFETY: `NativeGroup::new`'s contract: the function does what the
+        // tick would, reaching the context only through the entry points
+        // while this call lasts, and `data` is live with the runner's tick.
+        let status = unsafe { (native.function)(raw, native.data) };
+        if status != 0 {
+            self.fault(FaultKind::TickStatus { status }, String::new());
+        }
+    }
+
     /// Makes `group` the running tick's units and acts as its first.
     #[inline(always)]
     pub(crate) fn set_group(&mut self, group: &'a [SlotMeta]) {

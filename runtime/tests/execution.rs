@@ -481,6 +481,58 @@ fn a_group_tick_runs_its_units_like_their_own_ticks() {
     assert_eq!(order[1].units, vec![y, x]);
 }
 
+/// A group tick that offers a native function: the runtime calls the
+/// function (never `tick`), which acts for each unit through the entry points.
+#[test]
+fn a_native_group_function_replaces_the_tick() {
+    use chronon_runtime::ffi::chronon_enter;
+    use chronon_runtime::{NativeGroup, Tick};
+    use std::ffi::c_void;
+
+    unsafe extern "C" fn group(ctx: *mut c_void, data: *mut c_void) -> u32 {
+        // SAFETY: the runtime passes the live context; `data` is the
+        // tick's delta, alive while it is.
+        let delta = unsafe { *data.cast::<u64>() };
+        for k in 0..2 {
+            // SAFETY: as above.
+            unsafe {
+                assert_eq!(chronon_enter(ctx, k), 0);
+                chronon_count(ctx, 0, delta + u64::from(k));
+            }
+        }
+        // SAFETY: as above; unit 2 does not exist.
+        assert_ne!(unsafe { chronon_enter(ctx, 2) }, 0);
+        0
+    }
+    struct Native(Box<u64>);
+    impl Tick for Native {
+        fn tick(&mut self, _: &mut TickCtx<'_>) {
+            panic!("the runtime calls the native function instead");
+        }
+        fn native(&self) -> Option<NativeGroup> {
+            let data = (&*self.0 as *const u64).cast_mut().cast();
+            // SAFETY: `group` only counts through the entry points and reads
+            // `data`, which lives in `self`.
+            Some(unsafe { NativeGroup::new(group, data) })
+        }
+    }
+    let mut b = DesignBuilder::new();
+    let clk = b.domain("clk", ghz1());
+    let units = [b.unit("top.a", clk, &[]), b.unit("top.b", clk, &[])];
+    for u in units {
+        b.counter(u, "n").expect("counter");
+    }
+    b.set_group_tick(&units, Native(Box::new(10)))
+        .expect("units");
+    let mut sim = b.build().expect("design");
+    sim.run(RunLimit::Edges {
+        domain: clk,
+        count: 3,
+    });
+    assert_eq!(sim.counters(units[0]), &[30]);
+    assert_eq!(sim.counters(units[1]), &[33]);
+}
+
 #[test]
 fn group_ticks_must_be_consecutive_units_in_evaluation_order() {
     // Evaluation order: z, a, m (one cluster), then b.

@@ -56,9 +56,21 @@ impl Default for JitConfig {
 
 type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
 
-/// A group function: runs its units in order. Arguments: the state (slot 0)
-/// and the group's contexts, one [`HostCtx`] per unit in group order.
-pub(crate) type GroupFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'static>) -> u32;
+/// A group function: runs its units in order. Arguments: the runtime's
+/// tick context and the group's [`GroupData`]. Returns 0.
+pub(crate) type GroupFn = unsafe extern "C" fn(*mut std::ffi::c_void, *mut GroupData) -> u32;
+
+/// What a group function reads: the state, its units' contexts, and where
+/// to store the runtime's tick context for their host calls.
+#[repr(C)]
+pub(crate) struct GroupData {
+    /// The state's slot 0.
+    pub state: *mut u64,
+    /// One [`HostCtx`] per unit of the group, in group order.
+    pub contexts: *mut HostCtx<'static>,
+    /// The binding's tick context cell (see `simulate::RuntimeBinding`).
+    pub tick: *mut *mut std::ffi::c_void,
+}
 
 /// Compiled native code for a program.
 pub struct Jit {
@@ -187,6 +199,7 @@ impl Jit {
         }
         let mut group_ids = Vec::with_capacity(groups.len());
         for (g, members) in groups.iter().enumerate() {
+            // (tick context, group data) -> i32, like a unit function's shape.
             let id = module
                 .declare_function(&format!("group{g}"), Linkage::Local, &sig)
                 .map_err(err)?;
@@ -196,7 +209,13 @@ impl Jit {
             let entry = b.create_block();
             b.append_block_params_for_function_params(entry);
             b.switch_to_block(entry);
-            let (state, envs) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+            let (tick, data) = (b.block_params(entry)[0], b.block_params(entry)[1]);
+            let trusted = cranelift_codegen::ir::MemFlagsData::trusted();
+            let state = b.ins().load(ptr, trusted, data, 0);
+            let envs = b.ins().load(ptr, trusted, data, 8);
+            let tick_cell = b.ins().load(ptr, trusted, data, 16);
+            // Host calls of the units below reach the runtime through it.
+            b.ins().store(trusted, tick, tick_cell, 0);
             let ctx_size = std::mem::size_of::<HostCtx<'static>>() as i64;
             for (i, &u) in members.iter().enumerate() {
                 let (shape, relocation) = instances.get(u as usize).ok_or_else(|| {

@@ -27,7 +27,8 @@ pub(crate) enum Link {
 /// What JIT group functions call the runtime through: the program's links
 /// and fault sites, and the context of the group tick now running.
 pub(crate) struct RuntimeBinding {
-    /// The running group tick's `TickCtx` (null outside one).
+    /// The running group tick's `TickCtx` (set by each group call; stale
+    /// between them, and only read during one).
     pub(super) tick: Cell<*mut c_void>,
     pub(super) links: Vec<Link>,
     pub(super) faults: Vec<AssertId>,

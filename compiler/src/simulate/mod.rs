@@ -29,7 +29,7 @@ use crate::engine::{Engine, initial_state};
 use crate::host::Host;
 use crate::interp::Interpreter;
 use crate::ir::{PortKind, Program};
-use crate::jit::{GroupFn, HostCtx, Jit, JitConfig, JitError};
+use crate::jit::{GroupData, GroupFn, HostCtx, Jit, JitConfig, JitError};
 
 pub(crate) use ctx_host::RuntimeBinding;
 use ctx_host::{CtxHost, Link};
@@ -62,31 +62,44 @@ struct Shared {
     faults: Vec<chronon_runtime::AssertId>,
 }
 
-/// A domain's JIT group function as the runtime's group tick.
+/// A domain's JIT group function as the runtime's group tick; the runtime
+/// calls the function itself ([`chronon_runtime::Tick::native`]).
 struct JitGroupTick {
     function: GroupFn,
-    /// The state's first slot (the array never grows or moves).
-    state: *mut u64,
+    /// The function's data: the state's first slot (the array never grows
+    /// or moves), `contexts` and the binding's tick cell.
+    data: Box<GroupData>,
     /// One per unit of the group, bound to `binding`.
-    contexts: Box<[HostCtx<'static>]>,
-    binding: Rc<RuntimeBinding>,
+    _contexts: Box<[HostCtx<'static>]>,
+    _binding: Rc<RuntimeBinding>,
     /// Keeps the state and the JIT's code and fault tables alive.
     _shared: Rc<RefCell<Shared>>,
 }
 
 impl chronon_runtime::Tick for JitGroupTick {
     fn tick(&mut self, ctx: &mut TickCtx<'_>) {
-        self.binding
-            .tick
-            .set((ctx as *mut TickCtx<'_>).cast::<std::ffi::c_void>());
-        // SAFETY: `function` was compiled for this program's state layout
-        // and touches only its units' slots of `state`, which `_shared`
+        let ctx = (ctx as *mut TickCtx<'_>).cast::<std::ffi::c_void>();
+        // SAFETY: as in `native`, called by the runtime's rules.
+        unsafe { (self.function)(ctx, &mut *self.data) };
+    }
+
+    fn native(&self) -> Option<chronon_runtime::NativeGroup> {
+        let data = (&*self.data as *const GroupData).cast_mut().cast();
+        let function = self.function;
+        // SAFETY: the function was compiled for this program's state layout
+        // and touches only its units' slots of `data.state`, which `_shared`
         // keeps alive and nobody borrows during a tick (readers of the state
-        // run between runtime calls); `contexts` were built by `Jit::group`
-        // from the JIT in `_shared`, and their host calls reach `ctx` through
-        // `binding`, set just above for the duration of this call.
-        unsafe { (self.function)(self.state, self.contexts.as_mut_ptr()) };
-        self.binding.tick.set(std::ptr::null_mut());
+        // run between runtime calls); it stores the tick context in the
+        // binding's cell and its units' host calls (through `_contexts`,
+        // built by `Jit::group` from the JIT in `_shared`) reach the context
+        // only through it, during the call; it does not unwind (host calls
+        // are `extern "C"`). `data` lives in `self`.
+        Some(unsafe {
+            chronon_runtime::NativeGroup::new(
+                std::mem::transmute::<GroupFn, chronon_runtime::NativeGroupFn>(function),
+                data,
+            )
+        })
     }
 }
 
@@ -252,13 +265,19 @@ impl Simulator {
         let state = shared.borrow_mut().state.as_mut_ptr();
         for (members, (function, contexts)) in groups.iter().zip(group_code) {
             let members: Vec<_> = members.iter().map(|&u| units[u as usize]).collect();
+            let mut contexts = contexts;
+            let data = Box::new(GroupData {
+                state,
+                contexts: contexts.as_mut_ptr(),
+                tick: binding.tick.as_ptr(),
+            });
             b.set_group_tick(
                 &members,
                 JitGroupTick {
                     function,
-                    state,
-                    contexts,
-                    binding: binding.clone(),
+                    data,
+                    _contexts: contexts,
+                    _binding: binding.clone(),
                     _shared: shared.clone(),
                 },
             )?;
