@@ -15,7 +15,9 @@
 #      count (they must agree on every run) and Icarus REPS times for its
 #      smaller count (each run checked again);
 #   4. prints median [min, max] wall time, cycles per second and build time,
-#      each also as a ratio to chronc.
+#      each also as a ratio to chronc, and (with GNU time installed) chronc's
+#      and Verilator's cycles per second of process CPU time, which a loaded
+#      machine disturbs far less than wall time.
 #
 # Environment overrides: REPS (default 5), BUILD_REPS (default 3), CHRONC (a chronc binary to use instead of
 # building target/release/chronc), and per design <DESIGN>_CYCLES and
@@ -69,6 +71,20 @@ jobs="$(nproc)"
 # now: wall-clock seconds with microseconds.
 now() { echo "$EPOCHREALTIME"; }
 
+# Process CPU time (user + system) of the last timed run, from GNU time
+# when installed: on a loaded machine it moves far less than wall time.
+timer=()
+if [ -x /usr/bin/time ]; then
+    timer=(/usr/bin/time -o "$work/cpu" -f '%U %S')
+fi
+cpu_last() {
+    if [ ${#timer[@]} -gt 0 ]; then
+        awk '{ printf "%.6f", $1 + $2 }' "$work/cpu"
+    else
+        echo nan
+    fi
+}
+
 # elapsed START END: END - START in seconds.
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
 
@@ -89,7 +105,7 @@ out=""
 run_chronc() {
     local file="$1" params="$2" cycles="$3" args=()
     [ -n "$params" ] && args=(-p "$params")
-    out="$("$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q)" ||
+    out="$("${timer[@]}" "$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q)" ||
         die "chronc failed on $file: $out"
     # Counters are u64: read them from the JSON text, because jq holds
     # numbers as doubles and would round sums above 2^53.
@@ -122,7 +138,7 @@ parse_verilog() {
 
 run_verilator() {
     local exe="$1" cycles="$2"
-    out="$("$exe" "$cycles")" || die "verilator model $exe failed: $out"
+    out="$("${timer[@]}" "$exe" "$cycles")" || die "verilator model $exe failed: $out"
     parse_verilog <<<"$out"
 }
 
@@ -202,11 +218,13 @@ $(tail -20 "$dir/verilator.log")"
 
     # Timed runs.
     local w_chronc=() r_chronc=() w_verilator=() w_icarus=() ref="" got line
+    local c_chronc=() c_verilator=()
     for ((i = 0; i < REPS; i++)); do
         t0="$(now)"
         line="$(run_chronc "$chr" "$params" "$cycles")"
         t1="$(now)"
         w_chronc+=("$(elapsed "$t0" "$t1")")
+        c_chronc+=("$(cpu_last)")
         r_chronc+=("$(cut -d' ' -f3 <<<"$line")")
         got="$(cut -d' ' -f1,2 <<<"$line")"
         [ -z "$ref" ] && ref="$got"
@@ -216,6 +234,7 @@ $(tail -20 "$dir/verilator.log")"
         got="$(run_verilator "$model" "$cycles")"
         t1="$(now)"
         w_verilator+=("$(elapsed "$t0" "$t1")")
+        c_verilator+=("$(cpu_last)")
         [ "$got" = "$ref" ] ||
             die "MISMATCH on $name after $cycles cycles: chronc [$ref] verilator [$got]"
     done
@@ -264,6 +283,15 @@ $(tail -20 "$dir/verilator.log")"
         "Icarus (vvp)" "$(fmt_stats "$ci" 1e-6 4)" \
         "$(ratio "$(cut -d' ' -f1 <<<"$ci")" "$chronc_rate")" \
         "$(fmt_stats "$s_bi" 1 3)" "$(ratio "$(cut -d' ' -f1 <<<"$s_bi")" "$chronc_build")"
+    if [ ${#timer[@]} -gt 0 ]; then
+        local ccpu vcpu
+        ccpu="$(rate "$(stats "${c_chronc[@]}")" "$cycles")"
+        vcpu="$(rate "$(stats "${c_verilator[@]}")" "$cycles")"
+        printf '%-22s | %-30s | %-13s\n' "per process CPU second" "Mcycles/CPU s median [min, max]" "speed/chronc"
+        printf '%-22s | %-30s | %-13s\n' "chronc (JIT)" "$(fmt_stats "$ccpu" 1e-6 2)" "1.00"
+        printf '%-22s | %-30s | %-13s\n' "Verilator -O3" "$(fmt_stats "$vcpu" 1e-6 2)" \
+            "$(ratio "$(cut -d' ' -f1 <<<"$vcpu")" "$(cut -d' ' -f1 <<<"$ccpu")")"
+    fi
 }
 
 echo "chronc: $chronc"
