@@ -3,12 +3,15 @@
 //! with traffic, 500,000 instants) run through the compiler library with
 //! recording off, text logs, Perfetto, VCD, and all of them.
 //!
-//! Run with `cargo bench --bench record_e2e`. Each configuration runs
-//! `REPETITIONS` times, each in a fresh child process (this binary run with
+//! Run with `cargo bench --bench record_e2e [-- CONFIG...]`. Each
+//! configuration runs `REPETITIONS` times (in turn with the others), each
+//! in a fresh child process (this binary run with
 //! `child CONFIG SCALE`), so the peak memory (VmHWM) is that
 //! configuration's own. The report gives the median, min and max wall time,
-//! main-thread CPU time, events (or VCD value changes) per second, ns per
-//! event beyond recording off, peak memory and bytes written. The last rows
+//! main-thread CPU time, events (or VCD value changes) per second, wall and
+//! main-thread CPU ns per event beyond recording off (the CPU figure is the
+//! producer's share: the writer threads are not in it), peak memory and
+//! bytes written. The last rows
 //! run 10x longer to show that peak memory does not grow with the run.
 //! Outputs go to `$CHRONON_BENCH_DIR` (default: the temporary directory).
 
@@ -168,31 +171,42 @@ fn main() {
         return;
     }
     let exe = std::env::current_exe().expect("own path");
+    // `cargo bench --bench record_e2e -- text vcd` runs only those
+    // configurations (and `off`, the baseline); cargo passes `--bench`.
+    let only: Vec<String> = args
+        .iter()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .cloned()
+        .collect();
+    let plan: Vec<(&str, u64)> = CONFIGS
+        .iter()
+        .map(|c| (*c, 1))
+        .chain([("off", 10), ("all", 10)])
+        .filter(|(c, _)| *c == "off" || only.is_empty() || only.iter().any(|o| o == c))
+        .collect();
     println!(
-        "recording end to end: benches/record_e2e.chr, {} instants x scale, JIT, {REPETITIONS} runs each (median [min..max])",
+        "recording end to end: benches/record_e2e.chr, {} instants x scale, JIT, {REPETITIONS} runs each (median [min..max]), configurations in turn",
         500_000
     );
     println!(
-        "{:<9} {:>5} {:>26} {:>14} {:>11} {:>16} {:>10} {:>12} {:>11}",
+        "{:<9} {:>5} {:>26} {:>22} {:>11} {:>10} {:>10} {:>10} {:>12} {:>11}",
         "config",
         "scale",
         "wall ms",
         "thread cpu ms",
         "events",
-        "M events/s",
-        "ns/event+",
+        "M ev/s",
+        "wall ns+",
+        "cpu ns+",
         "peak KiB",
         "bytes"
     );
-    let mut off_wall = [0.0f64; 2];
-    let plan: Vec<(&str, u64)> = CONFIGS
-        .iter()
-        .map(|c| (*c, 1))
-        .chain([("off", 10), ("all", 10)])
-        .collect();
-    for (config, scale) in plan {
-        let mut rows = Vec::new();
-        for _ in 0..REPETITIONS {
+    // Round robin: each repetition runs every configuration once, so a
+    // change in the machine's load spreads over all of them alike.
+    let mut rows: Vec<Vec<Vec<f64>>> = vec![Vec::new(); plan.len()];
+    for _ in 0..REPETITIONS {
+        for (i, (config, scale)) in plan.iter().enumerate() {
             let out = Command::new(&exe)
                 .args(["child", config, &scale.to_string()])
                 .output()
@@ -207,33 +221,39 @@ fn main() {
                 .split_whitespace()
                 .map(|f| f.parse().expect("child figures"))
                 .collect();
-            rows.push(fields);
+            rows[i].push(fields);
         }
+    }
+    let mut off = [(0.0f64, 0.0f64); 2];
+    for ((config, scale), rows) in plan.iter().zip(&rows) {
         let col = |i: usize| stats(rows.iter().map(|r| r[i]).collect());
         let (wall, wall_min, wall_max) = col(0);
-        let (cpu, _, _) = col(1);
+        let (cpu, cpu_min, cpu_max) = col(1);
         let (hwm, _, hwm_max) = col(2);
         let (bytes, _, _) = col(3);
         let (events, _, _) = col(4);
-        let slot = usize::from(scale != 1);
-        if config == "off" {
-            off_wall[slot] = wall;
+        let slot = usize::from(*scale != 1);
+        if *config == "off" {
+            off[slot] = (wall, cpu);
         }
         let rate = events / (wall / 1e9) / 1e6;
-        let beyond = if config == "off" {
-            0.0
+        let (wall_beyond, cpu_beyond) = if *config == "off" {
+            (0.0, 0.0)
         } else {
-            (wall - off_wall[slot]) / events
+            ((wall - off[slot].0) / events, (cpu - off[slot].1) / events)
         };
         println!(
-            "{config:<9} {scale:>5} {:>8.1} [{:>6.1}..{:>6.1}] {:>14.1} {:>11} {:>16.1} {:>10.1} {:>5}/{:>6} {:>11}",
+            "{config:<9} {scale:>5} {:>8.1} [{:>6.1}..{:>6.1}] {:>6.1} [{:>5.1}..{:>6.1}] {:>11} {:>10.1} {:>10.1} {:>10.1} {:>5}/{:>6} {:>11}",
             wall / 1e6,
             wall_min / 1e6,
             wall_max / 1e6,
             cpu / 1e6,
+            cpu_min / 1e6,
+            cpu_max / 1e6,
             events,
             rate,
-            beyond,
+            wall_beyond,
+            cpu_beyond,
             hwm,
             hwm_max,
             bytes
