@@ -935,11 +935,103 @@ struct BodyCx<'e> {
     local_reads: Vec<u32>,
     /// Locals introduced by `let` (not `_`-prefixed): checked by W0304.
     lets: Vec<(usize, Span)>,
+    /// The `for` loops around the current statement, innermost last.
+    loops: Vec<LoopVar>,
+    /// A pipe expression for each loop-dependent shape in `stage_writes`.
+    pipe_exprs: HashMap<String, Expr>,
 }
 
-/// Constant stage pipes `(stage, pipe)` already written or retained, with
-/// the first write's span.
-type StageSet = HashMap<(usize, i128), Span>;
+/// Stage pipes `(stage, pipe)` already written or retained on every path,
+/// with the first write's span.
+type StageSet = HashMap<(usize, PipeKey), Span>;
+
+/// A stage pipe as far as E0321 can prove it: a constant, or an expression
+/// of one loop variable (never assigned in its loop) and constants, known by
+/// its span-free shape; the latter becomes one constant per iteration when
+/// its loop ends.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum PipeKey {
+    Const(i128),
+    OfLoop { var: usize, shape: String },
+}
+
+/// A `for` loop around the statement being checked.
+struct LoopVar {
+    slot: usize,
+    start: i128,
+    end: i128,
+    /// Whether the body assigns the variable (its pipes are then unknown).
+    assigned: bool,
+}
+
+/// Loops longer than this are not unrolled by E0321.
+const MAX_UNROLL_PROOF: i128 = 1024;
+
+/// Writes the span-free shape of a pipe expression made of constants and
+/// one local (`var`), or returns `false`.
+fn pipe_shape(e: &Expr, var: &mut Option<usize>, out: &mut String) -> bool {
+    use std::fmt::Write as _;
+    match &e.kind {
+        ExprKind::Const(Value::Int(v)) => {
+            let _ = write!(out, "{v}:{}", e.ty);
+            true
+        }
+        ExprKind::Local(l) => {
+            if var.is_some_and(|v| v != *l) {
+                return false;
+            }
+            *var = Some(*l);
+            let _ = write!(out, "L:{}", e.ty);
+            true
+        }
+        ExprKind::Unary(op, a) => {
+            let _ = write!(out, "({op:?} ");
+            let ok = pipe_shape(a, var, out);
+            out.push(')');
+            ok
+        }
+        ExprKind::Binary(op, a, b) => {
+            let _ = write!(out, "({op:?} ");
+            let ok = pipe_shape(a, var, out) && pipe_shape(b, var, out);
+            out.push(')');
+            ok
+        }
+        ExprKind::Cast(a) => {
+            let _ = write!(out, "(as {} ", e.ty);
+            let ok = pipe_shape(a, var, out);
+            out.push(')');
+            ok
+        }
+        _ => false,
+    }
+}
+
+/// `e` with every read of local `var` replaced by the constant `k`.
+fn substitute(e: &mut Expr, var: usize, k: i128) {
+    match &mut e.kind {
+        ExprKind::Local(l) if *l == var => e.kind = ExprKind::Const(Value::Int(k)),
+        ExprKind::Unary(_, a) | ExprKind::Cast(a) => substitute(a, var, k),
+        ExprKind::Binary(_, a, b) => {
+            substitute(a, var, k);
+            substitute(b, var, k);
+        }
+        _ => {}
+    }
+}
+
+/// Whether a statement list assigns `name` (`name = ...`, `name.f = ...`).
+fn assigns(stmts: &[ast::Stmt], name: &str) -> bool {
+    stmts.iter().any(|s| match &s.kind {
+        S::Assign { place, .. } => place_name(place) == name,
+        S::If { arms, otherwise } => {
+            arms.iter().any(|(_, b)| assigns(&b.stmts, name))
+                || otherwise.as_ref().is_some_and(|b| assigns(&b.stmts, name))
+        }
+        S::Match { arms, .. } => arms.iter().any(|(_, b)| assigns(&b.stmts, name)),
+        S::For { body, .. } => assigns(&body.stmts, name),
+        _ => false,
+    })
+}
 
 enum Resolved {
     Local(usize),
@@ -980,6 +1072,8 @@ impl<'e> BodyCx<'e> {
             random_sites: 0,
             local_reads: Vec::new(),
             lets: Vec::new(),
+            loops: Vec::new(),
+            pipe_exprs: HashMap::new(),
         }
     }
 
@@ -1974,20 +2068,73 @@ impl<'e> BodyCx<'e> {
     }
 
     fn note_stage(&mut self, stage: usize, pipe: &Expr, span: Span) {
-        if let ExprKind::Const(Value::Int(p)) = pipe.kind
-            && let Some(first) = self.stage_writes.insert((stage, p), span)
-        {
-            let name = self
-                .unit
-                .as_ref()
-                .map_or(String::new(), |u| u.stages[stage].name.clone());
-            self.err(TypeError::StageTwice {
-                span,
-                first,
-                first_label: "first here",
-                stage: name,
-                pipe: p,
-            });
+        let key = match pipe.kind {
+            ExprKind::Const(Value::Int(p)) => PipeKey::Const(p),
+            _ => match self.loop_pipe(pipe) {
+                Some(k) => k,
+                None => return,
+            },
+        };
+        if let Some(first) = self.stage_writes.insert((stage, key.clone()), span) {
+            let pipe = self.pipe_value(&key, None).unwrap_or(0);
+            self.stage_twice(stage, span, first, "first here", pipe);
+        }
+    }
+
+    fn stage_twice(
+        &mut self,
+        stage: usize,
+        span: Span,
+        first: Span,
+        label: &'static str,
+        pipe: i128,
+    ) {
+        let name = self
+            .unit
+            .as_ref()
+            .map_or(String::new(), |u| u.stages[stage].name.clone());
+        self.err(TypeError::StageTwice {
+            span,
+            first,
+            first_label: label,
+            stage: name,
+            pipe,
+        });
+    }
+
+    /// The key of a pipe that depends on one loop variable, if E0321 can
+    /// follow it: the loop is short and never assigns the variable.
+    fn loop_pipe(&mut self, pipe: &Expr) -> Option<PipeKey> {
+        let mut var = None;
+        let mut shape = String::new();
+        if !pipe_shape(pipe, &mut var, &mut shape) {
+            return None;
+        }
+        let var = var?;
+        let lv = self.loops.iter().find(|l| l.slot == var)?;
+        if lv.assigned || lv.end - lv.start > MAX_UNROLL_PROOF {
+            return None;
+        }
+        self.pipe_exprs
+            .entry(shape.clone())
+            .or_insert_with(|| pipe.clone());
+        Some(PipeKey::OfLoop { var, shape })
+    }
+
+    /// The pipe a key names in iteration `k` of its loop (default: the
+    /// loop's first iteration).
+    fn pipe_value(&self, key: &PipeKey, k: Option<i128>) -> Option<i128> {
+        match key {
+            PipeKey::Const(p) => Some(*p),
+            PipeKey::OfLoop { var, shape } => {
+                let k = match k {
+                    Some(k) => k,
+                    None => self.loops.iter().find(|l| l.slot == *var)?.start,
+                };
+                let mut e = self.pipe_exprs.get(shape)?.clone();
+                substitute(&mut e, *var, k);
+                eval(&e).ok()?.as_int()
+            }
         }
     }
 
@@ -2238,35 +2385,65 @@ impl<'e> BodyCx<'e> {
                 }
                 self.scopes.push(HashMap::new());
                 let v = self.declare(var, Type::uint(32));
-                let (body, exit) = self.branch(body);
+                self.loops.push(LoopVar {
+                    slot: v,
+                    start: a,
+                    end: b,
+                    assigned: assigns(&body.stmts, &var.name),
+                });
+                let (body, mut exit) = self.branch(body);
                 self.scopes.pop();
+                // Pipes of this loop's variable, written on every path
+                // through the body: one pipe per iteration, all in this tick.
+                let mut unrolled: Vec<(Span, usize, PipeKey)> = Vec::new();
+                exit.retain(|(stage, key), at| {
+                    let mine = matches!(key, PipeKey::OfLoop { var, .. } if *var == v);
+                    if mine {
+                        unrolled.push((*at, *stage, key.clone()));
+                    }
+                    !mine
+                });
+                unrolled.sort_unstable_by_key(|(at, stage, _)| (at.start, *stage));
                 if b - a >= 2 {
-                    // A constant pipe written on every path through the body
-                    // is written once per iteration: provably twice. Pipes
-                    // written before the loop were reported inside the body.
+                    // A pipe that does not depend on the variable, written on
+                    // every path through the body, is written once per
+                    // iteration: provably twice. Pipes written before the
+                    // loop were reported inside the body.
                     let mut again: Vec<_> = exit
                         .iter()
                         .filter(|(k, _)| !self.stage_writes.contains_key(k))
-                        .map(|(&k, &at)| (at, k))
+                        .map(|(k, &at)| (at, k.clone()))
                         .collect();
-                    again.sort_unstable_by_key(|&(at, k)| (at.start, k));
-                    for (at, (stage, pipe)) in again {
-                        let name = self
-                            .unit
-                            .as_ref()
-                            .map_or(String::new(), |u| u.stages[stage].name.clone());
-                        self.err(TypeError::StageTwice {
-                            span: at,
-                            first: span,
-                            first_label: "this loop runs it more than once",
-                            stage: name,
-                            pipe,
-                        });
+                    again.sort_unstable_by_key(|(at, (stage, _))| (at.start, *stage));
+                    for (at, (stage, key)) in again {
+                        let pipe = self.pipe_value(&key, None).unwrap_or(0);
+                        self.stage_twice(stage, at, span, "this loop runs it more than once", pipe);
                     }
                 }
                 if b > a {
+                    // Unrolled, the loop's own pipes are constants: any of
+                    // them written twice (by two iterations, or also before
+                    // the loop or on every iteration) is provably twice.
+                    for (at, stage, key) in unrolled {
+                        for k in a..b {
+                            let Some(p) = self.pipe_value(&key, Some(k)) else {
+                                break;
+                            };
+                            if exit.insert((stage, PipeKey::Const(p)), at).is_some() {
+                                self.stage_twice(
+                                    stage,
+                                    at,
+                                    span,
+                                    "with this loop unrolled, it is written twice",
+                                    p,
+                                );
+                                break;
+                            }
+                        }
+                    }
                     self.stage_writes = exit;
                 }
+                self.loops.pop();
                 StmtKind::For {
                     var: v,
                     start: a as u32,
