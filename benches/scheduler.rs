@@ -83,12 +83,25 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    // Other arguments select scenarios by a part of their name (for
+    // instruction counts under callgrind: `... --bench "group ticks"`).
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let selected = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f));
     println!("scheduler benchmark, {REPETITIONS} repetitions each");
     for workload in &WORKLOADS {
         let group = format!("{} (group ticks)", workload.name);
-        bench(workload, &group, workload.hand_written);
+        if selected(&group) {
+            bench(workload, &group, workload.hand_written);
+        }
         let per_unit = format!("{} (per-unit ticks)", workload.name);
-        bench(workload, &per_unit, workload.per_unit);
+        if selected(&per_unit) {
+            bench(workload, &per_unit, workload.per_unit);
+        }
     }
-    baseline_dyn_calls();
+    if selected("baseline: bare dynamic calls") {
+        baseline_dyn_calls();
+    }
 }

@@ -156,6 +156,8 @@ pub(crate) struct SlotMeta {
 /// consecutive units (`metas` indexes [`Simulation::metas`]).
 struct Runner {
     tick: Box<dyn Tick>,
+    /// The first unit's entry of `metas`.
+    first: SlotMeta,
     /// What `tick` offers to be called as instead, if anything.
     native: Option<crate::tick::NativeGroup>,
     metas: std::ops::Range<usize>,
@@ -385,6 +387,7 @@ impl Simulation {
                 };
                 let at = first_meta + i;
                 runners.push(Runner {
+                    first: metas[at],
                     native: tick.native(),
                     tick,
                     metas: at..at + len,
@@ -682,11 +685,13 @@ impl Simulation {
                 reg_len: 0,
                 counter_base: 0,
                 counter_len: 0,
-                group: &[],
+                metas: &metas[..],
+                group_start: 0,
+                group_len: 0,
                 core: &mut *core,
             };
             for runner in &mut runners[plan.runners.clone()] {
-                ctx.set_group(&metas[runner.metas.clone()]);
+                ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
                 match runner.native {
                     Some(native) => ctx.call_native(native),
                     None => runner.tick.tick(&mut ctx),

@@ -116,8 +116,11 @@ pub struct TickCtx<'a> {
     pub(crate) reg_len: usize,
     pub(crate) counter_base: usize,
     pub(crate) counter_len: usize,
-    /// The units of the running tick: one, or a group's (see [`TickCtx::enter`]).
-    pub(crate) group: &'a [SlotMeta],
+    /// Every unit's [`SlotMeta`]; the running tick's units are
+    /// `metas[group_start..group_start + group_len]` (see [`TickCtx::enter`]).
+    pub(crate) metas: &'a [SlotMeta],
+    pub(crate) group_start: usize,
+    pub(crate) group_len: usize,
 }
 
 impl<'a> TickCtx<'a> {
@@ -134,11 +137,13 @@ impl<'a> TickCtx<'a> {
         }
     }
 
-    /// Makes `group` the running tick's units and acts as its first.
+    /// Makes `metas[start..start + len]` the running tick's units and acts
+    /// as the first, `first` (a copy kept with the runner: no look-up).
     #[inline(always)]
-    pub(crate) fn set_group(&mut self, group: &'a [SlotMeta]) {
-        self.group = group;
-        self.act_as(&group[0]);
+    pub(crate) fn set_group(&mut self, start: usize, len: usize, first: &SlotMeta) {
+        self.group_start = start;
+        self.group_len = len;
+        self.act_as(first);
     }
 
     #[inline(always)]
@@ -157,7 +162,10 @@ impl<'a> TickCtx<'a> {
     /// 0. Returns false, changing nothing, if the group has no unit `k`.
     #[inline]
     pub fn enter(&mut self, k: usize) -> bool {
-        match self.group.get(k) {
+        if k >= self.group_len {
+            return false;
+        }
+        match self.metas.get(self.group_start + k) {
             Some(m) => {
                 let m = *m;
                 self.act_as(&m);
@@ -178,7 +186,7 @@ impl<'a> TickCtx<'a> {
     /// The number of units the running tick acts for (1 unless it is a group tick).
     #[inline]
     pub fn group_len(&self) -> usize {
-        self.group.len()
+        self.group_len
     }
 }
 
