@@ -1388,6 +1388,7 @@ mod tests {
             // PROPTEST_CASES raises the count for a longer hunt.
             cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400),
             rng_seed: proptest::test_runner::RngSeed::Fixed(0x0DE5_CE27),
+            failure_persistence: None,
             ..ProptestConfig::default()
         })]
 
