@@ -1386,7 +1386,12 @@ fn precedence(op: BinOp) -> u8 {
 
 fn binop(s: &str) -> BinOp {
     use BinOp::*;
-    match s.trim() {
+    // `bor_op` and `band_op` end with a lookahead, after which pest's pair
+    // also holds the blanks and comments it skipped: `& /* c */` is `&`.
+    let s = s.split([' ', '\t', '\r', '\n']).next().unwrap_or(s);
+    let s = s.split("/*").next().unwrap_or(s);
+    let s = s.split("//").next().unwrap_or(s);
+    match s {
         "||" => Or,
         "&&" => And,
         "==" => Eq,
