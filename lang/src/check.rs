@@ -16,6 +16,7 @@ use crate::design::{self as d, Expr, ExprKind, PlaceElem, PortKind, Stmt, StmtKi
 use crate::diag::{Diagnostic, IntoDiagnostic, did_you_mean};
 use crate::errors::{ResolveError, TypeError};
 use crate::eval::{EvalError, eval, fits, wrap};
+use crate::fxhash::{FxHashMap, FxHashSet};
 use crate::span::{SourceMap, Span};
 
 /// The largest value a type may hold, in bits (arrays are state, not memory).
@@ -40,7 +41,7 @@ pub struct Env {
     /// Every item of every module.
     pub items: Vec<ItemEntry>,
     /// Per module: name -> item.
-    pub scopes: Vec<HashMap<String, ItemId>>,
+    pub scopes: Vec<FxHashMap<String, ItemId>>,
     /// Module names (`""` for the user's files, else the std module name).
     pub module_names: Vec<String>,
     /// Diagnostics so far.
@@ -63,7 +64,7 @@ impl Env {
     pub fn new(sources: &mut SourceMap, user: Vec<ast::Module>) -> Env {
         let mut env = Env {
             items: Vec::new(),
-            scopes: vec![HashMap::new()],
+            scopes: vec![FxHashMap::default()],
             module_names: vec![String::new()],
             diags: Vec::new(),
             used: HashSet::new(),
@@ -113,7 +114,7 @@ impl Env {
         let (module_ast, diags) = crate::parse::parse_file(file, text);
         self.diags.extend(diags);
         let m = self.scopes.len();
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         self.module_names.push(name.to_string());
         self.add_items(m, module_ast.items);
         self.resolve_uses(sources, m);
@@ -564,7 +565,7 @@ impl Env {
         let module = self.items[item].module;
         let ret = self.resolve_type(module, &Params::new(), &f.ret);
         let mut cx = BodyCx::new(self, module, Params::new(), None, BodyKind::Fn(ret.clone()));
-        cx.scopes.push(HashMap::new());
+        cx.scopes.push(FxHashMap::default());
         let mut param_ids = Vec::new();
         for (n, t) in &f.params {
             let ty = cx.env.resolve_type(module, &Params::new(), t);
@@ -777,7 +778,7 @@ impl Env {
         let n_stages = info.stages.len();
         let n_counters = info.counters.len();
         let mut cx = BodyCx::new(self, module, params.clone(), Some(info), BodyKind::Tick);
-        cx.scopes.push(HashMap::new());
+        cx.scopes.push(FxHashMap::default());
         let tick = match ticks.first() {
             Some((body, _)) => cx.block(body),
             None => Vec::new(),
@@ -924,8 +925,8 @@ struct BodyCx<'e> {
     unit: Option<UnitInfo>,
     kind: BodyKind,
     locals: Vec<d::Local>,
-    scopes: Vec<HashMap<String, usize>>,
-    used_members: HashSet<(Member, usize)>,
+    scopes: Vec<FxHashMap<String, usize>>,
+    used_members: FxHashSet<(Member, usize)>,
     /// Stage pipes written or retained on every path to the current point.
     stage_writes: StageSet,
     /// `random()` call sites numbered so far (the next one's number).
@@ -1067,7 +1068,7 @@ impl<'e> BodyCx<'e> {
             kind,
             locals: Vec::new(),
             scopes: Vec::new(),
-            used_members: HashSet::new(),
+            used_members: FxHashSet::default(),
             stage_writes: HashMap::new(),
             random_sites: 0,
             local_reads: Vec::new(),
@@ -2141,7 +2142,7 @@ impl<'e> BodyCx<'e> {
     // ------------------------------------------------------------ statements
 
     fn block(&mut self, b: &ast::Block) -> Vec<Stmt> {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(FxHashMap::default());
         let mut out = Vec::new();
         let mut ended: Option<Span> = None;
         for s in &b.stmts {
@@ -2322,7 +2323,7 @@ impl<'e> BodyCx<'e> {
                                     Type::Error
                                 }
                             };
-                            self.scopes.push(HashMap::new());
+                            self.scopes.push(FxHashMap::default());
                             let l = self.declare(n, inner);
                             let (body, exit) = self.branch(b);
                             exits.push(exit);
@@ -2383,7 +2384,7 @@ impl<'e> BodyCx<'e> {
                     });
                     return None;
                 }
-                self.scopes.push(HashMap::new());
+                self.scopes.push(FxHashMap::default());
                 let v = self.declare(var, Type::uint(32));
                 self.loops.push(LoopVar {
                     slot: v,
@@ -2544,7 +2545,7 @@ impl<'e> BodyCx<'e> {
                 for p in pats {
                     match p {
                         Pattern::Some(n) => {
-                            self.scopes.push(HashMap::new());
+                            self.scopes.push(FxHashMap::default());
                             let l = self.declare(n, inner.clone());
                             let (b, exit) = self.branch(body);
                             exits.push(exit);
