@@ -42,8 +42,17 @@ pub fn optimize(p: &mut Program) {
 /// fault (no indexed load), do not read `l`, and the locals `a` assigns
 /// are read nowhere outside the branch.
 pub fn fuse_can_send(p: &mut Program, u: usize) {
+    let locals = p.units[u].locals.len();
     let body = &mut p.units[u].body;
-    let mut reads = HashMap::new();
+    // Most units send nothing: skip counting their reads.
+    let mut any = false;
+    for s in body.iter() {
+        sub_stmts(s, &mut |s| any |= matches!(s, Stmt::CanSend { .. }));
+    }
+    if !any {
+        return;
+    }
+    let mut reads = vec![0; locals];
     for s in body.iter() {
         count_reads(s, &mut reads);
     }
@@ -51,11 +60,11 @@ pub fn fuse_can_send(p: &mut Program, u: usize) {
 }
 
 /// Adds the reads of each local in `s` (nested blocks included) to `reads`.
-fn count_reads(s: &Stmt, reads: &mut HashMap<LocalId, usize>) {
+fn count_reads(s: &Stmt, reads: &mut [u32]) {
     stmt_exprs(s, &mut |e| {
         sub_exprs(e, &mut |e| {
             if let Expr::Local(l) = e {
-                *reads.entry(*l).or_default() += 1;
+                reads[*l as usize] += 1;
             }
         })
     });
@@ -63,12 +72,7 @@ fn count_reads(s: &Stmt, reads: &mut HashMap<LocalId, usize>) {
 
 /// The length of the prefix of `then` that can move ahead of a fused
 /// `send` of `port` (checking `dst`), if a `send` follows it.
-fn fusable_prefix(
-    then: &[Stmt],
-    port: u32,
-    dst: LocalId,
-    reads: &HashMap<LocalId, usize>,
-) -> Option<usize> {
+fn fusable_prefix(then: &[Stmt], port: u32, dst: LocalId, reads: &[u32]) -> Option<usize> {
     let j = then.iter().position(|s| !matches!(s, Stmt::Assign(..)))?;
     let Stmt::Send {
         port: sent,
@@ -81,22 +85,20 @@ fn fusable_prefix(
     if *sent != port || !value.iter().all(|v| fault_free_without(v, dst)) {
         return None;
     }
-    let mut inside = HashMap::new();
+    let mut inside = vec![0; reads.len()];
     for s in then {
         count_reads(s, &mut inside);
     }
     let movable = then[..j].iter().all(|s| match s {
         Stmt::Assign(l, e) => {
-            *l != dst
-                && fault_free_without(e, dst)
-                && reads.get(l).copied().unwrap_or(0) == inside.get(l).copied().unwrap_or(0)
+            *l != dst && fault_free_without(e, dst) && reads[*l as usize] == inside[*l as usize]
         }
         _ => false,
     });
     movable.then_some(j)
 }
 
-fn fuse_block(stmts: &mut Vec<Stmt>, reads: &HashMap<LocalId, usize>) {
+fn fuse_block(stmts: &mut Vec<Stmt>, reads: &[u32]) {
     let mut out = Vec::with_capacity(stmts.len());
     let mut it = std::mem::take(stmts).into_iter().peekable();
     while let Some(mut s) = it.next() {
@@ -412,25 +414,59 @@ fn overlaps((lo, hi): (SlotId, SlotId), from: SlotId, count: u32) -> bool {
     lo < from + count && from <= hi
 }
 
-/// Where each slot is accessed in a unit's body, by top-level statement.
-#[derive(Default)]
+/// Where the register slots `lo..lo + len` are accessed in a unit's
+/// body, by top-level statement (vectors, not maps: this runs for every
+/// unit instance).
 struct Accesses {
-    /// First top-level statement with a plain store to the slot.
-    first_store: HashMap<SlotId, usize>,
-    /// Last top-level statement with a plain load of the slot.
-    last_load: HashMap<SlotId, usize>,
+    lo: SlotId,
+    /// Per slot: the first top-level statement with a plain store to it.
+    first_store: Vec<usize>,
+    /// Per slot: the last top-level statement with a plain load of it.
+    last_load: Vec<usize>,
     /// Indexed loads: the range and the top-level statement.
     indexed_loads: Vec<((SlotId, SlotId), usize)>,
     /// Indexed stores: the range.
     indexed_stores: Vec<(SlotId, SlotId)>,
 }
 
-fn accesses(body: &[Stmt]) -> Accesses {
-    let mut a = Accesses::default();
+const NONE: usize = usize::MAX;
+
+impl Accesses {
+    fn at(v: &[usize], lo: SlotId, slot: SlotId) -> Option<usize> {
+        let i = slot.checked_sub(lo)? as usize;
+        v.get(i).copied().filter(|t| *t != NONE)
+    }
+
+    fn first_store(&self, slot: SlotId) -> Option<usize> {
+        Self::at(&self.first_store, self.lo, slot)
+    }
+
+    fn last_load(&self, slot: SlotId) -> Option<usize> {
+        Self::at(&self.last_load, self.lo, slot)
+    }
+}
+
+fn accesses(body: &[Stmt], lo: SlotId, len: usize) -> Accesses {
+    let mut a = Accesses {
+        lo,
+        first_store: vec![NONE; len],
+        last_load: vec![NONE; len],
+        indexed_loads: Vec::new(),
+        indexed_stores: Vec::new(),
+    };
+    let index = |slot: SlotId| {
+        slot.checked_sub(lo)
+            .map(|i| i as usize)
+            .filter(|i| *i < len)
+    };
     for (t, top) in body.iter().enumerate() {
         sub_stmts(top, &mut |s| match s {
             Stmt::Store(slot, _) => {
-                a.first_store.entry(*slot).or_insert(t);
+                if let Some(i) = index(*slot)
+                    && a.first_store[i] == NONE
+                {
+                    a.first_store[i] = t;
+                }
             }
             Stmt::StoreIndexed(ix, _) => a.indexed_stores.push(span(ix)),
             _ => {}
@@ -438,7 +474,9 @@ fn accesses(body: &[Stmt]) -> Accesses {
         stmt_exprs(top, &mut |e| {
             sub_exprs(e, &mut |e| match e {
                 Expr::Load(slot) => {
-                    a.last_load.insert(*slot, t);
+                    if let Some(i) = index(*slot) {
+                        a.last_load[i] = t;
+                    }
                 }
                 Expr::LoadIndexed(ix) => a.indexed_loads.push((span(ix), t)),
                 _ => {}
@@ -466,7 +504,19 @@ fn accesses(body: &[Stmt]) -> Accesses {
 /// its slots for the recorders.
 pub fn in_place_registers(p: &mut Program, u: usize) {
     let unit = &p.units[u];
-    let a = accesses(&unit.body);
+    let registers = |c: &Commit| matches!(c, Commit::Copy { from, to, .. } if from != to);
+    if !unit.commits.iter().any(registers) {
+        return;
+    }
+    // The window of slots the registers occupy, current and next.
+    let (mut lo, mut hi) = (SlotId::MAX, 0);
+    for c in &unit.commits {
+        if let Commit::Copy { from, to, count } = c {
+            lo = lo.min(*from).min(*to);
+            hi = hi.max(from + count).max(to + count);
+        }
+    }
+    let a = accesses(&unit.body, lo, hi.saturating_sub(lo) as usize);
     // For each rewritten next slot: its current slot.
     let mut store_to: HashMap<SlotId, SlotId> = HashMap::new();
     // Snapshots: current slot -> (first top-level statement, local).
@@ -482,11 +532,9 @@ pub fn in_place_registers(p: &mut Program, u: usize) {
             continue;
         }
         let slots = || (0..count).map(|j| (next + j, cur + j));
-        let first = slots()
-            .filter_map(|(n, _)| a.first_store.get(&n).copied())
-            .min();
+        let first = slots().filter_map(|(n, _)| a.first_store(n)).min();
         let unsafe_register = slots()
-            .any(|(n, c)| a.last_load.contains_key(&n) || a.first_store.contains_key(&c))
+            .any(|(n, c)| a.last_load(n).is_some() || a.first_store(c).is_some())
             || a.indexed_stores
                 .iter()
                 .any(|r| overlaps(*r, next, count) || overlaps(*r, cur, count))
@@ -499,7 +547,7 @@ pub fn in_place_registers(p: &mut Program, u: usize) {
         }
         for (n, c) in slots() {
             store_to.insert(n, c);
-            let (Some(&t), Some(&last)) = (a.first_store.get(&n), a.last_load.get(&c)) else {
+            let (Some(t), Some(last)) = (a.first_store(n), a.last_load(c)) else {
                 continue;
             };
             let plain_store_first = matches!(&unit.body[t], Stmt::Store(s, _) if *s == n);
