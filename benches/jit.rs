@@ -72,6 +72,7 @@ fn compile_latency() {
     for (n, reps) in [(10usize, 7usize), (1_000, 5), (10_000, 3)] {
         let text = design(n);
         let (mut front, mut low, mut jit) = (Vec::new(), Vec::new(), Vec::new());
+        let mut opt = Vec::new();
         for _ in 0..reps {
             let mut sources = SourceMap::new();
             sources.add("bench.chr", text.clone());
@@ -88,6 +89,13 @@ fn compile_latency() {
             let t = Instant::now();
             let program = lower(&d, &sources).expect("lowers");
             low.push(t.elapsed().as_secs_f64() * 1e3);
+            // `ir::opt`'s share of lowering, estimated by running it again
+            // on the lowered program: the same walks and maps, fewer
+            // rewrites.
+            let mut again = program.clone();
+            let t = Instant::now();
+            chronon_compiler::ir::opt::optimize(&mut again);
+            opt.push(t.elapsed().as_secs_f64() * 1e3);
             let t = Instant::now();
             let compiled = Jit::compile(
                 &program,
@@ -100,7 +108,13 @@ fn compile_latency() {
             jit.push(t.elapsed().as_secs_f64() * 1e3);
             drop(compiled);
         }
-        for (what, xs) in [("front end", front), ("lowering", low), ("JIT", jit)] {
+        let rows = [
+            ("front end", front),
+            ("lowering", low),
+            ("ir::opt", opt),
+            ("JIT", jit),
+        ];
+        for (what, xs) in rows {
             let (m, lo, hi) = stats(xs);
             println!("  {n:>6} instances  {what:<9} {m:>9.2} [{lo:.2}, {hi:.2}]");
         }
