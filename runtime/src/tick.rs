@@ -40,7 +40,11 @@ pub type NativeGroupFn =
 #[derive(Debug, Clone, Copy)]
 pub struct NativeGroup {
     function: NativeGroupFn,
+    /// The first argument, unless the context goes there (null).
+    first: *mut core::ffi::c_void,
     data: *mut core::ffi::c_void,
+    /// Where to store the context before each call (null: nowhere).
+    context_slot: *mut *mut core::ffi::c_void,
 }
 
 impl NativeGroup {
@@ -53,7 +57,33 @@ impl NativeGroup {
     /// the call, never unwind, and `data` must stay valid while the tick that
     /// returns this lives.
     pub unsafe fn new(function: NativeGroupFn, data: *mut core::ffi::c_void) -> Self {
-        NativeGroup { function, data }
+        NativeGroup {
+            function,
+            first: core::ptr::null_mut(),
+            data,
+            context_slot: core::ptr::null_mut(),
+        }
+    }
+
+    /// A function called as `function(first, data)` after the runtime has
+    /// stored the `TickCtx` pointer at `context_slot` (for code whose first
+    /// argument is its own, such as a state pointer).
+    ///
+    /// # Safety
+    /// As [`NativeGroup::new`], with the context reached through
+    /// `context_slot`, which must be valid for writes while the tick lives.
+    pub unsafe fn with_context_slot(
+        function: NativeGroupFn,
+        first: *mut core::ffi::c_void,
+        data: *mut core::ffi::c_void,
+        context_slot: *mut *mut core::ffi::c_void,
+    ) -> Self {
+        NativeGroup {
+            function,
+            first,
+            data,
+            context_slot,
+        }
     }
 }
 
@@ -128,10 +158,17 @@ impl<'a> TickCtx<'a> {
     #[inline(always)]
     pub(crate) fn call_native(&mut self, native: NativeGroup) {
         let raw = (self as *mut TickCtx<'a>).cast::<core::ffi::c_void>();
+        let first = if native.context_slot.is_null() {
+            raw
+        } else {
+            // SAFETY: `with_context_slot`'s contract: the slot is writable.
+            unsafe { *native.context_slot = raw };
+            native.first
+        };
         // SAFETY: `NativeGroup::new`'s contract: the function does what the
         // tick would, reaching the context only through the entry points
         // while this call lasts, and `data` is live with the runner's tick.
-        let status = unsafe { (native.function)(raw, native.data) };
+        let status = unsafe { (native.function)(first, native.data) };
         if status != 0 {
             self.fault(FaultKind::TickStatus { status }, String::new());
         }

@@ -54,7 +54,7 @@ impl Default for JitConfig {
     }
 }
 
-type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
+pub(crate) type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
 
 /// A group function: runs its units in order. Arguments: the runtime's
 /// tick context and the group's [`GroupData`]. Returns 0.
@@ -72,11 +72,32 @@ pub(crate) struct GroupData {
     pub tick: *mut *mut std::ffi::c_void,
 }
 
+/// Groups of at most this many units are compiled as one function with
+/// their units' code inline; larger ones call the shared shape functions
+/// (compile time follows distinct shapes, not instances).
+const INLINE_GROUP_LIMIT: usize = 16;
+
+/// A group's compiled code.
+#[derive(Clone, Copy)]
+pub(crate) enum GroupCode {
+    /// Calls its units' shape functions; called as (tick context, group data).
+    Calls(GroupFn),
+    /// Its units' code inline over the whole state, called as (state, one
+    /// [`HostCtx`] for the group) after the tick context is stored in the
+    /// binding; host calls find their unit from their port, trace or fault.
+    Inline(UnitFn),
+}
+
+/// A [`HostCtx::member`] that says "the unit of the port, trace or fault".
+pub(crate) const DERIVE_MEMBER: u32 = u32::MAX;
+
 /// Compiled native code for a program.
 pub struct Jit {
     module: Option<JITModule>,
     units: Vec<(UnitFn, reloc::Reloc)>,
-    groups: Vec<(GroupFn, Vec<u32>)>,
+    groups: Vec<(GroupCode, Vec<u32>)>,
+    /// Fault index to fault id for inline groups: the identity.
+    fault_ids: Vec<u32>,
     slots: usize,
     functions: usize,
 }
@@ -199,6 +220,35 @@ impl Jit {
         }
         let mut group_ids = Vec::with_capacity(groups.len());
         for (g, members) in groups.iter().enumerate() {
+            if let Some(&u) = members.iter().find(|&&u| u as usize >= program.units.len()) {
+                return Err(err(format!(
+                    "group {g} names unit {u}, which does not exist"
+                )));
+            }
+            if members.len() <= INLINE_GROUP_LIMIT {
+                // The units' code, in order, in one function over the whole
+                // state (slots, ports, traces and faults as the program's).
+                let id = module
+                    .declare_function(&format!("group{g}"), Linkage::Local, &sig)
+                    .map_err(err)?;
+                ctx.func.signature = sig.clone();
+                ctx.func.name = UserFuncName::user(1, id.as_u32());
+                codegen::function(
+                    &mut module,
+                    &mut ctx.func,
+                    &mut fctx,
+                    program,
+                    members,
+                    &import_ids,
+                    buf_words,
+                )?;
+                module
+                    .define_function(id, &mut ctx)
+                    .map_err(|e| err(format!("{e:?}")))?;
+                module.clear_context(&mut ctx);
+                group_ids.push((id, true));
+                continue;
+            }
             // (tick context, group data) -> i32, like a unit function's shape.
             let id = module
                 .declare_function(&format!("group{g}"), Linkage::Local, &sig)
@@ -237,17 +287,21 @@ impl Jit {
                 .define_function(id, &mut ctx)
                 .map_err(|e| err(format!("{e:?}")))?;
             module.clear_context(&mut ctx);
-            group_ids.push(id);
+            group_ids.push((id, false));
         }
         module.finalize_definitions().map_err(err)?;
         let groups = group_ids
             .iter()
             .zip(groups)
-            .map(|(id, members)| {
-                let code = module.get_finalized_function(*id);
-                // SAFETY: defined above with the signature (state pointer,
-                // contexts pointer) -> i32, the platform's `extern "C"`.
-                let f = unsafe { std::mem::transmute::<*const u8, GroupFn>(code) };
+            .map(|(&(id, inline), members)| {
+                let code = module.get_finalized_function(id);
+                // SAFETY: both kinds were defined above with the signature
+                // (pointer, pointer) -> i32, the platform's `extern "C"`.
+                let f = if inline {
+                    GroupCode::Inline(unsafe { std::mem::transmute::<*const u8, UnitFn>(code) })
+                } else {
+                    GroupCode::Calls(unsafe { std::mem::transmute::<*const u8, GroupFn>(code) })
+                };
                 (f, members.clone())
             })
             .collect();
@@ -269,6 +323,7 @@ impl Jit {
             module: Some(module),
             units,
             groups,
+            fault_ids: (0..program.faults.len() as u32).collect(),
             slots: program.slots.len(),
             functions: functions.len(),
         })
@@ -279,17 +334,28 @@ impl Jit {
         self.functions
     }
 
-    /// Group `g`'s function and the contexts to call it with: one per unit,
-    /// bound to `binding` (the runtime), so that host calls go straight to
-    /// the running group tick.
+    /// Group `g`'s code and the contexts to call it with (one per unit, or
+    /// one for an inline group), bound to `binding` (the runtime), so that
+    /// host calls go straight to the running group tick.
     ///
     /// The contexts point into `self` (fault tables): they must not outlive it.
     pub(crate) fn group(
         &self,
         g: usize,
         binding: *const crate::simulate::RuntimeBinding,
-    ) -> (GroupFn, Box<[HostCtx<'static>]>) {
+    ) -> (GroupCode, Box<[HostCtx<'static>]>) {
         let (f, members) = &self.groups[g];
+        if let GroupCode::Inline(_) = f {
+            let context = HostCtx {
+                host: None,
+                binding,
+                member: DERIVE_MEMBER,
+                port_base: 0,
+                trace_base: 0,
+                faults: self.fault_ids.as_slice() as *const [u32],
+            };
+            return (*f, Box::new([context]));
+        }
         let contexts = members
             .iter()
             .enumerate()

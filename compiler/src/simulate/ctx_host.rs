@@ -35,6 +35,11 @@ pub(crate) struct RuntimeBinding {
     /// Per IR port: for an output that feeds one CDC FIFO and no channel,
     /// the FIFO, the runtime port and whether its send rate is 1.
     pub(super) fifo_outs: Vec<Option<(FifoId, OutPort, bool)>>,
+    /// Per IR port, trace point and fault site: its unit's index in its
+    /// group, for inline groups (one context for all their units).
+    pub(super) port_member: Vec<u32>,
+    pub(super) trace_member: Vec<u32>,
+    pub(super) fault_member: Vec<u32>,
 }
 
 impl RuntimeBinding {
@@ -64,6 +69,15 @@ pub(crate) struct BoundHost<'a> {
 }
 
 impl BoundHost<'_> {
+    /// For an inline group's shared context: takes the unit from the
+    /// operation's port, trace or fault (`id` in `table`).
+    #[inline(always)]
+    fn resolve(&mut self, table: &[u32], id: u32) {
+        if self.member == crate::jit::DERIVE_MEMBER {
+            self.member = table.get(id as usize).copied().unwrap_or(0);
+        }
+    }
+
     /// The tick context, acting as this unit.
     #[inline(always)]
     fn ctx(&mut self) -> &mut TickCtx<'static> {
@@ -112,11 +126,15 @@ impl BoundHost<'_> {
 impl Host for BoundHost<'_> {
     #[inline]
     fn can_send(&mut self, port: PortId) -> bool {
+        let binding = self.binding;
+        self.resolve(&binding.port_member, port);
         self.general().can_send(port)
     }
 
     #[inline]
     fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
+        let binding = self.binding;
+        self.resolve(&binding.port_member, port);
         if let Some(&Some((fifo, out, rate_one))) = self.binding.fifo_outs.get(port as usize)
             && !item.is_empty()
         {
@@ -169,11 +187,15 @@ impl Host for BoundHost<'_> {
 
     #[inline]
     fn recv(&mut self, port: PortId, remove: bool, item: &mut [u64]) -> bool {
+        let binding = self.binding;
+        self.resolve(&binding.port_member, port);
         self.general().recv(port, remove, item)
     }
 
     #[inline]
     fn request(&mut self, port: PortId) -> bool {
+        let binding = self.binding;
+        self.resolve(&binding.port_member, port);
         match self.fifo_in(port) {
             Some(f) => self.ctx_quiet().fifo_request(f),
             None => false,
@@ -182,6 +204,8 @@ impl Host for BoundHost<'_> {
 
     #[inline]
     fn valid(&mut self, port: PortId) -> bool {
+        let binding = self.binding;
+        self.resolve(&binding.port_member, port);
         match self.fifo_in(port) {
             Some(f) => self.ctx_quiet().fifo_valid(f),
             None => false,
@@ -190,6 +214,8 @@ impl Host for BoundHost<'_> {
 
     #[inline]
     fn take(&mut self, port: PortId, item: &mut [u64]) -> bool {
+        let binding = self.binding;
+        self.resolve(&binding.port_member, port);
         match self.fifo_in(port) {
             Some(f) if !item.is_empty() => self.ctx_quiet().fifo_take(f, item),
             _ => self.general().take(port, item),
@@ -197,14 +223,20 @@ impl Host for BoundHost<'_> {
     }
 
     fn trace(&mut self, trace: TraceId, args: &[u64]) {
+        let binding = self.binding;
+        self.resolve(&binding.trace_member, trace);
         self.general().trace(trace, args);
     }
 
     fn fault(&mut self, fault: FaultId) {
+        let binding = self.binding;
+        self.resolve(&binding.fault_member, fault);
         self.general().fault(fault);
     }
 
     fn finish(&mut self) {
+        // `finish` names no unit: any of the group's will do.
+        self.resolve(&[], 0);
         self.general().finish();
     }
 }

@@ -29,7 +29,7 @@ use crate::engine::{Engine, initial_state};
 use crate::host::Host;
 use crate::interp::Interpreter;
 use crate::ir::{PortKind, Program};
-use crate::jit::{GroupData, GroupFn, HostCtx, Jit, JitConfig, JitError};
+use crate::jit::{GroupCode, GroupData, HostCtx, Jit, JitConfig, JitError};
 
 pub(crate) use ctx_host::RuntimeBinding;
 use ctx_host::{CtxHost, Link};
@@ -65,7 +65,7 @@ struct Shared {
 /// A domain's JIT group function as the runtime's group tick; the runtime
 /// calls the function itself ([`chronon_runtime::Tick::native`]).
 struct JitGroupTick {
-    function: GroupFn,
+    code: GroupCode,
     /// The function's data: the state's first slot (the array never grows
     /// or moves), `contexts` and the binding's tick cell.
     data: Box<GroupData>,
@@ -80,12 +80,19 @@ impl chronon_runtime::Tick for JitGroupTick {
     fn tick(&mut self, ctx: &mut TickCtx<'_>) {
         let ctx = (ctx as *mut TickCtx<'_>).cast::<std::ffi::c_void>();
         // SAFETY: as in `native`, called by the runtime's rules.
-        unsafe { (self.function)(ctx, &mut *self.data) };
+        unsafe {
+            match self.code {
+                GroupCode::Calls(f) => f(ctx, &mut *self.data),
+                GroupCode::Inline(f) => {
+                    *self.data.tick = ctx;
+                    f(self.data.state, self.data.contexts)
+                }
+            };
+        }
     }
 
     fn native(&self) -> Option<chronon_runtime::NativeGroup> {
         let data = (&*self.data as *const GroupData).cast_mut().cast();
-        let function = self.function;
         // SAFETY: the function was compiled for this program's state layout
         // and touches only its units' slots of `data.state`, which `_shared`
         // keeps alive and nobody borrows during a tick (readers of the state
@@ -94,11 +101,21 @@ impl chronon_runtime::Tick for JitGroupTick {
         // built by `Jit::group` from the JIT in `_shared`) reach the context
         // only through it, during the call; it does not unwind (host calls
         // are `extern "C"`). `data` lives in `self`.
+        // An inline group is called as (state, its one context) once the
+        // runtime has stored the tick context in the binding's cell.
         Some(unsafe {
-            chronon_runtime::NativeGroup::new(
-                std::mem::transmute::<GroupFn, chronon_runtime::NativeGroupFn>(function),
-                data,
-            )
+            match self.code {
+                GroupCode::Calls(f) => chronon_runtime::NativeGroup::new(
+                    std::mem::transmute::<crate::jit::GroupFn, chronon_runtime::NativeGroupFn>(f),
+                    data,
+                ),
+                GroupCode::Inline(f) => chronon_runtime::NativeGroup::with_context_slot(
+                    std::mem::transmute::<crate::jit::UnitFn, chronon_runtime::NativeGroupFn>(f),
+                    self.data.state.cast(),
+                    self.data.contexts.cast(),
+                    self.data.tick,
+                ),
+            }
         })
     }
 }
@@ -247,11 +264,33 @@ impl Simulator {
                 _ => None,
             })
             .collect();
+        // Each unit's index in its group, for the contexts of inline groups.
+        let mut unit_member = vec![0u32; program.units.len()];
+        for members in &groups {
+            for (k, &u) in members.iter().enumerate() {
+                unit_member[u as usize] = k as u32;
+            }
+        }
         let binding = Rc::new(RuntimeBinding {
             tick: std::cell::Cell::new(std::ptr::null_mut()),
             links,
             faults,
             fifo_outs,
+            port_member: program
+                .ports
+                .iter()
+                .map(|p| unit_member[p.unit as usize])
+                .collect(),
+            trace_member: program
+                .traces
+                .iter()
+                .map(|t| unit_member[t.unit as usize])
+                .collect(),
+            fault_member: program
+                .faults
+                .iter()
+                .map(|f| unit_member[f.unit as usize])
+                .collect(),
         });
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| jit.group(g, Rc::as_ptr(&binding)))
@@ -263,7 +302,7 @@ impl Simulator {
             faults: Vec::new(),
         }));
         let state = shared.borrow_mut().state.as_mut_ptr();
-        for (members, (function, contexts)) in groups.iter().zip(group_code) {
+        for (members, (code, contexts)) in groups.iter().zip(group_code) {
             let members: Vec<_> = members.iter().map(|&u| units[u as usize]).collect();
             let mut contexts = contexts;
             let data = Box::new(GroupData {
@@ -274,7 +313,7 @@ impl Simulator {
             b.set_group_tick(
                 &members,
                 JitGroupTick {
-                    function,
+                    code,
                     data,
                     _contexts: contexts,
                     _binding: binding.clone(),
@@ -368,6 +407,27 @@ mod tests {
         };
         let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
         report.summary(true).replacen(&report.engine, "ENGINE", 1)
+    }
+
+    /// A domain of more units than the JIT inlines into one group function
+    /// (its group calls the shared unit functions) runs as on the
+    /// interpreter, faults and counters included; so does a small one.
+    #[test]
+    fn large_and_small_groups_agree_with_the_interpreter() {
+        for n in [3usize, 40] {
+            let insts: String = (0..n)
+                .map(|i| format!("inst u{i:02}: U<K = {i}> on clk;\n"))
+                .collect();
+            let text = format!(
+                "clock clk = 1 GHz;\n\
+                 unit U<K: u32 = 0> {{ reg r: u32 = 0; counter c;\n\
+                 tick {{ r <= r + K + 1; c += 1; assert(r < 30, \"r grew\"); }} }}\n\
+                 system Top {{ {insts} }}\n"
+            );
+            let interp = summary(&text, EngineKind::Interp);
+            assert_eq!(interp, summary(&text, EngineKind::Jit), "{n} units");
+            assert!(interp.contains("fault:"), "{n} units: {interp}");
+        }
     }
 
     /// The JIT's bound send path (one FIFO, no channel) refuses and
