@@ -62,6 +62,24 @@ pub fn lower_seeded(
     sources: &SourceMap,
     seed: u64,
 ) -> Result<Program, LowerError> {
+    // `CHRONON_NO_IR_OPT` skips the IR optimizations, so benchmarks can
+    // measure them inside one binary (docs/performance.md).
+    let optimize = std::env::var_os("CHRONON_NO_IR_OPT").is_none();
+    lower_with(design, sources, seed, optimize)
+}
+
+/// [`lower`] without [`crate::ir::opt`], for tests that compare the
+/// optimized program with what it was made from.
+pub fn lower_unoptimized(design: &Design, sources: &SourceMap) -> Result<Program, LowerError> {
+    lower_with(design, sources, random::DEFAULT_SEED, false)
+}
+
+fn lower_with(
+    design: &Design,
+    sources: &SourceMap,
+    seed: u64,
+    optimize: bool,
+) -> Result<Program, LowerError> {
     let mut p = Program::default();
     for c in &design.clocks {
         let clock = Clock::from_big(&c.period_ps, &c.phase_ps)
@@ -145,9 +163,7 @@ pub fn lower_seeded(
         p.units[i].locals = locals;
     }
     p.clusters = order::clusters(&p).map_err(LowerError)?;
-    // `CHRONON_NO_IR_OPT` skips the IR optimizations, so benchmarks can
-    // measure them inside one binary (docs/performance.md).
-    if std::env::var_os("CHRONON_NO_IR_OPT").is_none() {
+    if optimize {
         crate::ir::opt::optimize(&mut p);
     }
     crate::ir::validate::validate(&p)
