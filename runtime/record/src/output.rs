@@ -190,13 +190,6 @@ fn write_all(out: &mut dyn RecordOutput, bytes: &[u8]) -> Result<(), (usize, io:
     Ok(())
 }
 
-/// Two decimal digits per entry, `00` to `99`.
-const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
 /// Writes the low `out.len()` decimal digits of `v` into `out`, leading
 /// zeros included (the cold path of [`put_u128`]).
 fn write_digits(out: &mut [u8], mut v: u64) {
@@ -210,16 +203,20 @@ fn write_digits(out: &mut [u8], mut v: u64) {
 const ZEROS: u64 = 0x3030_3030_3030_3030;
 
 /// The eight decimal digits of `v < 10^8`, leading zeros included, as the
-/// bytes of a little-endian word (the first digit in the lowest byte): two
-/// divisions split `v` into four pairs that do not wait on each other.
+/// bytes of a little-endian word (the first digit in the lowest byte).
+/// Branch- and table-free: the halves `abcd` and `efgh` sit in 32-bit
+/// lanes, a multiply-shift divides both by 100 at once (exact below
+/// 10,000), the four pairs then sit in 16-bit lanes and a second one
+/// divides them by 10 (exact below 179).
 #[inline(always)]
 fn eight_digits(v: u32) -> u64 {
-    let pair = |p: u32| {
-        let p = p as usize * 2;
-        u64::from(u16::from_le_bytes([PAIRS[p], PAIRS[p + 1]]))
-    };
-    let (hi, lo) = (v / 10_000, v % 10_000);
-    pair(hi / 100) | pair(hi % 100) << 16 | pair(lo / 100) << 32 | pair(lo % 100) << 48
+    let v = u64::from(v);
+    let x = v / 10_000 | (v % 10_000) << 32;
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
+    let pairs = hundreds | (x - hundreds * 100) << 16;
+    let tens = ((pairs * 103) >> 10) & 0x000f_000f_000f_000f;
+    let digits = tens | (pairs - tens * 10) << 8;
+    digits | ZEROS
 }
 
 /// Writes `v < 10^8` without leading zeros at `line[pos..]`; returns the
@@ -280,8 +277,9 @@ fn put_u128_wide(line: &mut [u8], pos: usize, v: u128) -> usize {
 }
 
 /// Writes an exact time in the text form of [`crate::Time`]'s `Display`
-/// (at most 81 bytes); returns the position after.
-#[inline]
+/// (at most 81 bytes); returns the position after. The text writer keeps
+/// an incremental form of it; this one is the tests' reference.
+#[cfg(test)]
 pub(crate) fn put_time(line: &mut [u8], pos: usize, t: crate::Time) -> usize {
     let (whole, rem) = t.split();
     let mut pos = put_u128(line, pos, whole);
@@ -362,6 +360,20 @@ mod tests {
         let mut buf = Vec::new();
         push_u128(&mut buf, u128::MAX);
         assert_eq!(buf, u128::MAX.to_string().as_bytes());
+    }
+
+    #[test]
+    fn eight_digit_words_match_std() {
+        let mut seed = 1u64;
+        let values = (0..200_000u32).chain((0..200_000).map(|_| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((seed >> 33) % 100_000_000) as u32
+        }));
+        for v in values.chain([99_999_999, 10_000_000, 9_999_999, 99_990_000]) {
+            assert_eq!(eight_digits(v).to_le_bytes(), *format!("{v:08}").as_bytes());
+        }
     }
 
     #[test]
