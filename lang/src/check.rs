@@ -16,7 +16,7 @@ use crate::design::{self as d, Expr, ExprKind, PlaceElem, PortKind, Stmt, StmtKi
 use crate::diag::{Diagnostic, IntoDiagnostic, did_you_mean};
 use crate::errors::{ResolveError, TypeError};
 use crate::eval::{EvalError, eval, fits, wrap};
-use crate::fxhash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use crate::span::{SourceMap, Span};
 
 /// The largest value a type may hold, in bits (arrays are state, not memory).

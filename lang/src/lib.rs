@@ -12,7 +12,6 @@ pub mod diag;
 pub mod elab;
 pub mod errors;
 pub mod eval;
-pub mod fxhash;
 pub mod parse;
 pub mod span;
 pub mod stdlib;
