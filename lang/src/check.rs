@@ -16,8 +16,8 @@ use crate::design::{self as d, Expr, ExprKind, PlaceElem, PortKind, Stmt, StmtKi
 use crate::diag::{Diagnostic, IntoDiagnostic, did_you_mean};
 use crate::errors::{ResolveError, TypeError};
 use crate::eval::{EvalError, eval, fits, wrap};
-use rustc_hash::{FxHashMap, FxHashSet};
 use crate::span::{SourceMap, Span};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The largest value a type may hold, in bits (arrays are state, not memory).
 pub const MAX_TYPE_BITS: u64 = 1 << 24;
