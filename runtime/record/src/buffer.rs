@@ -250,7 +250,7 @@ fn replay(inner: &mut dyn Recorder, mut w: &[u64]) -> Result<(), RecordError> {
                 6 + len
             }
             FIFO => {
-                let kind = kind_of((head >> 8) & 0xff).ok_or_else(|| RecordError::WriterThread)?;
+                let kind = kind_of((head >> 8) & 0xff).ok_or(RecordError::WriterThread)?;
                 inner.fifo(&FifoRecord {
                     fifo: high,
                     kind,

@@ -211,11 +211,11 @@ const ZEROS: u64 = 0x3030_3030_3030_3030;
 #[inline(always)]
 fn eight_digits(v: u32) -> u64 {
     let v = u64::from(v);
-    let x = v / 10_000 | (v % 10_000) << 32;
+    let x = (v / 10_000) | ((v % 10_000) << 32);
     let hundreds = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
-    let pairs = hundreds | (x - hundreds * 100) << 16;
+    let pairs = hundreds | ((x - hundreds * 100) << 16);
     let tens = ((pairs * 103) >> 10) & 0x000f_000f_000f_000f;
-    let digits = tens | (pairs - tens * 10) << 8;
+    let digits = tens | ((pairs - tens * 10) << 8);
     digits | ZEROS
 }
 

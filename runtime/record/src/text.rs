@@ -412,10 +412,7 @@ fn start_line<'a>(
     time: crate::Time,
 ) -> Result<(&'a mut DomainLog, usize), RecordError> {
     let d = domain as usize;
-    let log = logs.get_mut(d).ok_or_else(|| RecordError::UnknownIndex {
-        what: "domain",
-        index: domain,
-    })?;
+    let log = logs.get_mut(d).ok_or_else(|| unknown("domain", domain))?;
     log.out.check()?;
     records[d] += 1;
     let start = log.len;
@@ -441,6 +438,14 @@ fn start_line<'a>(
     Ok((log, start + pos))
 }
 
+/// The error for an index the schema does not have. A function, so that
+/// `ok_or_else` builds it only on the error path (an eager `ok_or` built
+/// and dropped one per record).
+#[cold]
+fn unknown(what: &'static str, index: u32) -> RecordError {
+    RecordError::UnknownIndex { what, index }
+}
+
 fn log_names(schema: &Schema) -> Vec<String> {
     schema
         .domains
@@ -462,7 +467,6 @@ impl Recorder for TextWriter {
     }
 
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
-        let unknown = |what, index| RecordError::UnknownIndex { what, index };
         let event = self
             .events
             .get(r.event as usize)
@@ -509,23 +513,16 @@ impl Recorder for TextWriter {
         } = self;
         let fifo = fifos
             .get(r.fifo as usize)
-            .ok_or_else(|| RecordError::UnknownIndex {
-                what: "fifo",
-                index: r.fifo,
-            })?;
+            .ok_or_else(|| unknown("fifo", r.fifo))?;
         let domain = if r.kind.writer_side() {
             fifo.writer_domain
         } else {
             fifo.reader_domain
         };
         let tail = if r.kind.in_tick() {
-            let tail =
-                unit_tails
-                    .get(r.unit as usize)
-                    .ok_or_else(|| RecordError::UnknownIndex {
-                        what: "unit",
-                        index: r.unit,
-                    })?;
+            let tail = unit_tails
+                .get(r.unit as usize)
+                .ok_or_else(|| unknown("unit", r.unit))?;
             Some(tail)
         } else {
             None
@@ -544,13 +541,10 @@ impl Recorder for TextWriter {
     }
 
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
-        let (name, domain) =
-            self.counters
-                .get(r.counter as usize)
-                .ok_or_else(|| RecordError::UnknownIndex {
-                    what: "counter",
-                    index: r.counter,
-                })?;
+        let (name, domain) = self
+            .counters
+            .get(r.counter as usize)
+            .ok_or_else(|| unknown("counter", r.counter))?;
         let (log, pos) = start_line(
             &mut self.logs,
             &mut self.manifest.records,
