@@ -349,7 +349,8 @@ impl Jit {
             let context = HostCtx {
                 host: None,
                 binding,
-                member: DERIVE_MEMBER,
+                // One unit: no need to look it up per host call.
+                member: if members.len() == 1 { 0 } else { DERIVE_MEMBER },
                 port_base: 0,
                 trace_base: 0,
                 faults: self.fault_ids.as_slice() as *const [u32],
