@@ -208,3 +208,27 @@ fn runtime_faults_name_their_source_location() {
         assert!(stdout(&text).contains(at), "{}", all_output(&text));
     }
 }
+
+#[test]
+fn jit_dump_prints_every_unit_shape_and_group_function() {
+    let out = Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(["run", "benches/workloads/one_clock.chr", "--cycles", "3", "-q"])
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .env("CHRONON_JIT_DUMP", "1")
+        .output()
+        .expect("the chronc binary starts");
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let headings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("; ")).collect();
+    assert_eq!(
+        headings,
+        [
+            "; unit shape of top.a: Cranelift IR",
+            "; machine code",
+            "; group 0 (units inline: top.a, top.b): Cranelift IR",
+            "; machine code",
+        ],
+        "{stderr}"
+    );
+}

@@ -191,26 +191,9 @@ impl Jit {
                         &import_ids,
                         buf_words,
                     )?;
-                    let dump = dump_requested();
-                    if dump {
-                        ctx.set_disasm(true);
-                        eprintln!(
-                            "; {}: Cranelift IR\n{}",
-                            program.units[u as usize].path,
-                            ctx.func.display()
-                        );
-                    }
-                    module
-                        .define_function(id, &mut ctx)
-                        .map_err(|e| err(format!("{e:?}")))?;
-                    if let Some(code) = ctx
-                        .compiled_code()
-                        .and_then(|c| c.vcode.as_ref())
-                        .filter(|_| dump)
-                    {
-                        eprintln!("; machine code\n{code}");
-                    }
-                    module.clear_context(&mut ctx);
+                    define(&mut module, &mut ctx, id, || {
+                        format!("unit shape of {}", program.units[u as usize].path)
+                    })?;
                     ids.push(id);
                     shapes.insert(shape, ids.len() - 1);
                     ids.len() - 1
@@ -242,10 +225,12 @@ impl Jit {
                     &import_ids,
                     buf_words,
                 )?;
-                module
-                    .define_function(id, &mut ctx)
-                    .map_err(|e| err(format!("{e:?}")))?;
-                module.clear_context(&mut ctx);
+                define(&mut module, &mut ctx, id, || {
+                    format!(
+                        "group {g} (units inline: {})",
+                        group_paths(program, members)
+                    )
+                })?;
                 group_ids.push((id, true));
                 continue;
             }
@@ -283,10 +268,9 @@ impl Jit {
             b.ins().return_(&[ok]);
             b.seal_all_blocks();
             b.finalize(module.target_config());
-            module
-                .define_function(id, &mut ctx)
-                .map_err(|e| err(format!("{e:?}")))?;
-            module.clear_context(&mut ctx);
+            define(&mut module, &mut ctx, id, || {
+                format!("group {g} (calls: {})", group_paths(program, members))
+            })?;
             group_ids.push((id, false));
         }
         module.finalize_definitions().map_err(err)?;
@@ -374,6 +358,43 @@ impl Jit {
             .collect();
         (*f, contexts)
     }
+}
+
+/// Compiles the function built in `ctx` as `id` and clears `ctx`; with
+/// `CHRONON_JIT_DUMP` set, prints its Cranelift IR and machine code on
+/// stderr under the heading `label` gives.
+fn define(
+    module: &mut JITModule,
+    ctx: &mut cranelift_codegen::Context,
+    id: FuncId,
+    label: impl FnOnce() -> String,
+) -> Result<(), JitError> {
+    let dump = dump_requested();
+    if dump {
+        ctx.set_disasm(true);
+        eprintln!("; {}: Cranelift IR\n{}", label(), ctx.func.display());
+    }
+    module
+        .define_function(id, ctx)
+        .map_err(|e| err(format!("{e:?}")))?;
+    if let Some(code) = ctx
+        .compiled_code()
+        .and_then(|c| c.vcode.as_ref())
+        .filter(|_| dump)
+    {
+        eprintln!("; machine code\n{code}");
+    }
+    module.clear_context(ctx);
+    Ok(())
+}
+
+/// The instance paths of a group's units, for dump headings.
+fn group_paths(program: &Program, members: &[u32]) -> String {
+    let paths: Vec<&str> = members
+        .iter()
+        .filter_map(|&u| program.units.get(u as usize).map(|unit| unit.path.as_str()))
+        .collect();
+    paths.join(", ")
 }
 
 /// Whether `CHRONON_JIT_DUMP` asks for each compiled function's Cranelift
