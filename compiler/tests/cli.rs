@@ -212,7 +212,13 @@ fn runtime_faults_name_their_source_location() {
 #[test]
 fn jit_dump_prints_every_unit_shape_and_group_function() {
     let out = Command::new(env!("CARGO_BIN_EXE_chronc"))
-        .args(["run", "benches/workloads/one_clock.chr", "--cycles", "3", "-q"])
+        .args([
+            "run",
+            "benches/workloads/one_clock.chr",
+            "--cycles",
+            "3",
+            "-q",
+        ])
         .current_dir(repo_root())
         .env("NO_COLOR", "1")
         .env("CHRONON_JIT_DUMP", "1")
