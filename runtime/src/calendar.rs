@@ -119,6 +119,21 @@ struct Pattern {
     domains: Vec<u32>,
     /// Time at or after which pattern mode may take over (every domain started).
     start: u128,
+    /// The largest `step` of `instants` (> 0): bounds how far time can move
+    /// in `n` steps, so [`Calendar::replay`] checks overflow once per call.
+    max_step: u128,
+}
+
+/// Why [`Calendar::replay`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReplayEnd {
+    /// The next instant is after the limit.
+    Limit,
+    /// The instant callback asked to stop (after its instant).
+    Stop,
+    /// Not in pattern mode, or the next step might overflow a cycle index
+    /// or the time: the caller takes one checked step instead.
+    Fallback,
 }
 
 /// One precomputed instant: kept together so a step does one bounds check.
@@ -275,7 +290,15 @@ impl Calendar {
             domains.extend_from_slice(&scratch.current);
             spans.push((from, u32::try_from(domains.len()).ok()?));
         }
+        let max_step = offsets
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .chain(std::iter::once(
+                hyperperiod - offsets.last().copied().unwrap_or(0),
+            ))
+            .max()?;
         Some(Pattern {
+            max_step,
             instants: offsets
                 .iter()
                 .skip(1)
@@ -362,6 +385,85 @@ impl Calendar {
             Some(t) => self.upcoming = t,
             None => self.exhausted = Some("calendar time"),
         }
+    }
+
+    /// Replays pattern instants with plain integer arithmetic: while the next
+    /// instant is at or before `last_tick`, steps to it and calls
+    /// `instant(position, time, cycles)` (its pattern position, its time in
+    /// ticks, every domain's latest cycle); stops after an instant for which
+    /// `instant` returns true.
+    ///
+    /// The overflow checks of [`Calendar::advance`] are done once, up front:
+    /// each instant adds one to a domain's edge index at most and at most
+    /// `max_step` to the time, so the instants that cannot overflow are
+    /// counted before the loop; after them (never, in practice) it returns
+    /// [`ReplayEnd::Fallback`] and the caller's checked step takes over, so
+    /// the stream and its overflow point are exactly those of `advance`.
+    #[inline(always)]
+    pub(crate) fn replay(
+        &mut self,
+        last_tick: u128,
+        mut instant: impl FnMut(usize, u128, &[u64]) -> bool,
+    ) -> ReplayEnd {
+        let Calendar {
+            cycle,
+            next_cycle,
+            upcoming,
+            pattern: Some(p),
+            in_pattern: true,
+            position,
+            current_time,
+            current_position,
+            current_span,
+            exhausted: None,
+            ..
+        } = self
+        else {
+            return ReplayEnd::Fallback;
+        };
+        let by_cycle = next_cycle.iter().map(|&n| u64::MAX - n).min().unwrap_or(0);
+        let by_time = (u128::MAX - *upcoming) / p.max_step;
+        let mut budget = u64::try_from(by_time).map_or(by_cycle, |t| t.min(by_cycle));
+        let (mut next_position, mut next_time) = (*position, *upcoming);
+        let mut last = None;
+        let mut end = ReplayEnd::Fallback;
+        while budget > 0 {
+            if next_time > last_tick {
+                end = ReplayEnd::Limit;
+                break;
+            }
+            budget -= 1;
+            let this = next_position;
+            let PatternInstant { step, span } = p.instants[this];
+            for &d in &p.domains[span.0 as usize..span.1 as usize] {
+                let d = d as usize;
+                let n = next_cycle[d];
+                cycle[d] = n;
+                // Cannot overflow: `budget` counted the edges left before u64::MAX.
+                next_cycle[d] = n + 1;
+            }
+            let time = next_time;
+            next_position = if this + 1 == p.instants.len() {
+                0
+            } else {
+                this + 1
+            };
+            // Cannot overflow: `budget` counted the `max_step`s left.
+            next_time += step;
+            last = Some((this, time, span));
+            if instant(this, time, cycle) {
+                end = ReplayEnd::Stop;
+                break;
+            }
+        }
+        *position = next_position;
+        *upcoming = next_time;
+        if let Some((this, time, span)) = last {
+            *current_position = this;
+            *current_time = time;
+            *current_span = span;
+        }
+        end
     }
 
     fn merge_step(&mut self) {

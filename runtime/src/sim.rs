@@ -7,7 +7,7 @@
 //! the stage registers of every ticking domain and the CDC FIFOs touching it
 //! commit. Nothing on this path allocates.
 
-use crate::calendar::{Calendar, TimeBase};
+use crate::calendar::{Calendar, ReplayEnd, TimeBase};
 use crate::channel::Channels;
 use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, UnitId};
 use crate::fault::{Fault, FaultKind};
@@ -192,6 +192,41 @@ struct DomainPlan {
     extras: bool,
 }
 
+/// Pattern mode's instant program: per calendar pattern position, the domain
+/// edges of the instant with what each runs and commits, copied out of the
+/// plans so the replay loop does no per-domain plan look-up.
+struct InstantProgram {
+    /// Per pattern position, its range of `edges`.
+    spans: Vec<std::ops::Range<usize>>,
+    edges: Vec<EdgeProgram>,
+}
+
+/// One domain edge of an [`InstantProgram`] position.
+struct EdgeProgram {
+    domain: u32,
+    runners: std::ops::Range<usize>,
+    regs: std::ops::Range<usize>,
+}
+
+impl InstantProgram {
+    /// The program for the calendar's pattern, if it has one.
+    fn build(calendar: &Calendar, plans: &[DomainPlan]) -> Option<InstantProgram> {
+        let positions = calendar.pattern_domains()?;
+        let mut spans = Vec::with_capacity(positions.len());
+        let mut edges = Vec::new();
+        for domains in positions {
+            let start = edges.len();
+            edges.extend(domains.iter().map(|&d| EdgeProgram {
+                domain: d,
+                runners: plans[d as usize].runners.clone(),
+                regs: plans[d as usize].regs.clone(),
+            }));
+            spans.push(start..edges.len());
+        }
+        Some(InstantProgram { spans, edges })
+    }
+}
+
 impl FifoProgram {
     /// The most commits the program may hold (memory bound: a long pattern
     /// times many FIFOs falls back to the per-instant loop).
@@ -245,6 +280,8 @@ pub struct Simulation {
     /// Per unit, domain by domain in evaluation order.
     metas: Vec<SlotMeta>,
     fifo_program: Option<FifoProgram>,
+    /// Set with pattern mode: the replay loop of [`Simulation::replay`].
+    instant_program: Option<InstantProgram>,
     clusters: Vec<Cluster>,
     sink: Option<Box<dyn TraceSink>>,
     instants: u64,
@@ -397,6 +434,7 @@ impl Simulation {
             plan.runners = first_runner..runners.len();
         }
         let fifo_program = FifoProgram::build(&calendar, &plans, &fifos);
+        let instant_program = InstantProgram::build(&calendar, &plans);
         let any_extras = plans.iter().any(|p| p.extras);
         let next = cur.clone();
         let core = Core {
@@ -427,6 +465,7 @@ impl Simulation {
             runners,
             metas,
             fifo_program,
+            instant_program,
             clusters: schedule.clusters,
             sink: None,
             instants: 0,
@@ -572,7 +611,20 @@ impl Simulation {
             },
             RunLimit::Unbounded => u128::MAX,
         };
+        // The replay loop can run the instants when nothing observes commits
+        // and every FIFO commit is precomputed; it hands back to the checked
+        // step below before pattern mode and near an overflow.
+        let replayable = !self.core.observe
+            && self.instant_program.is_some()
+            && (self.core.fifos.is_empty() || self.fifo_program.is_some());
         loop {
+            if replayable {
+                match self.replay(last_tick) {
+                    ReplayEnd::Limit => return Stop::LimitReached,
+                    ReplayEnd::Stop => return self.requested_stop(),
+                    ReplayEnd::Fallback => {}
+                }
+            }
             match self.calendar.peek_ticks() {
                 Ok(t) if t > last_tick => return Stop::LimitReached,
                 Ok(_) => {}
@@ -652,6 +704,104 @@ impl Simulation {
                 }
             }
         }
+    }
+
+    /// Runs pattern-mode instants up to `last_tick` with the instant program:
+    /// the same work as [`Simulation::step`] in the same order, for runs
+    /// whose sink does not observe commits (checked by the caller) and whose
+    /// FIFO commits are precomputed, with the calendar's overflow checks done
+    /// once (see [`Calendar::replay`]) and one tick context for the whole run.
+    #[inline(never)]
+    fn replay(&mut self, last_tick: u128) -> ReplayEnd {
+        let Simulation {
+            calendar,
+            core,
+            plans,
+            runners,
+            metas,
+            fifo_program,
+            instant_program: Some(program),
+            sink,
+            instants,
+            any_extras,
+            ..
+        } = self
+        else {
+            return ReplayEnd::Fallback;
+        };
+        let any_extras = *any_extras;
+        let ticks_per_ps = core.ticks_per_ps;
+        let mut ctx = TickCtx {
+            unit: 0,
+            domain: 0,
+            rank: 0,
+            cycle: 0,
+            time: 0,
+            reg_base: 0,
+            reg_len: 0,
+            counter_base: 0,
+            counter_len: 0,
+            metas: &metas[..],
+            group_start: 0,
+            group_len: 0,
+            core: &mut *core,
+        };
+        let mut done = *instants;
+        let end = calendar.replay(last_tick, |position, time, cycles| {
+            let edges = &program.edges[program.spans[position].clone()];
+            for edge in edges {
+                ctx.domain = edge.domain;
+                ctx.cycle = cycles[edge.domain as usize];
+                ctx.time = time;
+                for runner in &mut runners[edge.runners.clone()] {
+                    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+                    match runner.native {
+                        Some(native) => ctx.call_native(native),
+                        None => runner.tick.tick(&mut ctx),
+                    }
+                }
+                // As in `step`: a domain's registers commit right after its units.
+                let core = &mut *ctx.core;
+                let (cur, next) = (
+                    &mut core.cur[edge.regs.clone()],
+                    &core.next[edge.regs.clone()],
+                );
+                if cur.len() <= 8 {
+                    for (c, n) in cur.iter_mut().zip(next) {
+                        *c = *n;
+                    }
+                } else {
+                    cur.copy_from_slice(next);
+                }
+            }
+            let core = &mut *ctx.core;
+            if !core.trace.is_empty() {
+                let stamp = Timestamp {
+                    ticks: time,
+                    ticks_per_ps,
+                };
+                match sink {
+                    Some(sink) => core.trace.flush(stamp, sink.as_mut()),
+                    None => core.trace.clear(),
+                }
+            }
+            if any_extras {
+                for edge in edges {
+                    for &s in &plans[edge.domain as usize].stages {
+                        core.stages[s as usize].commit();
+                    }
+                }
+                if let Some(fifos) = fifo_program {
+                    for c in &fifos.commits[fifos.spans[position].clone()] {
+                        core.fifos[c.fifo as usize].commit(c.writer, c.reader);
+                    }
+                }
+            }
+            done += 1;
+            core.stop_requested
+        });
+        *instants = done;
+        end
     }
 
     /// Processes one instant; returns whether a unit asked to stop (fault or `finish`).
@@ -757,5 +907,117 @@ impl Simulation {
         }
         *instants += 1;
         Ok(core.stop_requested)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The replay loop against the checked step: the same design run in
+    //! pattern mode (replayed) and in merge mode (checked steps only) must
+    //! agree at every stop, however the run is split.
+
+    use super::*;
+    use crate::calendar::CalendarConfig;
+    use crate::trace::{OwnedRecord, TraceRecord};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A sink whose records the test reads while the simulation owns it.
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<OwnedRecord>>>);
+
+    impl TraceSink for Shared {
+        fn record(&mut self, r: &TraceRecord<'_>) {
+            let mut memory = crate::trace::MemorySink::default();
+            memory.record(r);
+            self.0.borrow_mut().extend(memory.records);
+        }
+    }
+
+    fn clock(period: i128, phase: i128) -> Clock {
+        Clock::new(Picos::from_integer(period), Picos::from_integer(phase)).expect("clock")
+    }
+
+    /// Three phased domains (so some instants precede pattern mode), units
+    /// that fold their cycle and time into registers and trace every 97th
+    /// edge, one of which finishes at its cycle `finish_at`.
+    fn design(pattern_limit: usize, finish_at: u64, sink: Shared) -> (Simulation, [DomainId; 3]) {
+        let mut b = DesignBuilder::new();
+        b.calendar_config(CalendarConfig { pattern_limit });
+        let d = [
+            b.domain("a", clock(700, 350)),
+            b.domain("b", clock(1100, 0)),
+            b.domain("c", clock(1650, 1299)),
+        ];
+        for (i, &dom) in d.iter().enumerate() {
+            for k in 0..2u64 {
+                let u = b.unit(&format!("top.u{i}{k}"), dom, &[k, 0]);
+                let finishes = i == 2 && k == 1;
+                b.set_tick(u, move |ctx: &mut TickCtx<'_>| {
+                    let mix = ctx
+                        .reg(0)
+                        .rotate_left(7)
+                        .wrapping_add(ctx.cycle())
+                        .wrapping_add(ctx.time().ticks as u64);
+                    ctx.set_reg(0, mix);
+                    ctx.set_reg(1, ctx.reg(1) + 1);
+                    if ctx.cycle().is_multiple_of(97) {
+                        ctx.trace(k as u32, &[ctx.cycle()]);
+                    }
+                    if finishes && ctx.cycle() == finish_at {
+                        ctx.finish();
+                    }
+                })
+                .expect("unit");
+            }
+        }
+        let mut sim = b.build().expect("design");
+        sim.set_trace_sink(Box::new(sink));
+        (sim, d)
+    }
+
+    /// Everything a stop can be told apart by.
+    fn snapshot(sim: &Simulation, d: &[DomainId; 3]) -> (Vec<u64>, Vec<u64>, u64, u128) {
+        let regs = (0..6).flat_map(|u| sim.regs(UnitId(u)).to_vec()).collect();
+        let edges = d.iter().map(|&x| sim.edges_done(x)).collect();
+        (regs, edges, sim.instants_done(), sim.now().ticks)
+    }
+
+    #[test]
+    fn replay_matches_checked_steps_across_splits_and_finish() {
+        let (replayed_sink, checked_sink) = (Shared::default(), Shared::default());
+        let pattern_limit = CalendarConfig::default().pattern_limit;
+        let (mut replayed, d) = design(pattern_limit, 5_000, replayed_sink.clone());
+        let (mut checked, _) = design(0, 5_000, checked_sink.clone());
+        assert!(replayed.uses_calendar_pattern());
+        assert!(!checked.uses_calendar_pattern());
+        let limits = [
+            RunLimit::Time(Picos::from_integer(0)),
+            RunLimit::Time(Picos::from_integer(1299)),
+            RunLimit::Edges {
+                domain: d[1],
+                count: 3,
+            },
+            RunLimit::Time(Picos::new(123_457, 3)),
+            RunLimit::Edges {
+                domain: d[0],
+                count: 4_001,
+            },
+            // Already reached: runs nothing.
+            RunLimit::Edges {
+                domain: d[0],
+                count: 10,
+            },
+            RunLimit::Time(Picos::from_integer(3_000_000)),
+            RunLimit::Unbounded,
+        ];
+        for limit in limits {
+            let (a, b) = (replayed.run(limit.clone()), checked.run(limit.clone()));
+            assert_eq!(a, b, "{limit:?}");
+            assert_eq!(snapshot(&replayed, &d), snapshot(&checked, &d), "{limit:?}");
+        }
+        assert_eq!(replayed.edges_done(d[2]), 5_001, "finished on its edge");
+        assert!(replayed_sink.0.borrow().len() > 100);
+        assert_eq!(*replayed_sink.0.borrow(), *checked_sink.0.borrow());
     }
 }
