@@ -18,6 +18,9 @@ pub struct Ident {
 pub struct Module {
     /// Top-level items in source order.
     pub items: Vec<Item>,
+    /// Names of the items that failed to parse: they were reported once, so
+    /// their uses are not reported again as unknown names.
+    pub broken: Vec<String>,
 }
 
 /// A top-level item.

@@ -56,6 +56,9 @@ pub struct Env {
     fn_stack: Vec<ItemId>,
     /// Checked functions; [`ExprKind::Call`] indexes this.
     pub functions: Vec<d::Function>,
+    /// Names of items that failed to parse (already reported): a use of one
+    /// is not reported again as an unknown name.
+    pub broken: FxHashSet<String>,
 }
 
 impl Env {
@@ -75,7 +78,9 @@ impl Env {
             fn_ids: HashMap::new(),
             fn_stack: Vec::new(),
             functions: Vec::new(),
+            broken: FxHashSet::default(),
         };
+        env.broken = user.iter().flat_map(|m| m.broken.iter().cloned()).collect();
         let items: Vec<Item> = user.into_iter().flat_map(|m| m.items).collect();
         env.add_items(0, items);
         env.resolve_uses(sources, 0);
@@ -113,6 +118,7 @@ impl Env {
         let file = sources.add(format!("std/{name}.chr"), text);
         let (module_ast, diags) = crate::parse::parse_file(file, text);
         self.diags.extend(diags);
+        self.broken.extend(module_ast.broken.iter().cloned());
         let m = self.scopes.len();
         self.scopes.push(FxHashMap::default());
         self.module_names.push(name.to_string());
@@ -218,6 +224,9 @@ impl Env {
     }
 
     fn unknown(&mut self, module: usize, ident: &ast::Ident, kind: &'static str, extra: &[String]) {
+        if self.broken.contains(&ident.name) {
+            return;
+        }
         let mut cands = self.visible(module);
         cands.extend(extra.iter().cloned());
         let suggestion =

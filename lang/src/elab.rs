@@ -523,6 +523,9 @@ impl<'e> Elab<'e> {
                 continue;
             };
             let Some(titem) = self.env.lookup(module, &target.name) else {
+                if self.env.broken.contains(&target.name) {
+                    continue;
+                }
                 let extra: Vec<String> = Vec::new();
                 let suggestion = did_you_mean(
                     &target.name,
@@ -755,7 +758,8 @@ impl<'e> Elab<'e> {
             let names: Vec<String> = self.clock_index.keys().cloned().collect();
             let suggestion =
                 did_you_mean(&name.name, names.iter().map(String::as_str)).map(str::to_string);
-            let known = self.env.scopes[0].contains_key(&name.name);
+            let known =
+                self.env.scopes[0].contains_key(&name.name) || self.env.broken.contains(&name.name);
             if !known {
                 self.err(ResolveError::UnknownName {
                     span: name.span,

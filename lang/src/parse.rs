@@ -151,9 +151,42 @@ fn parse_with(file: FileId, text: &str, fast: bool) -> (Module, Vec<Diagnostic>)
             module.items.push(item);
             continue;
         }
+        let (items, errors) = (module.items.len(), diags.len());
         parse_item_pest(file, start, chunk, &mut module, &mut diags);
+        if module.items.len() == items
+            && diags.len() > errors
+            && let Some(name) = declared_name(chunk)
+        {
+            module.broken.push(name.to_string());
+        }
     }
     (module, diags)
+}
+
+/// The name an item's text declares (`unit Name ...`, `const Name ...`), read
+/// without parsing, for items that failed to parse.
+fn declared_name(chunk: &str) -> Option<&str> {
+    const KEYWORDS: [&str; 7] = ["const", "clock", "struct", "enum", "fn", "unit", "system"];
+    let keyword = KEYWORDS.iter().find(|k| {
+        chunk.starts_with(**k)
+            && !chunk[k.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_')
+    })?;
+    let mut rest = &chunk[keyword.len()..];
+    loop {
+        rest = rest.trim_start();
+        if let Some(r) = rest.strip_prefix("//") {
+            rest = r.split_once('\n').map_or("", |(_, after)| after);
+        } else if let Some(r) = rest.strip_prefix("/*") {
+            rest = r.split_once("*/").map_or("", |(_, after)| after);
+        } else {
+            break;
+        }
+    }
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    let name = &rest[..end];
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
 }
 
 fn parse_item_pest(
