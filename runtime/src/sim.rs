@@ -731,21 +731,7 @@ impl Simulation {
         };
         let any_extras = *any_extras;
         let ticks_per_ps = core.ticks_per_ps;
-        let mut ctx = TickCtx {
-            unit: 0,
-            domain: 0,
-            rank: 0,
-            cycle: 0,
-            time: 0,
-            reg_base: 0,
-            reg_len: 0,
-            counter_base: 0,
-            counter_len: 0,
-            metas: &metas[..],
-            group_start: 0,
-            group_len: 0,
-            core: &mut *core,
-        };
+        let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
         let mut done = *instants;
         let end = calendar.replay(last_tick, |position, time, cycles| {
             let edges = &program.edges[program.spans[position].clone()];
@@ -825,21 +811,8 @@ impl Simulation {
         for &d in domains {
             let plan = &plans[d as usize];
             // One context per domain edge; only the unit fields change per runner.
-            let mut ctx = TickCtx {
-                unit: 0,
-                domain: d,
-                rank: 0,
-                cycle: calendar.cycle(d as usize),
-                time,
-                reg_base: 0,
-                reg_len: 0,
-                counter_base: 0,
-                counter_len: 0,
-                metas: &metas[..],
-                group_start: 0,
-                group_len: 0,
-                core: &mut *core,
-            };
+            let mut ctx =
+                TickCtx::at_edge(&mut *core, &metas[..], d, calendar.cycle(d as usize), time);
             for runner in &mut runners[plan.runners.clone()] {
                 ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
                 match runner.native {

@@ -154,6 +154,33 @@ pub struct TickCtx<'a> {
 }
 
 impl<'a> TickCtx<'a> {
+    /// A context for edge `cycle` of `domain` at `time`, before any unit is
+    /// entered (the runners set the unit fields).
+    #[inline(always)]
+    pub(crate) fn at_edge(
+        core: &'a mut Core,
+        metas: &'a [SlotMeta],
+        domain: u32,
+        cycle: u64,
+        time: u128,
+    ) -> Self {
+        TickCtx {
+            unit: 0,
+            domain,
+            rank: 0,
+            cycle,
+            time,
+            reg_base: 0,
+            reg_len: 0,
+            counter_base: 0,
+            counter_len: 0,
+            metas,
+            group_start: 0,
+            group_len: 0,
+            core,
+        }
+    }
+
     /// Calls a native group function with this context.
     #[inline(always)]
     pub(crate) fn call_native(&mut self, native: NativeGroup) {
