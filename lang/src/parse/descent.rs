@@ -42,6 +42,7 @@ pub(super) fn parse_item(file: FileId, base: usize, text: &str) -> Option<Item> 
         toks,
         pos: 0,
         limit: usize::MAX,
+        no_structs: false,
         file,
         base,
     };
@@ -58,6 +59,10 @@ struct Parser<'a> {
     /// tree deeper than the builder's bound is ever built (or dropped,
     /// which recurses too).
     limit: usize,
+    /// In the head of `if`, `match` and `for`, where `x {}` is a name and a
+    /// block, not a struct literal (the grammar's `no_structs`); brackets
+    /// allow them again.
+    no_structs: bool,
     file: FileId,
     base: usize,
 }
@@ -559,9 +564,11 @@ impl Parser<'_> {
                 self.bump();
                 let var = self.name()?;
                 self.expect(Tok::Kw(Kw::In))?;
-                let start = self.expr_top(false)?;
-                self.expect(Tok::DotDot)?;
-                let end = self.expr_top(false)?;
+                let (start, end) = self.head(|p| {
+                    let start = p.expr_top(false)?;
+                    p.expect(Tok::DotDot)?;
+                    Ok((start, p.expr_top(false)?))
+                })?;
                 self.expect(Tok::LBrace)?;
                 let body = self.system_members()?;
                 SystemMember::For {
@@ -682,7 +689,7 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::Match) => {
                 self.bump();
-                let scrutinee = self.expr_top(false)?;
+                let scrutinee = self.head(|p| p.expr_top(false))?;
                 self.expect(Tok::LBrace)?;
                 let mut arms = Vec::new();
                 while !self.eat(Tok::RBrace) {
@@ -701,9 +708,11 @@ impl Parser<'_> {
                 self.bump();
                 let var = self.name()?;
                 self.expect(Tok::Kw(Kw::In))?;
-                let start = self.expr_top(false)?;
-                self.expect(Tok::DotDot)?;
-                let end = self.expr_top(false)?;
+                let (start, end) = self.head(|p| {
+                    let start = p.expr_top(false)?;
+                    p.expect(Tok::DotDot)?;
+                    Ok((start, p.expr_top(false)?))
+                })?;
                 let body = self.block()?;
                 StmtKind::For {
                     var,
@@ -847,7 +856,28 @@ impl Parser<'_> {
         Ok(StmtKind::Expr(e))
     }
 
+    /// Parses the head of an `if`, `match` or `for` with struct literals
+    /// off.
+    fn head<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let saved = std::mem::replace(&mut self.no_structs, true);
+        let r = f(self);
+        self.no_structs = saved;
+        r
+    }
+
+    /// Parses inside brackets, where struct literals are allowed again.
+    fn bracketed<T>(&mut self, f: impl FnOnce(&mut Self) -> R<T>) -> R<T> {
+        let saved = std::mem::replace(&mut self.no_structs, false);
+        let r = f(self);
+        self.no_structs = saved;
+        r
+    }
+
     fn cond(&mut self) -> R<Cond> {
+        self.head(Self::cond_inner)
+    }
+
+    fn cond_inner(&mut self) -> R<Cond> {
         if self.eat(Tok::Kw(Kw::Let)) {
             self.expect(Tok::Kw(Kw::Some))?;
             self.expect(Tok::LParen)?;
@@ -1048,7 +1078,7 @@ impl Parser<'_> {
 
     fn args(&mut self) -> R<Vec<Expr>> {
         self.expect(Tok::LParen)?;
-        self.list(Tok::RParen, |p| p.expr(false))
+        self.bracketed(|p| p.list(Tok::RParen, |p| p.expr(false)))
     }
 
     fn postfix_expr(&mut self) -> R<Expr> {
@@ -1079,7 +1109,7 @@ impl Parser<'_> {
                 }
                 Tok::LBrack => {
                     let open = self.bump();
-                    let idx = self.expr(false)?;
+                    let idx = self.bracketed(|p| p.expr(false))?;
                     self.expect(Tok::RBrack)?;
                     let span = e.span.to(self.span_from(open));
                     e = Expr {
@@ -1093,6 +1123,13 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> R<Expr> {
+        match self.peek() {
+            Tok::LParen | Tok::LBrack => self.bracketed(Self::primary_inner),
+            _ => self.primary_inner(),
+        }
+    }
+
+    fn primary_inner(&mut self) -> R<Expr> {
         let t = self.bump();
         let span = self.span(t);
         let kind = match t.kind {
@@ -1138,14 +1175,17 @@ impl Parser<'_> {
                     // can only match `{ }` or `{ name :`, which no block
                     // starts with, so two tokens decide.
                     Tok::LBrace
-                        if self.peek_at(1) == Tok::RBrace
-                            || (is_word(self.peek_at(1)) && self.peek_at(2) == Tok::Colon) =>
+                        if !self.no_structs
+                            && (self.peek_at(1) == Tok::RBrace
+                                || (is_word(self.peek_at(1)) && self.peek_at(2) == Tok::Colon)) =>
                     {
                         self.bump();
-                        let fields = self.list(Tok::RBrace, |p| {
-                            let n = p.name()?;
-                            p.expect(Tok::Colon)?;
-                            Ok((n, p.expr(false)?))
+                        let fields = self.bracketed(|p| {
+                            p.list(Tok::RBrace, |p| {
+                                let n = p.name()?;
+                                p.expect(Tok::Colon)?;
+                                Ok((n, p.expr(false)?))
+                            })
                         })?;
                         ExprKind::StructLit(name, fields)
                     }
@@ -1323,6 +1363,32 @@ mod tests {
         // Clean ones take the fast path.
         for c in &cases[..7] {
             assert!(compare(c).is_empty(), "refused: {c}");
+        }
+    }
+
+    #[test]
+    fn heads_of_if_match_and_for_take_no_struct_literal() {
+        // `x {}` there is a name and an empty block; brackets, calls and
+        // struct fields allow struct literals again.
+        let clean = [
+            "fn f() -> u8 { if x {} else if y {} else {} return 0; }",
+            "fn f() -> u8 { for i in 0..n {} match n {} return 0; }",
+            "fn f() -> u8 { if (S { a: 1 }) == s { } match g(S {}) { _ => {} } return 0; }",
+            "fn f() -> u8 { for i in 0..a[S { a: 1 }.a] { } if [S {}][0] == s {} return 0; }",
+            "fn f() -> u8 { let s = S { t: T {} }; if let Some(v) = r.f(S { a: 1 }) {} return 0; }",
+            "system T { for i in 0..n { inst u: U on c; } }",
+        ];
+        for c in clean {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        // Unbracketed in a head, a struct literal is a syntax error in both.
+        for c in [
+            "fn f() -> u8 { if s == S { a: 1 } { } return 0; }",
+            "fn f() -> u8 { match S { a: 1 } { _ => {} } return 0; }",
+        ] {
+            assert!(parse_item(FileId(0), 0, c).is_none(), "fast path took: {c}");
+            assert_eq!(pest_item(0, c).1, vec!["E0101"], "{c}");
         }
     }
 
