@@ -56,6 +56,13 @@ pub enum ParseError {
     UnexpectedClose { span: Span, ch: char },
     /// E0107: a string literal with an unknown escape.
     BadEscape { span: Span },
+    /// E0108: a struct literal directly in the head of `if`, `match` or
+    /// `for`, where `Name {` starts the body.
+    StructInHead {
+        span: Span,
+        name: String,
+        head: &'static str,
+    },
 }
 
 impl IntoDiagnostic for ParseError {
@@ -117,6 +124,15 @@ impl IntoDiagnostic for ParseError {
                 "not one of \\\" \\\\ \\n \\t",
             )
             .with_help("strings allow the escapes \\\", \\\\, \\n and \\t"),
+            ParseError::StructInHead { span, name, head } => Diagnostic::error(
+                "E0108",
+                format!("struct literal in the head of `{head}`"),
+                span,
+                format!("`{name} {{` reads as the name `{name}` and the start of the body"),
+            )
+            .with_help(format!(
+                "put the struct literal in parentheses: `({name} {{ ... }})`"
+            )),
         }
     }
 }
@@ -275,12 +291,50 @@ fn syntax_error(file: FileId, base: usize, chunk: &str, e: pest::error::Error<Ru
         }
         Some(c) => format!("`{c}`"),
     };
+    if let Some((start, name, head)) = struct_in_head(chunk, pos) {
+        return ParseError::StructInHead {
+            span: Span::new(file, base + start, base + pos),
+            name: name.to_string(),
+            head,
+        };
+    }
     let len = rest.chars().next().map_or(0, char::len_utf8);
     ParseError::Syntax {
         span: Span::new(file, base + pos, base + pos + len),
         expected,
         found,
     }
+}
+
+/// Recognises a syntax error at the `:` of `Name { field:` where `Name {`
+/// followed the head of an `if`, `match` or `for` (a struct literal there
+/// is not allowed, so `{` opened the body): the start of `Name`, the name
+/// and the head's keyword.
+fn struct_in_head(chunk: &str, pos: usize) -> Option<(usize, &str, &'static str)> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if !chunk.get(pos..)?.starts_with(':') || chunk.get(pos..)?.starts_with("::") {
+        return None;
+    }
+    let before = chunk[..pos].trim_end();
+    let field = before.trim_end_matches(is_word);
+    if field.len() == before.len() {
+        return None;
+    }
+    let name_end = field.trim_end().strip_suffix('{')?.trim_end();
+    let name_start = name_end.trim_end_matches(is_word);
+    let name = &name_end[name_start.len()..];
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        return None;
+    }
+    // The statement the name is in: after the last `;`, `{` or `}`.
+    let stmt_start = name_start.rfind([';', '{', '}']).map_or(0, |i| i + 1);
+    let stmt = name_start[stmt_start..].trim_start();
+    let stmt = stmt.strip_prefix("else").map_or(stmt, str::trim_start);
+    let head = ["if", "match", "for"].into_iter().find(|k| {
+        stmt.strip_prefix(k)
+            .is_some_and(|r| r.starts_with(|c: char| !is_word(c)))
+    })?;
+    Some((name_start.len(), name, head))
 }
 
 /// Shortens an "expected" list: binary operators collapse into "an
