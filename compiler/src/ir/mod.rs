@@ -424,6 +424,28 @@ pub enum Expr {
     },
 }
 
+impl Expr {
+    /// Calls `f` on this expression and then on every expression inside
+    /// it, depth first, operands in order.
+    pub fn visit<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
+        match self {
+            Expr::Const(..) | Expr::Local(_) | Expr::Load(_) => {}
+            Expr::LoadIndexed(ix) => ix.index.visit(f),
+            Expr::Unary(_, _, a) | Expr::Cast { arg: a, .. } => a.visit(f),
+            Expr::Binary(_, _, a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Select { cond, then, els } => {
+                cond.visit(f);
+                then.visit(f);
+                els.visit(f);
+            }
+        }
+    }
+}
+
 /// How an input port is read.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum RecvKind {

@@ -62,7 +62,7 @@ pub fn fuse_can_send(p: &mut Program, u: usize) {
 /// Adds the reads of each local in `s` (nested blocks included) to `reads`.
 fn count_reads(s: &Stmt, reads: &mut [u32]) {
     stmt_exprs(s, &mut |e| {
-        sub_exprs(e, &mut |e| {
+        e.visit(&mut |e| {
             if let Expr::Local(l) = e {
                 reads[*l as usize] += 1;
             }
@@ -130,7 +130,7 @@ fn fuse_block(stmts: &mut Vec<Stmt>, reads: &[u32]) {
 /// Whether evaluating `e` can neither fault nor read local `l`.
 fn fault_free_without(e: &Expr, l: LocalId) -> bool {
     let mut ok = true;
-    sub_exprs(e, &mut |e| {
+    e.visit(&mut |e| {
         if matches!(e, Expr::LoadIndexed(_)) || *e == Expr::Local(l) {
             ok = false;
         }
@@ -346,7 +346,7 @@ impl Fold<'_> {
 }
 
 /// Calls `f` on every expression of `s` and of the blocks nested in it
-/// (not on subexpressions: [`sub_exprs`] walks those).
+/// (not on subexpressions: [`Expr::visit`] walks those).
 fn stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
     match s {
         Stmt::Assign(_, e) | Stmt::Store(_, e) => f(e),
@@ -373,25 +373,6 @@ fn stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
         | Stmt::Request { .. }
         | Stmt::Valid { .. }
         | Stmt::Finish => {}
-    }
-}
-
-/// Calls `f` on `e` and every expression inside it.
-fn sub_exprs<'a>(e: &'a Expr, f: &mut dyn FnMut(&'a Expr)) {
-    f(e);
-    match e {
-        Expr::Const(..) | Expr::Local(_) | Expr::Load(_) => {}
-        Expr::LoadIndexed(ix) => sub_exprs(&ix.index, f),
-        Expr::Unary(_, _, a) | Expr::Cast { arg: a, .. } => sub_exprs(a, f),
-        Expr::Binary(_, _, a, b) => {
-            sub_exprs(a, f);
-            sub_exprs(b, f);
-        }
-        Expr::Select { cond, then, els } => {
-            sub_exprs(cond, f);
-            sub_exprs(then, f);
-            sub_exprs(els, f);
-        }
     }
 }
 
@@ -472,7 +453,7 @@ fn accesses(body: &[Stmt], lo: SlotId, len: usize) -> Accesses {
             _ => {}
         });
         stmt_exprs(top, &mut |e| {
-            sub_exprs(e, &mut |e| match e {
+            e.visit(&mut |e| match e {
                 Expr::Load(slot) => {
                     if let Some(i) = index(*slot) {
                         a.last_load[i] = t;
@@ -848,7 +829,7 @@ mod tests {
         for s in &u.body {
             indexed += usize::from(matches!(s, Stmt::StoreIndexed(..)));
             stmt_exprs(s, &mut |e| {
-                sub_exprs(e, &mut |e| {
+                e.visit(&mut |e| {
                     indexed += usize::from(matches!(e, Expr::LoadIndexed(_)));
                 })
             });

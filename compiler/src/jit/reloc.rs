@@ -188,24 +188,11 @@ impl Rewriter {
 /// Visits every id a unit names: (slots, ports, traces, stages).
 fn scan(p: &Program, u: &Unit) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
     fn expr(e: &Expr, slots: &mut Vec<u32>) {
-        match e {
-            Expr::Const(..) | Expr::Local(_) => {}
+        e.visit(&mut |e| match e {
             Expr::Load(s) => slots.push(*s),
-            Expr::LoadIndexed(ix) => {
-                slots.push(ix.base);
-                expr(&ix.index, slots);
-            }
-            Expr::Unary(_, _, a) | Expr::Cast { arg: a, .. } => expr(a, slots),
-            Expr::Binary(_, _, a, b) => {
-                expr(a, slots);
-                expr(b, slots);
-            }
-            Expr::Select { cond, then, els } => {
-                expr(cond, slots);
-                expr(then, slots);
-                expr(els, slots);
-            }
-        }
+            Expr::LoadIndexed(ix) => slots.push(ix.base),
+            _ => {}
+        });
     }
     #[allow(clippy::type_complexity)]
     fn block(stmts: &[Stmt], ids: &mut (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>)) {
