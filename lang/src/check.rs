@@ -509,17 +509,7 @@ impl Env {
         what: &'static str,
     ) -> Option<i128> {
         let mut cx = BodyCx::new(self, module, params.clone(), None, BodyKind::Const);
-        let te = if cx.is_untyped(e) {
-            cx.check(
-                e,
-                Some(&Type::Int {
-                    signed: true,
-                    width: 64,
-                }),
-            )
-        } else {
-            cx.check(e, None)
-        };
+        let te = cx.check_integer(e);
         drop(cx);
         if te.ty == Type::Error {
             return None;
@@ -1107,20 +1097,24 @@ impl<'e> BodyCx<'e> {
         self.env.diags.push(e.into_diagnostic());
     }
 
+    /// Checks a compile-time integer expression: unsuffixed literals alone
+    /// take `i64`, anything else its own type.
+    fn check_integer(&mut self, e: &ast::Expr) -> Expr {
+        if self.is_untyped(e) {
+            let i64_type = Type::Int {
+                signed: true,
+                width: 64,
+            };
+            self.check(e, Some(&i64_type))
+        } else {
+            self.check(e, None)
+        }
+    }
+
     /// A compile-time integer written inside a body: checked here, so that a
     /// local or register in it is reported as "not constant" rather than unknown.
     fn const_here(&mut self, e: &ast::Expr, what: &'static str) -> Option<i128> {
-        let te = if self.is_untyped(e) {
-            self.check(
-                e,
-                Some(&Type::Int {
-                    signed: true,
-                    width: 64,
-                }),
-            )
-        } else {
-            self.check(e, None)
-        };
+        let te = self.check_integer(e);
         if te.ty == Type::Error {
             return None;
         }
