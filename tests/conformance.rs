@@ -1,0 +1,411 @@
+//! Conformance against an independent simulator: designs written twice, as
+//! `.chr` and as a Verilog twin written from the timing contract (not from
+//! Chronon's implementation), run on `chronc` and on Icarus Verilog, whose
+//! per-edge observation logs must agree line for line.
+//!
+//! Each `.chr` design traces what it observes at every edge of every unit
+//! (`trace("name", k = v, ...)`); the text log (`chronc run --trace DIR`,
+//! one file per domain) has one record per line, `<cycle> <time>ps T <unit>
+//! <name> k=v ...`. The Verilog twin prints the same line from each
+//! `always @(posedge clk)` block with `$display`, prefixed by the domain's
+//! name, from the values before the edge. The test compares each domain's
+//! lines exactly and, on a mismatch, prints the configuration and the first
+//! differing lines.
+//!
+//! The designs and twins live in `tests/conformance/`: `cdc_fifo.*` (a CDC
+//! FIFO between two clocks, a matrix of clock ratios, phases, depths,
+//! synchronizer lengths, read styles and traffic) and `single_clock.*`
+//! (registers, wrapping arithmetic of mixed widths and signedness, shifts,
+//! comparisons, stage registers). When `iverilog` is not installed the
+//! tests print a note and pass without comparing (CI installs it).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use chronon_compiler::record::RecordOptions;
+use chronon_compiler::run::{RunOptions, StopAt, parse_time, run_recorded};
+use chronon_compiler::simulate::EngineKind;
+use chronon_lang::span::SourceMap;
+
+const DIR: &str = "tests/conformance";
+
+/// Per-domain observation lines, by domain name.
+type Logs = BTreeMap<String, Vec<String>>;
+
+/// A scratch directory under the system's temporary directory, removed on
+/// drop (also when a comparison panics).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!(
+            "chronon-conformance-{}-{tag}-{n}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Whether Icarus Verilog (`iverilog` and `vvp`) can be run.
+fn icarus_installed() -> bool {
+    let works = |tool: &str, flag: &str| {
+        Command::new(tool)
+            .arg(flag)
+            .output()
+            .is_ok_and(|o| o.status.success() || !o.stdout.is_empty() || !o.stderr.is_empty())
+    };
+    works("iverilog", "-V") && works("vvp", "-V")
+}
+
+/// Compiles a Verilog testbench once; the path of the `vvp` image.
+fn compile_twin(file: &str, scratch: &Scratch) -> PathBuf {
+    let out = scratch.0.join(format!("{file}.vvp"));
+    let result = Command::new("iverilog")
+        .arg("-g2005")
+        .arg("-o")
+        .arg(&out)
+        .arg(Path::new(DIR).join(file))
+        .output()
+        .expect("iverilog runs");
+    assert!(
+        result.status.success(),
+        "iverilog failed on {file}:\n{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    out
+}
+
+/// Runs a compiled twin with plusargs; its lines by domain (the first word
+/// of each line that has at least two).
+fn run_twin(image: &Path, plusargs: &[String]) -> Logs {
+    let result = Command::new("vvp")
+        .arg("-n")
+        .arg(image)
+        .args(plusargs)
+        .output()
+        .expect("vvp runs");
+    assert!(
+        result.status.success(),
+        "vvp failed ({plusargs:?}):\n{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
+    let mut logs = Logs::new();
+    for line in String::from_utf8_lossy(&result.stdout).lines() {
+        // vvp adds its own notes (`$finish` called at ...); observation
+        // lines are `<domain> <cycle> <time>ps T ...`.
+        let mut words = line.splitn(2, ' ');
+        let (Some(domain), Some(rest)) = (words.next(), words.next()) else {
+            continue;
+        };
+        if rest.split(' ').nth(2) == Some("T") {
+            logs.entry(domain.to_string())
+                .or_default()
+                .push(rest.to_string());
+        }
+    }
+    logs
+}
+
+/// Runs a `.chr` source on `engine` until `limit_ps` (every instant at or
+/// before it) with a text trace; the trace records by domain.
+fn run_chronc(name: &str, text: &str, limit_ps: u64, engine: EngineKind) -> Logs {
+    let scratch = Scratch::new("trace");
+    let trace = scratch.0.join("text");
+    let mut sources = SourceMap::new();
+    sources.add(name.to_string(), text.to_string());
+    let options = RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine,
+        stop: StopAt::Until(parse_time(&format!("{limit_ps}ps")).expect("a time")),
+        drain: None,
+        seed: 0,
+    };
+    let recording = RecordOptions {
+        trace_dir: Some(trace.clone()),
+        ..RecordOptions::default()
+    };
+    let report = match run_recorded(&mut sources, &options, &recording, &mut |_, _| {}) {
+        Ok(r) => r,
+        Err(e) => panic!("{name}: {e:?}\n{text}"),
+    };
+    assert!(report.is_clean(), "{name}: {}", report.summary(true));
+    assert_eq!(report.stop, "limit", "{name}: {}", report.summary(true));
+    let mut logs = Logs::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&trace)
+        .expect("the trace directory")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    files.sort();
+    for file in files {
+        // `NN-<domain>.log`.
+        let stem = file.file_stem().expect("a name").to_string_lossy();
+        let domain = stem.split_once('-').map_or(&*stem, |(_, d)| d).to_string();
+        let body = std::fs::read_to_string(&file).expect("a readable log");
+        let lines = body
+            .lines()
+            .filter(|l| l.split(' ').nth(2) == Some("T"))
+            .map(str::to_string)
+            .collect();
+        logs.insert(domain, lines);
+    }
+    logs
+}
+
+/// Asserts that two runs' logs agree, naming the configuration and the first
+/// difference.
+fn assert_same(config: &str, chronc: &Logs, icarus: &Logs) {
+    let domains: Vec<&String> = chronc.keys().chain(icarus.keys()).collect();
+    for domain in domains {
+        let empty = Vec::new();
+        let ours = chronc.get(domain).unwrap_or(&empty);
+        let theirs = icarus.get(domain).unwrap_or(&empty);
+        if ours == theirs {
+            continue;
+        }
+        let first = ours
+            .iter()
+            .zip(theirs)
+            .position(|(a, b)| a != b)
+            .unwrap_or(ours.len().min(theirs.len()));
+        let from = first.saturating_sub(3);
+        let show = |lines: &[String]| {
+            lines[from.min(lines.len())..(first + 3).min(lines.len())].join("\n  ")
+        };
+        panic!(
+            "chronc and Icarus disagree: {config}, domain {domain}, line {} \
+             ({} lines from chronc, {} from Icarus)\nchronc:\n  {}\nicarus:\n  {}",
+            first + 1,
+            ours.len(),
+            theirs.len(),
+            show(ours),
+            show(theirs)
+        );
+    }
+    assert!(
+        chronc.values().all(|l| !l.is_empty()),
+        "{config}: a domain traced nothing"
+    );
+}
+
+/// Fills the `{NAME}` holes of a template; every hole must be filled.
+fn fill(template: &str, values: &[(&str, String)]) -> String {
+    let mut text = template.to_string();
+    for (name, value) in values {
+        let hole = format!("{{{name}}}");
+        assert!(text.contains(&hole), "the template has no {hole}");
+        text = text.replace(&hole, value);
+    }
+    assert!(
+        !text.contains("{W") && !text.contains("{R") && !text.contains("{D"),
+        "an unfilled hole is left"
+    );
+    text
+}
+
+/// How the reader of the CDC FIFO reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadStyle {
+    /// Registered read, `take()` before `request()` in the tick.
+    TakeFirst,
+    /// Registered read, `request()` before `take()`.
+    RequestFirst,
+    /// First-word-fall-through: `peek()` and `recv()`.
+    Fwft,
+}
+
+/// One configuration of the CDC FIFO matrix.
+#[derive(Clone, Copy, Debug)]
+struct FifoCase {
+    /// Writer period and phase, ps.
+    wp: u64,
+    wph: u64,
+    /// Reader period and phase, ps.
+    rp: u64,
+    rph: u64,
+    depth: u64,
+    sync: u64,
+    style: ReadStyle,
+    /// Traffic modes (0 continuous, 1 bursty, 2 random, 3 sparse random).
+    wmode: u32,
+    rmode: u32,
+}
+
+impl FifoCase {
+    /// Long enough for several fill/drain rounds of the deepest FIFO at the
+    /// slower clock.
+    fn limit_ps(&self) -> u64 {
+        160 * self.wp.max(self.rp) + self.wph.max(self.rph)
+    }
+
+    fn chr(&self, template: &str) -> String {
+        let reader = match self.style {
+            ReadStyle::TakeFirst => format!("Reader<MODE = {}, ORDER = 0>", self.rmode),
+            ReadStyle::RequestFirst => format!("Reader<MODE = {}, ORDER = 1>", self.rmode),
+            ReadStyle::Fwft => format!("FwftReader<MODE = {}>", self.rmode),
+        };
+        fill(
+            template,
+            &[
+                ("WP", self.wp.to_string()),
+                ("WPH", self.wph.to_string()),
+                ("RP", self.rp.to_string()),
+                ("RPH", self.rph.to_string()),
+                ("WMODE", self.wmode.to_string()),
+                ("READER", reader),
+                ("DEPTH", self.depth.to_string()),
+                ("SYNC", self.sync.to_string()),
+            ],
+        )
+    }
+
+    fn plusargs(&self) -> Vec<String> {
+        vec![
+            format!("+wp={}", self.wp),
+            format!("+wph={}", self.wph),
+            format!("+rp={}", self.rp),
+            format!("+rph={}", self.rph),
+            format!("+limit={}", self.limit_ps()),
+            format!("+depth={}", self.depth),
+            format!("+sync={}", self.sync),
+            format!("+wmode={}", self.wmode),
+            format!("+rmode={}", self.rmode),
+            format!(
+                "+order={}",
+                u32::from(self.style == ReadStyle::RequestFirst)
+            ),
+            format!("+fwft={}", u32::from(self.style == ReadStyle::Fwft)),
+        ]
+    }
+}
+
+/// Writer/reader periods (ps): ratios 1:1, 2:1, 3:2, 5:3 and an irregular
+/// pair, each way round.
+const PERIODS: [(u64, u64); 9] = [
+    (1000, 1000),
+    (2000, 1000),
+    (1000, 2000),
+    (1500, 1000),
+    (1000, 1500),
+    (1000, 600),
+    (600, 1000),
+    (1094, 754),
+    (754, 1094),
+];
+/// Writer/reader phases (ps): coincident, one picosecond apart, and offsets
+/// that are not a fraction of any period.
+const PHASES: [(u64, u64); 4] = [(0, 0), (0, 1), (137, 0), (500, 137)];
+const DEPTHS: [u64; 3] = [2, 4, 16];
+const SYNCS: [u64; 3] = [2, 3, 5];
+const STYLES: [ReadStyle; 3] = [
+    ReadStyle::TakeFirst,
+    ReadStyle::RequestFirst,
+    ReadStyle::Fwft,
+];
+
+/// The matrix: every period pair with every phase pair; for each of these
+/// clock pairs, `PER_CLOCK` FIFO configurations that walk the depths,
+/// synchronizer lengths, read styles and traffic modes with co-prime
+/// strides, so that every value of every dimension meets every clock ratio.
+fn fifo_cases() -> Vec<FifoCase> {
+    const PER_CLOCK: usize = 3;
+    let mut cases = Vec::new();
+    for (i, &(wp, rp)) in PERIODS.iter().enumerate() {
+        for (j, &(wph, rph)) in PHASES.iter().enumerate() {
+            for k in 0..PER_CLOCK {
+                let n = (i * PHASES.len() + j) * PER_CLOCK + k;
+                cases.push(FifoCase {
+                    wp,
+                    wph,
+                    rp,
+                    rph,
+                    depth: DEPTHS[n % 3],
+                    sync: SYNCS[(n / 3 + n) % 3],
+                    style: STYLES[(n / 9 + k) % 3],
+                    wmode: ((n / 2 + j) % 4) as u32,
+                    rmode: ((n / 4 + i + k) % 4) as u32,
+                });
+            }
+        }
+    }
+    cases
+}
+
+/// The matrix covers what it claims: every depth, synchronizer length and
+/// read style with every period pair, and every traffic mode on both sides.
+#[test]
+fn fifo_matrix_covers_every_dimension() {
+    let cases = fifo_cases();
+    for &(wp, rp) in &PERIODS {
+        let here: Vec<&FifoCase> = cases.iter().filter(|c| (c.wp, c.rp) == (wp, rp)).collect();
+        for depth in DEPTHS {
+            assert!(
+                here.iter().any(|c| c.depth == depth),
+                "{wp}/{rp} depth {depth}"
+            );
+        }
+        for sync in SYNCS {
+            assert!(here.iter().any(|c| c.sync == sync), "{wp}/{rp} sync {sync}");
+        }
+        for style in STYLES {
+            assert!(here.iter().any(|c| c.style == style), "{wp}/{rp} {style:?}");
+        }
+    }
+    for mode in 0..4 {
+        assert!(cases.iter().any(|c| c.wmode == mode), "writer mode {mode}");
+        assert!(cases.iter().any(|c| c.rmode == mode), "reader mode {mode}");
+    }
+    for style in STYLES {
+        for depth in DEPTHS {
+            for sync in SYNCS {
+                assert!(
+                    cases
+                        .iter()
+                        .any(|c| (c.style, c.depth, c.sync) == (style, depth, sync)),
+                    "{style:?} depth {depth} sync {sync}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cdc_fifo_matches_icarus() {
+    if !icarus_installed() {
+        println!("note: iverilog is not installed; the CDC FIFO conformance matrix is skipped");
+        return;
+    }
+    let scratch = Scratch::new("fifo");
+    let image = compile_twin("cdc_fifo.v", &scratch);
+    let template =
+        std::fs::read_to_string(Path::new(DIR).join("cdc_fifo.chr")).expect("the template");
+    for (n, case) in fifo_cases().iter().enumerate() {
+        // Alternate the engines: they are compared with each other
+        // elsewhere; here each meets the independent simulator.
+        let engine = if n % 2 == 0 {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        };
+        let ours = run_chronc(
+            "cdc_fifo.chr",
+            &case.chr(&template),
+            case.limit_ps(),
+            engine,
+        );
+        let theirs = run_twin(&image, &case.plusargs());
+        assert_same(&format!("case {n} {case:?} on {engine:?}"), &ours, &theirs);
+    }
+}
