@@ -93,14 +93,15 @@ module cdc_fifo_tb;
     reg empty;
     reg [31:0] dout;
     reg dvalid;
-    reg wt, wr, got, acc, freed, again;
+    reg wt, wr, wr2, got, acc, acc2, t2, freed, again;
     reg [31:0] v, pv;
     reg [31:0] rbin_next;
 
     always @(posedge rclk) begin
         wt = active(rmode, rcyc, rlfsr);
         wr = active(rmode, rcyc + 3, rlfsr >> 2);
-        got = 0; v = 0; acc = 0; freed = 0; again = 0; pv = 0;
+        wr2 = active(rmode, rcyc + 7, rlfsr >> 4);
+        got = 0; v = 0; acc = 0; acc2 = 0; t2 = 0; freed = 0; again = 0; pv = 0;
         if (fwft) begin
             // recv(): the head, at most once per edge, while empty is clear.
             if (!empty) pv = mem[rbin % depth];
@@ -111,18 +112,21 @@ module cdc_fifo_tb;
             rbin_next = incr(rbin, got);
         end else begin
             // request() is accepted when the FIFO was not empty before the
-            // edge and the output register is free: not valid before the
-            // edge, or emptied by a take() earlier in this tick.
+            // edge, no request was accepted earlier in this tick, and the
+            // output register is free: not valid before the edge, or
+            // emptied by a take() earlier in this tick.
             if (order == 1 && wr) acc = !empty && !dvalid;
             if (wt && dvalid) begin
                 got = 1;
                 v = dout;
                 freed = 1;
             end
+            // A second take() finds the register empty: t2 stays 0.
             if (order == 0 && wr) acc = !empty && (!dvalid || freed);
-            if (acc) dout <= mem[rbin % depth];
-            dvalid <= acc || (dvalid && !freed);
-            rbin_next = incr(rbin, acc);
+            if (wr2) acc2 = !acc && !empty && (!dvalid || freed);
+            if (acc || acc2) dout <= mem[rbin % depth];
+            dvalid <= acc || acc2 || (dvalid && !freed);
+            rbin_next = incr(rbin, acc || acc2);
         end
         rbin <= rbin_next;
         rgray <= gray(rbin_next);
@@ -134,8 +138,8 @@ module cdc_fifo_tb;
                 $display("r %0d %0dps T top.rd f ne=%0d pv=%0d got=%0d v=%0d again=%0d",
                          rcyc, $time - OFF, !empty, pv, got, v, again);
             else
-                $display("r %0d %0dps T top.rd r vld=%0d got=%0d v=%0d acc=%0d",
-                         rcyc, $time - OFF, dvalid, got, v, acc);
+                $display("r %0d %0dps T top.rd r vld=%0d got=%0d v=%0d t2=%0d acc=%0d acc2=%0d",
+                         rcyc, $time - OFF, dvalid, got, v, t2, acc, acc2);
         end
         rcyc <= rcyc + 1;
         rlfsr <= lfsr_next(rlfsr);
