@@ -594,3 +594,99 @@ fn channels_match_icarus() {
         "backpressure was rarely exercised: {refused} cases"
     );
 }
+
+/// One fan-out / fan-in / send-rate case of `fan.chr`: `p` (rate `rate`)
+/// feeds `q` and `r`, and `s` also feeds `q`; `(latency, capacity)` per link.
+#[derive(Clone, Copy, Debug)]
+struct FanCase {
+    rate: u32,
+    pq: (u64, u64),
+    pr: (u64, u64),
+    sq: (u64, u64),
+    /// Traffic modes of p, s, q and r.
+    modes: [u32; 4],
+}
+
+/// Rates 1 to 3 with latencies 0 to 2 and capacities 1 to 3 on each link,
+/// walked with different strides so that the links differ within a case.
+fn fan_cases() -> Vec<FanCase> {
+    (0..36u64)
+        .map(|n| FanCase {
+            rate: (n % 3) as u32 + 1,
+            pq: (n / 3 % 3, n % 3 + 1),
+            pr: ((n + 1) % 3, n / 9 % 3 + 1),
+            sq: (n / 9 % 3, (n + 2) / 3 % 3 + 1),
+            modes: [
+                (n % 4) as u32,
+                (n / 4 % 4) as u32,
+                ((n + 1) / 2 % 4) as u32,
+                ((n / 3 + 2) % 4) as u32,
+            ],
+        })
+        .collect()
+}
+
+#[test]
+fn fan_out_fan_in_and_rates_match_icarus() {
+    if !icarus_installed() {
+        println!(
+            "note: iverilog is not installed; the fan-out/fan-in conformance cases are skipped"
+        );
+        return;
+    }
+    let scratch = Scratch::new("fan");
+    let image = compile_twin("fan.v", &scratch);
+    let template = std::fs::read_to_string(Path::new(DIR).join("fan.chr")).expect("the design");
+    let limit = 300_000;
+    let (mut both, mut merged) = (0, 0);
+    for (n, case) in fan_cases().iter().enumerate() {
+        let [pmode, smode, qmode, rmode] = case.modes;
+        let text = fill(
+            &template,
+            &[
+                ("PMODE", pmode.to_string()),
+                ("SMODE", smode.to_string()),
+                ("QMODE", qmode.to_string()),
+                ("RMODE", rmode.to_string()),
+                ("RATE", case.rate.to_string()),
+                ("LQ", case.pq.0.to_string()),
+                ("CQ", case.pq.1.to_string()),
+                ("LR", case.pr.0.to_string()),
+                ("CR", case.pr.1.to_string()),
+                ("LS", case.sq.0.to_string()),
+                ("CS", case.sq.1.to_string()),
+            ],
+        );
+        let engine = if n % 2 == 0 {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        };
+        let ours = run_chronc("fan.chr", &text, limit, engine);
+        let theirs = run_twin(
+            &image,
+            &[
+                format!("+limit={limit}"),
+                format!("+rate={}", case.rate),
+                format!("+lq={}", case.pq.0),
+                format!("+cq={}", case.pq.1),
+                format!("+lr={}", case.pr.0),
+                format!("+cr={}", case.pr.1),
+                format!("+ls={}", case.sq.0),
+                format!("+cs={}", case.sq.1),
+                format!("+pmode={pmode}"),
+                format!("+smode={smode}"),
+                format!("+qmode={qmode}"),
+                format!("+rmode={rmode}"),
+            ],
+        );
+        assert_same(&format!("case {n} {case:?} on {engine:?}"), &ours, &theirs);
+        both += usize::from(saw(&ours, "top.p", "sent=2"));
+        merged += usize::from(saw(&ours, "top.q", "got=2"));
+    }
+    // Two sends in one tick and two receptions in one tick both happen.
+    assert!(
+        both > 0 && merged > 0,
+        "sent twice: {both}, received twice: {merged}"
+    );
+}
