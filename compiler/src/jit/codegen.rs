@@ -17,12 +17,20 @@ use cranelift_module::{FuncId, Module};
 
 use super::host_abi::idx;
 use super::{JitError, err};
+
+/// The SLP vectorizer (`jit/simd.rs`), a child module so that it extends
+/// [`Gen`].
+#[path = "simd.rs"]
+pub(super) mod simd;
 use crate::ir::eval;
 use crate::ir::{BinOp, Commit, Expr, Indexed, LocalId, Program, RecvKind, SlotId, Stmt, Ty, UnOp};
 
 const I64: Type = types::I64;
 
-/// Builds into `func` one function that runs `units` in order.
+/// Builds into `func` one function that runs `units` in order; with
+/// `simd`, runs of isomorphic statements become vector code
+/// ([`simd`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn function(
     module: &mut JITModule,
     func: &mut Function,
@@ -31,6 +39,7 @@ pub(super) fn function(
     units: &[u32],
     imports: &[FuncId],
     buf_words: u32,
+    simd: bool,
 ) -> Result<(), JitError> {
     let ptr = module.target_config().pointer_type();
     let frontend = module.target_config();
@@ -56,6 +65,7 @@ pub(super) fn function(
         vars: Vec::new(),
         known: HashMap::new(),
         consts: HashMap::new(),
+        simd,
     };
     for &u in units {
         let unit = &program.units[u as usize];
@@ -65,7 +75,7 @@ pub(super) fn function(
         for v in &g.vars {
             g.b.def_var(*v, zero);
         }
-        g.block(&unit.body);
+        g.body(&unit.body);
         for c in &unit.commits {
             g.commit(c);
         }
@@ -114,6 +124,8 @@ struct Gen<'a> {
     /// Locals known to hold a constant here (unrolled loop indices), so
     /// indices computed from them select a slot at compile time.
     consts: HashMap<LocalId, u64>,
+    /// Whether to vectorize runs of isomorphic statements ([`simd`]).
+    simd: bool,
 }
 
 /// The value of an expression made only of constants and locals known to
@@ -305,11 +317,7 @@ impl Gen<'_> {
             }
             Expr::Unary(op, ty, a) => {
                 let a = self.expr(a);
-                let r = match op {
-                    UnOp::Neg => self.b.ins().ineg(a),
-                    UnOp::Not => self.b.ins().bnot(a),
-                };
-                self.mask(r, *ty)
+                self.unary(*op, *ty, a)
             }
             Expr::Binary(op, ty, a, b) => {
                 let a = self.expr(a);
@@ -318,17 +326,7 @@ impl Gen<'_> {
             }
             Expr::Cast { from, to, arg } => {
                 let a = self.expr(arg);
-                if to.width <= from.width {
-                    // Truncation: the bits a sign extension would set are
-                    // masked off again.
-                    self.mask(a, *to)
-                } else if from.signed {
-                    let wide = self.extend(a, *from);
-                    self.mask(wide, *to)
-                } else {
-                    // A canonical unsigned value already fits the wider type.
-                    a
-                }
+                self.cast(*from, *to, a)
             }
             Expr::Select { cond, then, els } => {
                 let c = self.expr(cond);
@@ -350,6 +348,28 @@ impl Gen<'_> {
                 self.b.switch_to_block(done);
                 result
             }
+        }
+    }
+
+    fn unary(&mut self, op: UnOp, ty: Ty, a: Value) -> Value {
+        let r = match op {
+            UnOp::Neg => self.b.ins().ineg(a),
+            UnOp::Not => self.b.ins().bnot(a),
+        };
+        self.mask(r, ty)
+    }
+
+    fn cast(&mut self, from: Ty, to: Ty, a: Value) -> Value {
+        if to.width <= from.width {
+            // Truncation: the bits a sign extension would set are masked
+            // off again.
+            self.mask(a, to)
+        } else if from.signed {
+            let wide = self.extend(a, from);
+            self.mask(wide, to)
+        } else {
+            // A canonical unsigned value already fits the wider type.
+            a
         }
     }
 

@@ -43,6 +43,9 @@ pub struct JitConfig {
     pub verify: bool,
     /// Cranelift optimisation level `speed` rather than `none`.
     pub optimize: bool,
+    /// Vectorize runs of isomorphic statements (`jit/simd.rs`) where the
+    /// host has 128-bit vectors; on unless `CHRONON_NO_SIMD` is set.
+    pub simd: bool,
 }
 
 impl Default for JitConfig {
@@ -50,6 +53,9 @@ impl Default for JitConfig {
         JitConfig {
             verify: cfg!(debug_assertions),
             optimize: true,
+            // `CHRONON_NO_SIMD` measures the vectorizer inside one binary
+            // (docs/performance.md).
+            simd: std::env::var_os("CHRONON_NO_SIMD").is_none(),
         }
     }
 }
@@ -132,6 +138,7 @@ impl Jit {
             .map_err(err)?
             .finish(settings::Flags::new(flags))
             .map_err(err)?;
+        let simd = config.simd && codegen::simd::host_supports(&*isa);
         let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
         let imports = host_abi::imports();
         for import in &imports {
@@ -190,6 +197,7 @@ impl Jit {
                         &[0],
                         &import_ids,
                         buf_words,
+                        simd,
                     )?;
                     define(&mut module, &mut ctx, id, || {
                         format!("unit shape of {}", program.units[u as usize].path)
@@ -224,6 +232,7 @@ impl Jit {
                     members,
                     &import_ids,
                     buf_words,
+                    simd,
                 )?;
                 define(&mut module, &mut ctx, id, || {
                     format!(

@@ -15,6 +15,7 @@ pub fn compare_engines(program: &Program, instants: u32, host_seed: u64) -> Resu
     let config = JitConfig {
         verify: true,
         optimize: true,
+        simd: true,
     };
     let mut jit = Jit::compile(program, config).map_err(|e| e.to_string())?;
     let mut interp = Interpreter::new(std::sync::Arc::new(program.clone()));
