@@ -146,7 +146,7 @@ impl Recording {
         )));
         inner.borrow_mut().initial_signals();
         sim.sim
-            .set_trace_sink(Box::new(RecordingSink(inner.clone())));
+            .set_trace_sink(Box::new(RecordingSink::new(inner.clone())));
         Ok(Recording { inner, outputs })
     }
 

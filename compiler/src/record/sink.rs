@@ -2,14 +2,14 @@
 //! applies the filter, samples counters and register changes at commits,
 //! and stops the run on the first writer error.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use chronon_record::buffer::BufferedRecorder;
 use chronon_record::vcd::glob_match;
 use chronon_record::{
-    CounterRecord, FifoEventKind, FifoRecord, RecordError, Recorder, SignalRecord, TickRecord,
-    Time, TraceRecord,
+    CounterRecord, FifoEventKind, FifoInterest, FifoRecord, RecordError, Recorder, SignalRecord,
+    TickRecord, Time, TraceRecord,
 };
 use chronon_runtime::{FifoEvent, Timestamp, TraceSink};
 
@@ -35,10 +35,81 @@ fn kind(k: chronon_runtime::FifoEventKind) -> FifoEventKind {
     }
 }
 
+/// Which FIFO events the sink passes on: the union of the writers'
+/// [`FifoInterest`]s, decided before any conversion so that events no
+/// writer uses cost a few loads (VCD alone dumps occupancy, which most FIFO
+/// events leave unchanged).
+enum FifoPass {
+    /// No writer takes FIFO events.
+    None,
+    /// Some writer takes every event.
+    All,
+    /// Occupancy changes, per FIFO (by index) as [`Show`] says. `last` is
+    /// the occupancy of the last event passed on per FIFO: the writers'
+    /// buffers keep the same per-FIFO value from the same events, so an
+    /// event dropped here is one every buffer would drop as unchanged.
+    Occupancy { shown: Vec<Show>, last: Vec<u32> },
+}
+
+/// What the writers that dump occupancy take of one FIFO's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Show {
+    /// Nothing.
+    Hidden,
+    /// Events that change its occupancy.
+    Changes,
+    /// Every event (a writer whose list does not name the FIFO; see
+    /// `FifoInterest::Occupancy`).
+    Every,
+}
+
+impl FifoPass {
+    /// The union of `interests` over `fifos` FIFOs.
+    fn of<'a>(interests: impl Iterator<Item = &'a FifoInterest>, fifos: usize) -> FifoPass {
+        let mut pass = FifoPass::None;
+        for interest in interests {
+            match interest {
+                FifoInterest::None => {}
+                FifoInterest::All => return FifoPass::All,
+                FifoInterest::Occupancy(list) => {
+                    let mine = (0..fifos).map(|f| match list.get(f) {
+                        Some(true) => Show::Changes,
+                        Some(false) => Show::Hidden,
+                        None => Show::Every,
+                    });
+                    match &mut pass {
+                        FifoPass::Occupancy { shown, .. } => {
+                            for (s, m) in shown.iter_mut().zip(mine) {
+                                // Every > Changes > Hidden.
+                                *s = match (*s, m) {
+                                    (Show::Every, _) | (_, Show::Every) => Show::Every,
+                                    (Show::Changes, _) | (_, Show::Changes) => Show::Changes,
+                                    _ => Show::Hidden,
+                                };
+                            }
+                        }
+                        _ => {
+                            pass = FifoPass::Occupancy {
+                                shown: mine.collect(),
+                                last: vec![0; fifos],
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        pass
+    }
+}
+
 /// The recording's state, shared by the sink and the [`super::Recording`].
 pub(super) struct Inner {
     pub(super) recorders: Vec<BufferedRecorder>,
     pub(super) error: Option<RecordError>,
+    /// Whether any writer takes trace events (each writer's buffer checks
+    /// again; this spares the conversion when none does).
+    trace_wanted: bool,
+    fifo_pass: FifoPass,
     filter: TraceFilter,
     ticks_per_ps: u64,
     state: StateView,
@@ -147,9 +218,16 @@ impl Inner {
             }
         }
         let slots = state.read(<[u64]>::len);
+        let trace_wanted = recorders.iter().any(|r| r.interest().trace);
+        let fifo_pass = FifoPass::of(
+            recorders.iter().map(|r| &r.interest().fifo),
+            program.fifos.len(),
+        );
         Inner {
             recorders,
             error: None,
+            trace_wanted,
+            fifo_pass,
             filter,
             ticks_per_ps,
             state,
@@ -174,16 +252,8 @@ impl Inner {
 
     /// Hands a record to every writer; the first error stops recording.
     #[inline]
-    fn each(&mut self, mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>) {
-        if self.error.is_some() {
-            return;
-        }
-        for r in &mut self.recorders {
-            if let Err(e) = f(r) {
-                self.error = Some(e);
-                return;
-            }
-        }
+    fn each(&mut self, f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>) {
+        each(&mut self.recorders, &mut self.error, f);
     }
 
     /// Dumps every selected register's initial value at time 0.
@@ -222,19 +292,29 @@ impl Inner {
 
     fn committed(&mut self, domain: u32, cycle: u64, time: Time) {
         let d = domain as usize;
-        if !self.counters[d].is_empty() && cycle.is_multiple_of(self.interval) {
-            for i in 0..self.counters[d].len() {
-                let (counter, slot) = self.counters[d][i];
-                let value = self.state.read(|s| s[slot as usize]) as i64;
-                self.each(|r| {
-                    r.counter(&CounterRecord {
+        // No division per domain edge for the common interval of 1.
+        if !self.counters[d].is_empty()
+            && (self.interval == 1 || cycle.is_multiple_of(self.interval))
+        {
+            // One borrow of the state for the domain's counters.
+            let Inner {
+                state,
+                counters,
+                recorders,
+                error,
+                ..
+            } = self;
+            state.read(|s| {
+                for &(counter, slot) in &counters[d] {
+                    let record = CounterRecord {
                         counter,
                         cycle,
                         time,
-                        value,
-                    })
-                });
-            }
+                        value: s[slot as usize] as i64,
+                    };
+                    each(recorders, error, |r| r.counter(&record));
+                }
+            });
         }
         for i in 0..self.tick_units[d].len() {
             let unit = self.tick_units[d][i];
@@ -257,12 +337,12 @@ impl Inner {
             for run in &signals[d] {
                 let slots = run.slot as usize..(run.slot + run.len) as usize;
                 let (now, last) = (&state[slots.clone()], &mut shadow[slots]);
-                if now != last {
-                    for (k, (&v, l)) in now.iter().zip(last.iter_mut()).enumerate() {
-                        if v != *l {
-                            *l = v;
-                            changes.push((run.signal + k as u32, v));
-                        }
+                // A word loop, not `now != last`: runs are a few words, and
+                // the slice comparison is a `memcmp` call per run.
+                for (k, (&v, l)) in now.iter().zip(last.iter_mut()).enumerate() {
+                    if v != *l {
+                        *l = v;
+                        changes.push((run.signal + k as u32, v));
                     }
                 }
             }
@@ -271,12 +351,51 @@ impl Inner {
     }
 }
 
+/// Hands a record to every writer; the first error stops recording.
+#[inline]
+fn each(
+    recorders: &mut [BufferedRecorder],
+    error: &mut Option<RecordError>,
+    mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
+) {
+    if error.is_some() {
+        return;
+    }
+    for r in recorders {
+        if let Err(e) = f(r) {
+            *error = Some(e);
+            return;
+        }
+    }
+}
+
+/// Instants between two looks at the writers' failure flags.
+const STOP_POLL: u32 = 64;
+
 /// The sink installed in the runtime; shares [`Inner`] with the handle.
-pub(super) struct RecordingSink(pub(super) Rc<RefCell<Inner>>);
+pub(super) struct RecordingSink {
+    inner: Rc<RefCell<Inner>>,
+    /// Instants left before the next look at the writers (see
+    /// [`TraceSink::stop_requested`]).
+    poll: Cell<u32>,
+}
+
+impl RecordingSink {
+    /// The sink over `inner`.
+    pub(super) fn new(inner: Rc<RefCell<Inner>>) -> RecordingSink {
+        RecordingSink {
+            inner,
+            poll: Cell::new(0),
+        }
+    }
+}
 
 impl TraceSink for RecordingSink {
     fn record(&mut self, r: &chronon_runtime::TraceRecord<'_>) {
-        let mut inner = self.0.borrow_mut();
+        let mut inner = self.inner.borrow_mut();
+        if !inner.trace_wanted {
+            return;
+        }
         let time = inner.time(r.time);
         let kept = inner.unit_kept[r.unit as usize]
             && inner.event_kept[r.event as usize]
@@ -299,13 +418,30 @@ impl TraceSink for RecordingSink {
     }
 
     fn fifo(&mut self, e: &FifoEvent) {
-        let mut inner = self.0.borrow_mut();
+        let mut guard = self.inner.borrow_mut();
+        let inner = &mut *guard;
         let kind = kind(e.kind);
+        let f = e.fifo as usize;
+        if !inner.fifo_kept[f] || !inner.fifo_kind_kept[kind as usize] {
+            return;
+        }
+        // Unchanged occupancy is decided before the time is converted; the
+        // last value is updated only for an event that is passed on.
+        let changed = match &inner.fifo_pass {
+            FifoPass::None => return,
+            FifoPass::All => None,
+            FifoPass::Occupancy { shown, last } => match shown[f] {
+                Show::Hidden => return,
+                Show::Changes if last[f] == e.occupancy => return,
+                Show::Changes => Some(f),
+                Show::Every => None,
+            },
+        };
         let time = inner.time(e.time);
-        let kept = inner.fifo_kept[e.fifo as usize]
-            && inner.fifo_kind_kept[kind as usize]
-            && inner.filter.keeps_time(time);
-        if kept {
+        if inner.filter.keeps_time(time) {
+            if let (Some(f), FifoPass::Occupancy { last, .. }) = (changed, &mut inner.fifo_pass) {
+                last[f] = e.occupancy;
+            }
             let record = FifoRecord {
                 fifo: e.fifo,
                 kind,
@@ -320,17 +456,26 @@ impl TraceSink for RecordingSink {
     }
 
     fn domain_committed(&mut self, domain: u32, cycle: u64, time: Timestamp) {
-        let mut inner = self.0.borrow_mut();
+        let mut inner = self.inner.borrow_mut();
         let time = inner.time(time);
         if inner.filter.keeps_time(time) {
             inner.committed(domain, cycle, time);
         }
     }
 
-    /// Asked once per instant: a writer that failed on its thread stops the
-    /// run now, not when the next batch of records is sent to it.
+    /// Asked once per instant; looks every [`STOP_POLL`] instants: a writer
+    /// that failed on its thread stops the run within that many instants,
+    /// not when the next batch of records is sent to it (which may be never
+    /// in a quiet run). Looking every instant was 4% of the producer's
+    /// instructions; records after the error are not queued either way.
     fn stop_requested(&self) -> bool {
-        let inner = self.0.borrow();
+        let left = self.poll.get();
+        if left > 0 {
+            self.poll.set(left - 1);
+            return false;
+        }
+        self.poll.set(STOP_POLL - 1);
+        let inner = self.inner.borrow();
         inner.error.is_some() || inner.recorders.iter().any(BufferedRecorder::writer_failed)
     }
 }
