@@ -25,9 +25,10 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use chronon_compiler::record::RecordOptions;
-use chronon_compiler::run::{RunOptions, StopAt, parse_time, run_recorded};
+use chronon_compiler::run::{RunOptions, StopAt, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
+use chronon_runtime::Picos;
 
 const DIR: &str = "tests/conformance";
 
@@ -125,6 +126,15 @@ fn run_twin(image: &Path, plusargs: &[String]) -> Logs {
 /// Runs a `.chr` source on `engine` until `limit_ps` (every instant at or
 /// before it) with a text trace; the trace records by unit.
 fn run_chronc(name: &str, text: &str, limit_ps: u64, engine: EngineKind) -> Logs {
+    run_chronc_scaled(name, text, limit_ps, 1, engine)
+}
+
+/// [`run_chronc`] with time in units of `1/scale` ps: the run stops at
+/// `limit / scale` ps, and every record's time is rewritten as an integer
+/// number of units (`<n>ps` with `n` in units), which is how a twin whose
+/// clocks are not integer picoseconds counts time. A time that is not a
+/// whole number of units fails the test.
+fn run_chronc_scaled(name: &str, text: &str, limit: u64, scale: u64, engine: EngineKind) -> Logs {
     let scratch = Scratch::new("trace");
     let trace = scratch.0.join("text");
     let mut sources = SourceMap::new();
@@ -133,7 +143,7 @@ fn run_chronc(name: &str, text: &str, limit_ps: u64, engine: EngineKind) -> Logs
         top: None,
         params: Vec::new(),
         engine,
-        stop: StopAt::Until(parse_time(&format!("{limit_ps}ps")).expect("a time")),
+        stop: StopAt::Until(Picos::new(i128::from(limit), i128::from(scale))),
         drain: None,
         seed: 0,
     };
@@ -157,10 +167,36 @@ fn run_chronc(name: &str, text: &str, limit_ps: u64, engine: EngineKind) -> Logs
     for file in files {
         let body = std::fs::read_to_string(&file).expect("a readable log");
         for line in body.lines() {
-            file_record(&mut logs, line);
+            file_record(&mut logs, &in_units(line, scale));
         }
     }
     logs
+}
+
+/// Rewrites the time of a text-log record (`<cycle> <time> T ...`, the time
+/// `<a>ps` or `<a>+<b>/<c>ps`, exact) in units of `1/scale` ps.
+fn in_units(line: &str, scale: u64) -> String {
+    let mut words: Vec<&str> = line.splitn(3, ' ').collect();
+    if words.len() < 3 || !words[1].ends_with("ps") {
+        return line.to_string();
+    }
+    let time = words[1].trim_end_matches("ps");
+    let (whole, frac) = time.split_once('+').unwrap_or((time, "0/1"));
+    let (num, den) = frac.split_once('/').expect("a fraction");
+    let parse = |t: &str| {
+        t.parse::<u128>()
+            .unwrap_or_else(|_| panic!("a time: {line}"))
+    };
+    let (whole, num, den) = (parse(whole), parse(num), parse(den));
+    let scaled = (whole * den + num) * u128::from(scale);
+    assert_eq!(
+        scaled % den,
+        0,
+        "{line}: not a whole number of 1/{scale} ps"
+    );
+    let units = format!("{}ps", scaled / den);
+    words[1] = &units;
+    words.join(" ")
 }
 
 /// Asserts that two runs' logs agree, naming the configuration and the first
@@ -239,12 +275,17 @@ enum ReadStyle {
 /// One configuration of the CDC FIFO matrix.
 #[derive(Clone, Copy, Debug)]
 struct FifoCase {
-    /// Writer period and phase, ps.
+    /// Writer period and phase, in units of `1/scale` ps.
     wp: u64,
     wph: u64,
-    /// Reader period and phase, ps.
+    /// Reader period and phase, in units of `1/scale` ps.
     rp: u64,
     rph: u64,
+    /// Time units per picosecond (1 for clocks in integer picoseconds).
+    scale: u64,
+    /// The clocks as the design spells them (writer, reader), when they are
+    /// not integer picoseconds.
+    spelled: Option<(&'static str, &'static str)>,
     depth: u64,
     sync: u64,
     style: ReadStyle,
@@ -258,8 +299,8 @@ struct FifoCase {
 
 impl FifoCase {
     /// Long enough for several fill/drain rounds of the deepest FIFO at the
-    /// slower clock.
-    fn limit_ps(&self) -> u64 {
+    /// slower clock (in time units).
+    fn limit(&self) -> u64 {
         160 * self.wp.max(self.rp) + self.wph.max(self.rph)
     }
 
@@ -269,13 +310,18 @@ impl FifoCase {
             ReadStyle::RequestFirst => format!("Reader<MODE = {}, ORDER = 1>", self.rmode),
             ReadStyle::Fwft => format!("FwftReader<MODE = {}>", self.rmode),
         };
+        let (wclock, rclock) = match self.spelled {
+            Some((w, r)) => (w.to_string(), r.to_string()),
+            None => (
+                format!("{} ps phase {} ps", self.wp, self.wph),
+                format!("{} ps phase {} ps", self.rp, self.rph),
+            ),
+        };
         fill(
             template,
             &[
-                ("WP", self.wp.to_string()),
-                ("WPH", self.wph.to_string()),
-                ("RP", self.rp.to_string()),
-                ("RPH", self.rph.to_string()),
+                ("WCLOCK", wclock),
+                ("RCLOCK", rclock),
                 ("WMODE", self.wmode.to_string()),
                 ("READER", reader),
                 ("DEPTH", self.depth.to_string()),
@@ -294,7 +340,7 @@ impl FifoCase {
             format!("+wph={}", self.wph),
             format!("+rp={}", self.rp),
             format!("+rph={}", self.rph),
-            format!("+limit={}", self.limit_ps()),
+            format!("+limit={}", self.limit()),
             format!("+depth={}", self.depth),
             format!("+sync={}", self.sync),
             format!("+wmode={}", self.wmode),
@@ -324,6 +370,41 @@ const PERIODS: [(u64, u64); 9] = [
 /// Writer/reader phases (ps): coincident, one picosecond apart, and offsets
 /// that are not a fraction of any period.
 const PHASES: [(u64, u64); 4] = [(0, 0), (0, 1), (137, 0), (500, 137)];
+/// Clock pairs declared by frequency: (writer, reader, time units per ps,
+/// writer period and phase, reader period and phase in those units). 914 MHz
+/// is 500000/457 ps and 1326 MHz 500000/663 ps (contract section 1: exact,
+/// not rounded); 3 GHz is 1000/3 ps; 700 MHz is 10000/7 ps.
+type Rational = (&'static str, &'static str, u64, u64, u64, u64, u64);
+const RATIONAL: [Rational; 4] = [
+    (
+        "914 MHz",
+        "1326 MHz phase 137 ps",
+        457 * 663,
+        500_000 * 663,
+        0,
+        500_000 * 457,
+        137 * 457 * 663,
+    ),
+    (
+        "1326 MHz phase 137 ps",
+        "914 MHz",
+        457 * 663,
+        500_000 * 457,
+        137 * 457 * 663,
+        500_000 * 663,
+        0,
+    ),
+    ("3 GHz", "1 GHz", 3, 1000, 0, 3000, 0),
+    (
+        "1000/3 MHz phase 1.5 ns",
+        "700 MHz",
+        7,
+        3000 * 7,
+        1500 * 7,
+        10_000,
+        0,
+    ),
+];
 const DEPTHS: [u64; 3] = [2, 4, 16];
 const SYNCS: [u64; 3] = [2, 3, 5];
 const STYLES: [ReadStyle; 3] = [
@@ -354,8 +435,30 @@ fn fifo_cases() -> Vec<FifoCase> {
                     wmode: ((i + k) % 4) as u32,
                     rmode: ((i + j) % 4) as u32,
                     same_domain: false,
+                    scale: 1,
+                    spelled: None,
                 });
             }
+        }
+    }
+    // Clocks declared by frequency, whose periods are not whole picoseconds:
+    // the twin counts time in units of 1/scale ps.
+    for (i, &(wclock, rclock, scale, wp, wph, rp, rph)) in RATIONAL.iter().enumerate() {
+        for k in 0..DEPTHS.len() * SYNCS.len() {
+            cases.push(FifoCase {
+                wp,
+                wph,
+                rp,
+                rph,
+                depth: DEPTHS[k % 3],
+                sync: SYNCS[k / 3],
+                style: STYLES[(i + k) % 3],
+                wmode: ((i + k) % 4) as u32,
+                rmode: ((i + k / 2) % 4) as u32,
+                same_domain: false,
+                scale,
+                spelled: Some((wclock, rclock)),
+            });
         }
     }
     // A FIFO within one domain: every depth, synchronizer length and read
@@ -373,6 +476,8 @@ fn fifo_cases() -> Vec<FifoCase> {
             wmode: (k % 4) as u32,
             rmode: ((k / 4 + k) % 4) as u32,
             same_domain: true,
+            scale: 1,
+            spelled: None,
         });
     }
     cases
@@ -459,10 +564,11 @@ fn cdc_fifo_matches_icarus() {
         } else {
             EngineKind::Interp
         };
-        let ours = run_chronc(
+        let ours = run_chronc_scaled(
             "cdc_fifo.chr",
             &case.chr(&template),
-            case.limit_ps(),
+            case.limit(),
+            case.scale,
             engine,
         );
         let theirs = run_twin(&image, &case.plusargs());
