@@ -721,11 +721,11 @@ fn fan_cases() -> Vec<FanCase> {
             rate: (n % 3) as u32 + 1,
             pq: (n / 3 % 3, n % 3 + 1),
             pr: ((n + 1) % 3, n / 9 % 3 + 1),
-            sq: (n / 9 % 3, (n + 2) / 3 % 3 + 1),
+            sq: (n / 9 % 3, n.div_ceil(3) % 3 + 1),
             modes: [
                 (n % 4) as u32,
                 (n / 4 % 4) as u32,
-                ((n + 1) / 2 % 4) as u32,
+                (n.div_ceil(2) % 4) as u32,
                 ((n / 3 + 2) % 4) as u32,
             ],
         })
