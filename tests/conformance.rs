@@ -298,10 +298,11 @@ struct FifoCase {
 }
 
 impl FifoCase {
-    /// Long enough for several fill/drain rounds of the deepest FIFO at the
-    /// slower clock (in time units).
+    /// Long enough for several fill/drain rounds of the FIFO at the slower
+    /// clock (in time units).
     fn limit(&self) -> u64 {
-        160 * self.wp.max(self.rp) + self.wph.max(self.rph)
+        let edges = 160.max(3 * self.depth + 6 * self.sync);
+        edges * self.wp.max(self.rp) + self.wph.max(self.rph)
     }
 
     fn chr(&self, template: &str) -> String {
@@ -480,8 +481,39 @@ fn fifo_cases() -> Vec<FifoCase> {
             spelled: None,
         });
     }
+    // Extremes: the longest synchronizer, a deep FIFO that a slow, sparse
+    // reader lets fill, and phases of several periods (one side runs alone
+    // for a while).
+    for (wp, wph, rp, rph, depth, sync, style, wmode, rmode) in EXTREMES {
+        cases.push(FifoCase {
+            wp,
+            wph,
+            rp,
+            rph,
+            depth,
+            sync,
+            style,
+            wmode,
+            rmode,
+            same_domain: false,
+            scale: 1,
+            spelled: None,
+        });
+    }
     cases
 }
+
+/// (writer period, phase, reader period, phase, depth, sync, read style,
+/// writer and reader traffic) at the ends of the ranges.
+type Extreme = (u64, u64, u64, u64, u64, u64, ReadStyle, u32, u32);
+const EXTREMES: [Extreme; 6] = [
+    (1000, 0, 1000, 0, 2, 64, ReadStyle::TakeFirst, 0, 0),
+    (754, 0, 1094, 137, 16, 64, ReadStyle::Fwft, 2, 1),
+    (1000, 0, 1500, 3700, 1024, 8, ReadStyle::RequestFirst, 0, 3),
+    (600, 5, 1000, 2500, 1024, 2, ReadStyle::Fwft, 0, 3),
+    (1094, 3000, 754, 0, 4, 2, ReadStyle::TakeFirst, 2, 0),
+    (1000, 0, 1000, 0, 1024, 64, ReadStyle::TakeFirst, 0, 1),
+];
 
 /// The matrix covers what it claims: every depth, synchronizer length and
 /// read style with every period pair (and each read style with every depth

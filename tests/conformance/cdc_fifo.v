@@ -9,7 +9,7 @@
 //
 // One compiled testbench serves every configuration: clocks, depth,
 // synchronizer length, read style and traffic come from plusargs, so the
-// pointers are kept modulo 2*DEPTH and the synchronizer is a chain of MAXS
+// pointers are kept modulo 2*DEPTH and the synchronizer is a chain of SYNC
 // flops whose tail is flop SYNC-1.
 //
 // Every always block prints, at each of its edges, one line in the format of
@@ -19,8 +19,8 @@
 // the contract's evaluate/commit split, section 2).
 `timescale 1ps / 1ps
 module cdc_fifo_tb;
-    localparam MAXS = 8;
-    localparam MAXD = 64;
+    localparam MAXS = 64;
+    localparam MAXD = 1024;
     // Every edge is shifted by OFF so that the first ones come after time 0,
     // when every always block is already waiting; printed times subtract it.
     localparam [63:0] OFF = 64'd100000;
@@ -75,7 +75,7 @@ module cdc_fifo_tb;
         wbin <= wbin_next;
         wgray <= gray(wbin_next);
         rq[0] <= rgray;
-        for (i = 1; i < MAXS; i = i + 1) rq[i] <= rq[i-1];
+        for (i = 1; i < sync; i = i + 1) rq[i] <= rq[i-1];
         // Full: the next write pointer is one lap ahead of the synchronized
         // read pointer (in Gray: the top two bits differ, the rest agree).
         full <= gray(wbin_next) == (rq[sync-1] ^ (depth | (depth >> 1)));
@@ -131,7 +131,7 @@ module cdc_fifo_tb;
         rbin <= rbin_next;
         rgray <= gray(rbin_next);
         wq[0] <= wgray;
-        for (i = 1; i < MAXS; i = i + 1) wq[i] <= wq[i-1];
+        for (i = 1; i < sync; i = i + 1) wq[i] <= wq[i-1];
         empty <= gray(rbin_next) == wq[sync-1];
         if ($time - OFF <= limit) begin
             if (fwft)
