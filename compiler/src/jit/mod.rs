@@ -23,6 +23,7 @@ use crate::engine::Engine;
 use crate::host::Host;
 use crate::ir::Program;
 
+pub use codegen::simd::vector_groups;
 pub(crate) use host_abi::HostCtx;
 use host_abi::Sig;
 

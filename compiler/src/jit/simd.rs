@@ -43,7 +43,7 @@ use cranelift_codegen::ir::{ConstantData, Endianness, InstBuilder, MemFlagsData,
 use cranelift_codegen::isa::TargetIsa;
 
 use super::Gen;
-use crate::ir::{BinOp, Expr, LocalId, SlotId, Stmt, Ty, UnOp};
+use crate::ir::{BinOp, Expr, LocalId, Program, SlotId, Stmt, Ty, UnOp};
 
 /// Whether the host can run the vector code: 128-bit vectors with a
 /// 32-bit lane multiply (`pmulld`, SSE4.1 on x86-64; NEON on AArch64).
@@ -360,6 +360,33 @@ impl Dag {
             }
         }
     }
+}
+
+/// The number of vector groups the vectorizer makes in `program`'s unit
+/// bodies (per unit; a unit's code inlined into a group function again is
+/// not counted twice), whether or not this host runs vector code: for
+/// tests and reports.
+pub fn vector_groups(program: &Program) -> usize {
+    program.units.iter().map(|u| body_groups(&u.body)).sum()
+}
+
+fn body_groups(body: &[Stmt]) -> usize {
+    let mut i = 0;
+    let mut count = 0;
+    while i < body.len() {
+        let n = run_len(&body[i..]);
+        if n > 1
+            && let Some(plan) = plan(&body[i..i + n], &body[i + n..])
+        {
+            count += plan
+                .tasks
+                .iter()
+                .filter(|t| matches!(t, Task::Vector(_)))
+                .count();
+        }
+        i += n.max(1);
+    }
+    count
 }
 
 /// Plans the run `run` (followed in the body by `rest`): `None` when it
@@ -816,7 +843,7 @@ mod tests {
     //! covers vector code.
 
     use super::*;
-    use crate::ir::{Cluster, Commit, Domain, Program, Slot, Unit, opt, validate};
+    use crate::ir::{Cluster, Commit, Domain, Slot, Unit, opt, validate};
     use crate::testing::differential::compare_engines_verbose;
     use crate::testing::rng::Rng;
 
@@ -1062,27 +1089,6 @@ mod tests {
         (p, ty, n, form)
     }
 
-    /// The number of vector groups the vectorizer plans for `p`'s unit.
-    fn groups(p: &Program) -> usize {
-        let body = &p.units[0].body;
-        let mut i = 0;
-        let mut count = 0;
-        while i < body.len() {
-            let n = run_len(&body[i..]);
-            if n > 1
-                && let Some(plan) = plan(&body[i..i + n], &body[i + n..])
-            {
-                count += plan
-                    .tasks
-                    .iter()
-                    .filter(|t| matches!(t, Task::Vector(_)))
-                    .count();
-            }
-            i += n.max(1);
-        }
-        count
-    }
-
     #[test]
     fn vector_code_agrees_with_the_interpreter() {
         let mut vectorized: HashMap<(u8, bool), usize> = HashMap::new();
@@ -1097,7 +1103,7 @@ mod tests {
                 if let Err(e) = compare_engines_verbose(q, 4, seed) {
                     panic!("seed {seed} ({label}, {ty}, n = {n}, {form:?}): {e}");
                 }
-                *vectorized.entry((ty.width, ty.signed)).or_default() += groups(q);
+                *vectorized.entry((ty.width, ty.signed)).or_default() += vector_groups(q);
             }
         }
         // Every width and signedness was vectorized somewhere.
@@ -1151,7 +1157,7 @@ mod tests {
                 body,
                 commits: vec![],
             });
-            assert_eq!(groups(&p), want, "{ty} x {n}");
+            assert_eq!(vector_groups(&p), want, "{ty} x {n}");
         }
     }
 }
