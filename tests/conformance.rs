@@ -828,3 +828,56 @@ fn fan_out_fan_in_and_rates_match_icarus() {
         "sent twice: {both}, received twice: {merged}"
     );
 }
+
+/// Zero-latency chains declared tail first: head `a` -> `b` (latency 0,
+/// capacity `C1`) -> tail `c` (latency `L2`, capacity `C2`), with every
+/// traffic mode on each unit across the cases.
+#[test]
+fn zero_latency_chains_match_icarus() {
+    if !icarus_installed() {
+        println!("note: iverilog is not installed; the chain conformance cases are skipped");
+        return;
+    }
+    let scratch = Scratch::new("chain");
+    let image = compile_twin("chain.v", &scratch);
+    let template = std::fs::read_to_string(Path::new(DIR).join("chain.chr")).expect("the design");
+    let limit = 300_000;
+    let mut through = 0;
+    for n in 0..24u64 {
+        let (c1, c2, l2) = (n % 2 + 1, [1, 3][(n / 2 % 2) as usize], n / 4 % 3);
+        let modes = [n % 4, (n / 3 + 1) % 4, (n / 6 + n) % 4];
+        let text = fill(
+            &template,
+            &[
+                ("C1", c1.to_string()),
+                ("C2", c2.to_string()),
+                ("L2", l2.to_string()),
+                ("AMODE", modes[0].to_string()),
+                ("BMODE", modes[1].to_string()),
+                ("CMODE", modes[2].to_string()),
+            ],
+        );
+        let engine = if n % 2 == 0 {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        };
+        let ours = run_chronc("chain.chr", &text, limit, engine);
+        let theirs = run_twin(
+            &image,
+            &[
+                format!("+limit={limit}"),
+                format!("+c1={c1}"),
+                format!("+c2={c2}"),
+                format!("+l2={l2}"),
+                format!("+amode={}", modes[0]),
+                format!("+bmode={}", modes[1]),
+                format!("+cmode={}", modes[2]),
+            ],
+        );
+        let config = format!("case {n}: C1 {c1}, C2 {c2}, L2 {l2}, modes {modes:?} on {engine:?}");
+        assert_same(&config, &ours, &theirs);
+        through += usize::from(saw(&ours, "top.c", "got=1"));
+    }
+    assert_eq!(through, 24, "an item reached the tail in every case");
+}
