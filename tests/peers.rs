@@ -4,7 +4,7 @@
 //! FIFO written from the contract's latencies (§5) as counts sampled across
 //! domains rather than as flops. When `iverilog` is installed the Verilog
 //! twins must agree too, on the same cycle counts; without it that part is
-//! skipped with a note (CI does not install it).
+//! skipped with a note (CI installs it: `.ci/run`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
