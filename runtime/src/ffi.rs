@@ -127,6 +127,64 @@ pub unsafe extern "C" fn chronon_peek(ctx: *mut c_void, port: u32, out: *mut u64
     }
 }
 
+pub use crate::fifo::FifoState;
+
+/// Byte offsets of [`FifoState`]'s fields, for native code that runs a CDC
+/// FIFO's common operations inline through the address
+/// [`Simulation::fifo_state`](crate::Simulation::fifo_state) gives.
+///
+/// Rules for such code (the inline form of [`chronon_fifo`]):
+/// - it reads and writes the state only while a tick of the FIFO's writer
+///   (`STORAGE`, `WRITE_PTR`, `SLOT_MASK`, `FULL`, `WRITE_PENDING`) or
+///   reader (`OUTPUT`, `READ_PTR`, `SLOT_MASK`, `EMPTY`, `READ_PENDING`,
+///   `OUTPUT_VALID`, `TAKEN`, `FWFT`) runs, and only the fields of its side;
+/// - flags are bytes holding 0 or 1, pointers are `u32` modulo twice the
+///   depth, and item `p` of the ring is at word `(p & slot_mask) * width`
+///   of `storage`;
+/// - when `OBSERVED` is non-zero, a sink records FIFO events: `try_send`,
+///   `send`, `request`, `take` and `recv` must call the host
+///   ([`chronon_fifo`]) instead, which records them; `can_send`, `valid`,
+///   `peek`, `full` and `empty` record nothing and may stay inline;
+/// - a refused `send` (which faults) calls the host.
+///
+/// Done this way, an operation has exactly the effect of the matching
+/// [`TickCtx`] method.
+pub mod fifo_layout {
+    use super::FifoState;
+    use core::mem::offset_of;
+
+    /// `*mut u64`: the ring of `depth * width` words.
+    pub const STORAGE: i32 = offset_of!(FifoState, storage) as i32;
+    /// `*mut u64`: the registered read port's output register.
+    pub const OUTPUT: i32 = offset_of!(FifoState, output) as i32;
+    /// `u32`: the write pointer.
+    pub const WRITE_PTR: i32 = offset_of!(FifoState, write_ptr) as i32;
+    /// `u32`: the read pointer.
+    pub const READ_PTR: i32 = offset_of!(FifoState, read_ptr) as i32;
+    /// `u32`: `depth - 1`.
+    pub const SLOT_MASK: i32 = offset_of!(FifoState, slot_mask) as i32;
+    /// `u8`: the writer's registered `full` flag; `WRITE_PENDING` is the
+    /// next byte, so a 16-bit load of both is zero exactly when `can_send()`.
+    pub const FULL: i32 = offset_of!(FifoState, full) as i32;
+    /// `u8`: the writer has written at this edge (set it when writing).
+    pub const WRITE_PENDING: i32 = offset_of!(FifoState, write_pending) as i32;
+    /// `u8`: a sink records FIFO events (see the rules above).
+    pub const OBSERVED: i32 = offset_of!(FifoState, observed) as i32;
+    /// `u8`: the reader's registered `empty` flag.
+    pub const EMPTY: i32 = offset_of!(FifoState, empty) as i32;
+    /// `u8`: a read was accepted at this edge (set it when accepting).
+    pub const READ_PENDING: i32 = offset_of!(FifoState, read_pending) as i32;
+    /// `u8`: the output register held an item before the edge.
+    pub const OUTPUT_VALID: i32 = offset_of!(FifoState, output_valid) as i32;
+    /// `u8`: `take()` emptied the output register at this edge (set it when taking).
+    pub const TAKEN: i32 = offset_of!(FifoState, taken) as i32;
+    /// `u8`: 1 for a first-word-fall-through read port.
+    pub const FWFT: i32 = offset_of!(FifoState, fwft) as i32;
+
+    // The 16-bit `can_send()` load relies on these being adjacent.
+    const _: () = assert!(WRITE_PENDING == FULL + 1);
+}
+
 /// The CDC FIFO operations [`chronon_fifo`] performs.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

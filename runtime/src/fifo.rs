@@ -14,6 +14,14 @@
 //! read, take); [`CdcFifo::commit`] applies both sides of one instant at once,
 //! sampling each side's pointer as it was before the instant, so a pointer
 //! committed at `t` is never seen by the other side at `t`.
+//!
+//! What a tick's operations read and write (storage, pointers, flags, the
+//! output register and this edge's intent) is a [`FifoState`] with a fixed
+//! `#[repr(C)]` layout in its own allocation, so JIT-compiled ticks can run
+//! the common operations as loads and stores through its address (see
+//! [`crate::ffi::fifo_layout`]) instead of calling the host.
+
+use std::ptr::NonNull;
 
 use crate::channel::copy_item;
 use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
@@ -35,7 +43,7 @@ pub const FIFO_SYNC_RANGE: (u32, u32) = (2, 64);
 /// An `S`-flop synchronizer as a ring of the last `S` sampled values.
 #[derive(Debug, Clone)]
 struct Synchronizer {
-    flops: Vec<u32>,
+    flops: Box<[u32]>,
     /// Where the next sample goes; it also holds the current tail (the oldest value).
     pos: usize,
 }
@@ -43,22 +51,63 @@ struct Synchronizer {
 impl Synchronizer {
     fn new(stages: u32) -> Self {
         Synchronizer {
-            flops: vec![0; stages as usize],
+            flops: vec![0; stages as usize].into_boxed_slice(),
             pos: 0,
         }
     }
 
     /// Shifts `sample` in; returns the tail as it was before the shift.
-    #[inline]
+    #[inline(always)]
     fn shift(&mut self, sample: u32) -> u32 {
-        let before = self.flops[self.pos];
-        self.flops[self.pos] = sample;
-        self.pos += 1;
-        if self.pos == self.flops.len() {
-            self.pos = 0;
-        }
+        let pos = self.pos;
+        let before = std::mem::replace(&mut self.flops[pos], sample);
+        self.pos = if pos + 1 == self.flops.len() {
+            0
+        } else {
+            pos + 1
+        };
         before
     }
+}
+
+/// The hot part of a CDC FIFO: everything its tick operations touch.
+///
+/// The layout is `#[repr(C)]` and stable within a build: native code reaches
+/// the fields at the offsets of [`crate::ffi::fifo_layout`]. Flags are bytes
+/// holding 0 or 1. The writer's three flag bytes (`full`, `write_pending`,
+/// `observed`) are adjacent so one 16-bit load answers `can_send()`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct FifoState {
+    /// `depth * width` words: item `i` of the ring at `(i & slot_mask) * width`.
+    pub(crate) storage: *mut u64,
+    /// The registered read port's output register (`width` words).
+    pub(crate) output: *mut u64,
+    /// The write pointer, modulo `2 * depth`.
+    pub(crate) write_ptr: u32,
+    /// The read pointer, modulo `2 * depth`.
+    pub(crate) read_ptr: u32,
+    /// `depth - 1`: a pointer's slot index.
+    pub(crate) slot_mask: u32,
+    /// Words per item.
+    pub(crate) width: u32,
+    /// The writer's registered `full` flag.
+    pub(crate) full: u8,
+    /// Whether the writer has written at this edge (one write per edge).
+    pub(crate) write_pending: u8,
+    /// Whether a sink records FIFO events: native code then calls the host
+    /// for the operations that record one.
+    pub(crate) observed: u8,
+    /// The reader's registered `empty` flag.
+    pub(crate) empty: u8,
+    /// Whether the reader has accepted a request (or FWFT receive) at this edge.
+    pub(crate) read_pending: u8,
+    /// Whether the output register holds an item (as before the edge).
+    pub(crate) output_valid: u8,
+    /// Whether `take()` emptied the output register at this edge.
+    pub(crate) taken: u8,
+    /// 1 for a first-word-fall-through read port.
+    pub(crate) fwft: u8,
 }
 
 /// One CDC FIFO.
@@ -72,19 +121,15 @@ pub(crate) struct CdcFifo {
     depth: u32,
     /// `2 * depth - 1`: pointers wrap modulo `2 * depth`.
     pointer_mask: u32,
-    storage: Vec<u64>,
-    write_ptr: u32,
-    read_ptr: u32,
+    /// The hot state, owned by this FIFO (allocated in [`CdcFifo::new`],
+    /// freed in `drop`), with its storage and output register. Rust reaches
+    /// it only through [`CdcFifo::st`] and [`CdcFifo::st_mut`]; native code
+    /// through the address [`CdcFifo::state_ptr`] hands out, only while a
+    /// tick runs, when no reference from those two is alive.
+    state: NonNull<FifoState>,
     /// The read pointer as seen by the writer, and the write pointer as seen by the reader.
     read_sync: Synchronizer,
     write_sync: Synchronizer,
-    full: bool,
-    empty: bool,
-    write_pending: bool,
-    read_pending: bool,
-    output: Vec<u64>,
-    output_valid: bool,
-    taken: bool,
     /// The instant this FIFO was last committed, so coincident edges commit once.
     pub(crate) committed_instant: u64,
     /// The synchronizer tails last seen by the writer (read pointer) and the
@@ -114,6 +159,35 @@ pub(crate) struct Txns {
     next_head: u64,
 }
 
+/// Moves `words` to the heap and returns the allocation's first word;
+/// [`free_words`] with the same length gives it back.
+fn alloc_words(words: usize) -> *mut u64 {
+    Box::into_raw(vec![0u64; words].into_boxed_slice()).cast::<u64>()
+}
+
+/// Frees an allocation of [`alloc_words`].
+///
+/// # Safety
+/// `ptr` came from `alloc_words(words)` and is not used afterwards.
+unsafe fn free_words(ptr: *mut u64, words: usize) {
+    // SAFETY: rebuilds the boxed slice `alloc_words` leaked, same length.
+    drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, words)) });
+}
+
+impl Drop for CdcFifo {
+    fn drop(&mut self) {
+        let (depth, width) = (self.depth as usize, self.width);
+        // SAFETY: the three allocations are this FIFO's, made in `new` with
+        // these sizes; nothing uses them after the FIFO is dropped (native
+        // code holding the address runs only inside the simulation's ticks).
+        unsafe {
+            let state = Box::from_raw(self.state.as_ptr());
+            free_words(state.storage, depth * width);
+            free_words(state.output, width);
+        }
+    }
+}
+
 impl CdcFifo {
     pub(crate) fn new(
         name: String,
@@ -124,6 +198,22 @@ impl CdcFifo {
         width: usize,
         read_port: ReadPort,
     ) -> Self {
+        let state = Box::new(FifoState {
+            storage: alloc_words(depth as usize * width),
+            output: alloc_words(width),
+            write_ptr: 0,
+            read_ptr: 0,
+            slot_mask: depth - 1,
+            width: width as u32,
+            full: 0,
+            write_pending: 0,
+            observed: 0,
+            empty: 1,
+            read_pending: 0,
+            output_valid: 0,
+            taken: 0,
+            fwft: u8::from(read_port == ReadPort::Fwft),
+        });
         CdcFifo {
             name,
             writer_domain,
@@ -132,18 +222,9 @@ impl CdcFifo {
             width,
             depth,
             pointer_mask: 2 * depth - 1,
-            storage: vec![0; depth as usize * width],
-            write_ptr: 0,
-            read_ptr: 0,
+            state: NonNull::from(Box::leak(state)),
             read_sync: Synchronizer::new(sync),
             write_sync: Synchronizer::new(sync),
-            full: false,
-            empty: true,
-            write_pending: false,
-            read_pending: false,
-            output: vec![0; width],
-            output_valid: false,
-            taken: false,
             committed_instant: u64::MAX,
             read_tail: 0,
             write_tail: 0,
@@ -152,15 +233,62 @@ impl CdcFifo {
         }
     }
 
-    #[inline]
-    fn slot(&self, pointer: u32) -> usize {
-        (pointer & (self.depth - 1)) as usize * self.width
+    #[inline(always)]
+    fn st(&self) -> &FifoState {
+        // SAFETY: the allocation is this FIFO's and live; native code writes
+        // it only during a tick, while no Rust reference to it exists (the
+        // runtime holds none across a call into a tick).
+        unsafe { self.state.as_ref() }
+    }
+
+    #[inline(always)]
+    fn st_mut(&mut self) -> &mut FifoState {
+        // SAFETY: as in `st`; `&mut self` makes this the only Rust reference.
+        unsafe { self.state.as_mut() }
+    }
+
+    /// The hot state's address, for native code (see [`FifoState`]). It stays
+    /// valid, and the same, for the FIFO's life.
+    pub(crate) fn state_ptr(&self) -> *mut FifoState {
+        self.state.as_ptr()
+    }
+
+    /// The ring's words.
+    #[inline(always)]
+    fn storage_mut(&mut self) -> &mut [u64] {
+        let words = self.depth as usize * self.width;
+        // SAFETY: `storage` holds `depth * width` words owned by this FIFO
+        // (see `st`); `&mut self` makes the slice the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.st().storage, words) }
+    }
+
+    /// The item at `pointer` in the ring.
+    #[inline(always)]
+    fn item(&self, pointer: u32) -> &[u64] {
+        let s = self.st();
+        let at = (pointer & s.slot_mask) as usize * self.width;
+        // SAFETY: `at + width <= depth * width` words of `storage` (see `st`).
+        unsafe { std::slice::from_raw_parts(s.storage.add(at), self.width) }
+    }
+
+    /// The output register's words.
+    #[inline(always)]
+    fn output(&self) -> &[u64] {
+        // SAFETY: `output` holds `width` words owned by this FIFO (see `st`).
+        unsafe { std::slice::from_raw_parts(self.st().output, self.width) }
+    }
+
+    /// Tells native code whether FIFO operations must record events (a
+    /// sink observes commits): it then calls the host for them.
+    pub(crate) fn set_observed(&mut self, observed: bool) {
+        self.st_mut().observed = u8::from(observed);
     }
 
     /// Writer: `can_send()`.
     #[inline]
     pub(crate) fn can_send(&self) -> bool {
-        !self.full && !self.write_pending
+        let s = self.st();
+        (s.full | s.write_pending) == 0
     }
 
     /// Writer: stores `item` if `can_send()`. The slot at the write pointer is free
@@ -171,38 +299,40 @@ impl CdcFifo {
         if !self.can_send() {
             return false;
         }
-        let at = self.slot(self.write_ptr);
-        copy_item(&mut self.storage[at..at + self.width], item);
-        self.write_pending = true;
+        let (width, at) = (
+            self.width,
+            (self.st().write_ptr & (self.depth - 1)) as usize,
+        );
+        let at = at * width;
+        copy_item(&mut self.storage_mut()[at..at + width], item);
+        self.st_mut().write_pending = 1;
         true
     }
 
     /// Writer: whether this edge has written.
     #[inline]
     pub(crate) fn write_pending(&self) -> bool {
-        self.write_pending
+        self.st().write_pending != 0
     }
 
     /// Writer: the registered `full` flag.
     pub(crate) fn full(&self) -> bool {
-        self.full
+        self.st().full != 0
     }
 
     /// Reader: the registered `empty` flag.
     pub(crate) fn empty(&self) -> bool {
-        self.empty
+        self.st().empty != 0
     }
 
     /// Registered reader: `request()`.
     #[inline]
     pub(crate) fn request(&mut self) -> bool {
-        let register_free = !self.output_valid || self.taken;
-        let accepted = self.read_port == ReadPort::Registered
-            && !self.empty
-            && !self.read_pending
-            && register_free;
+        let s = self.st_mut();
+        let register_free = s.output_valid == 0 || s.taken != 0;
+        let accepted = (s.fwft | s.empty | s.read_pending) == 0 && register_free;
         if accepted {
-            self.read_pending = true;
+            s.read_pending = 1;
         }
         accepted
     }
@@ -210,28 +340,29 @@ impl CdcFifo {
     /// Registered reader: `valid()`, the output register as it was before the edge.
     #[inline]
     pub(crate) fn valid(&self) -> bool {
-        self.output_valid
+        self.st().output_valid != 0
     }
 
     /// Registered reader: `take()`; returns whether an item was taken into `out`.
     #[inline]
     pub(crate) fn take(&mut self, out: &mut [u64]) -> bool {
-        if !self.output_valid || self.taken {
+        let s = self.st();
+        if s.output_valid == 0 || s.taken != 0 {
             return false;
         }
-        copy_item(out, &self.output);
-        self.taken = true;
+        copy_item(out, self.output());
+        self.st_mut().taken = 1;
         true
     }
 
     /// FWFT reader: `peek()`, the head item if one may be received now.
     #[inline]
     pub(crate) fn peek(&self) -> Option<&[u64]> {
-        if self.read_port != ReadPort::Fwft || self.empty || self.read_pending {
+        let s = self.st();
+        if s.fwft == 0 || (s.empty | s.read_pending) != 0 {
             return None;
         }
-        let at = self.slot(self.read_ptr);
-        Some(&self.storage[at..at + self.width])
+        Some(self.item(s.read_ptr))
     }
 
     /// FWFT reader: `recv()`; at most one per edge.
@@ -240,7 +371,7 @@ impl CdcFifo {
         match self.peek() {
             Some(item) => {
                 copy_item(out, item);
-                self.read_pending = true;
+                self.st_mut().read_pending = 1;
                 true
             }
             None => false,
@@ -250,40 +381,64 @@ impl CdcFifo {
     /// Commits one instant: `writer_edge`/`reader_edge` say which sides have an edge.
     #[inline]
     pub(crate) fn commit(&mut self, writer_edge: bool, reader_edge: bool) {
-        let write_before = self.write_ptr;
-        let read_before = self.read_ptr;
+        let (depth, mask) = (self.depth, self.pointer_mask);
+        let registered = self.read_port == ReadPort::Registered;
+        let (width, output) = (self.width, self.st().output);
+        // SAFETY: the state is this FIFO's (see `st`); the synchronizers and
+        // tails are separate fields, so the borrows do not overlap.
+        let s = unsafe { &mut *self.state.as_ptr() };
+        let write_before = s.write_ptr;
+        let read_before = s.read_ptr;
         if writer_edge {
-            if self.write_pending {
-                self.write_ptr = (self.write_ptr + 1) & self.pointer_mask;
-                self.write_pending = false;
-            }
+            s.write_ptr = (s.write_ptr + u32::from(s.write_pending)) & mask;
+            s.write_pending = 0;
             let tail = self.read_sync.shift(read_before);
             self.read_tail = tail;
-            self.full = (self.write_ptr.wrapping_sub(tail) & self.pointer_mask) == self.depth;
+            s.full = u8::from((s.write_ptr.wrapping_sub(tail) & mask) == depth);
         }
         if reader_edge {
-            if self.read_pending {
-                if self.read_port == ReadPort::Registered {
-                    let at = self.slot(read_before);
-                    copy_item(&mut self.output, &self.storage[at..at + self.width]);
-                    self.output_valid = true;
+            if s.read_pending != 0 {
+                if registered {
+                    let at = (read_before & s.slot_mask) as usize * width;
+                    // SAFETY: `storage` and `output` are this FIFO's separate
+                    // allocations of `depth * width` and `width` words, and
+                    // `at + width <= depth * width`.
+                    unsafe {
+                        let from = std::slice::from_raw_parts(s.storage.add(at), width);
+                        copy_item(std::slice::from_raw_parts_mut(output, width), from);
+                    }
+                    s.output_valid = 1;
                 }
-                self.read_ptr = (self.read_ptr + 1) & self.pointer_mask;
-                self.read_pending = false;
-            } else if self.taken {
-                self.output_valid = false;
+                s.read_ptr = (s.read_ptr + 1) & mask;
+                s.read_pending = 0;
+            } else if s.taken != 0 {
+                s.output_valid = 0;
             }
-            self.taken = false;
+            s.taken = 0;
             let tail = self.write_sync.shift(write_before);
             self.write_tail = tail;
-            self.empty = tail == self.read_ptr;
+            s.empty = u8::from(tail == s.read_ptr);
+        }
+    }
+
+    /// Items written and not yet consumed (taken from the output register,
+    /// or received at an FWFT port), counting this instant's operations.
+    pub(crate) fn in_flight(&self) -> u64 {
+        let s = self.st();
+        let stored = u64::from(s.write_ptr.wrapping_sub(s.read_ptr) & self.pointer_mask)
+            + u64::from(s.write_pending);
+        if s.fwft != 0 {
+            stored - u64::from(s.read_pending)
+        } else {
+            stored + u64::from(s.output_valid != 0 && s.taken == 0)
         }
     }
 
     /// Items in storage, counting this instant's pending write and read.
     pub(crate) fn occupancy(&self) -> u32 {
         let t = &self.txns;
-        (t.writes + u64::from(self.write_pending) - t.reads - u64::from(self.read_pending)) as u32
+        (t.writes + u64::from(self.write_pending()) - t.reads - u64::from(self.st().read_pending))
+            as u32
     }
 
     /// [`CdcFifo::commit`], and the events it caused pushed to `out`: the
@@ -298,9 +453,10 @@ impl CdcFifo {
         reader_edge: Option<(u64, u32)>,
         out: &mut Vec<FifoEvent>,
     ) {
-        let (full, empty) = (self.full, self.empty);
-        let (write_pending, read_pending) = (self.write_pending, self.read_pending);
+        let (full, empty) = (self.full(), self.empty());
+        let (write_pending, read_pending) = (self.write_pending(), self.st().read_pending != 0);
         self.commit(writer_edge.is_some(), reader_edge.is_some());
+        let (full_now, empty_now) = (self.full(), self.empty());
         let mask = u64::from(self.pointer_mask);
         let t = &mut self.txns;
         let mut event = |kind, domain, (cycle, unit): (u64, u32), txn, occupancy| {
@@ -324,8 +480,8 @@ impl CdcFifo {
             }
             t.seen_by_writer += (u64::from(self.read_tail).wrapping_sub(t.seen_by_writer)) & mask;
             let occupancy = (t.writes - t.reads) as u32;
-            if self.full != full {
-                let (kind, txn) = if self.full {
+            if full_now != full {
+                let (kind, txn) = if full_now {
                     (FifoEventKind::Full, t.writes - 1)
                 } else {
                     (FifoEventKind::NotFull, t.seen_by_writer.saturating_sub(1))
@@ -349,15 +505,15 @@ impl CdcFifo {
                 event(FifoEventKind::Visible, domain, side, txn, occupancy);
             }
             t.seen_by_reader = seen;
-            if self.empty != empty {
-                let (kind, txn) = if self.empty {
+            if empty_now != empty {
+                let (kind, txn) = if empty_now {
                     (FifoEventKind::Empty, t.reads.saturating_sub(1))
                 } else {
                     (FifoEventKind::NotEmpty, t.reads)
                 };
                 event(kind, domain, side, txn, occupancy);
             }
-            if self.read_port == ReadPort::Fwft && !self.empty && t.next_head <= t.reads {
+            if self.read_port == ReadPort::Fwft && !empty_now && t.next_head <= t.reads {
                 event(FifoEventKind::Output, domain, side, t.reads, occupancy);
                 t.next_head = t.reads + 1;
             }

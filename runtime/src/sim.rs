@@ -53,7 +53,8 @@ pub(crate) struct Core {
     pub(crate) finish: bool,
     /// Set with `finish` or a fault: one check per instant.
     pub(crate) stop_requested: bool,
-    /// Items sent and not yet received, over every connection and FIFO.
+    /// Items sent and not yet received over every connection (the FIFOs
+    /// count theirs from their pointers: see [`Simulation::in_flight`]).
     pub(crate) in_flight: u64,
 }
 
@@ -479,6 +480,10 @@ impl Simulation {
     /// domain edge (see [`TraceSink`]).
     pub fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) {
         self.core.observe = sink.observes_commits();
+        self.core
+            .fifos
+            .iter_mut()
+            .for_each(|f| f.set_observed(self.core.observe));
         self.core.sink_stopped = false;
         self.sink = Some(sink);
         self.core.tracing = true;
@@ -488,6 +493,10 @@ impl Simulation {
     pub fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
         self.core.tracing = false;
         self.core.observe = false;
+        self.core
+            .fifos
+            .iter_mut()
+            .for_each(|f| f.set_observed(false));
         self.sink.take()
     }
 
@@ -579,9 +588,17 @@ impl Simulation {
         }
     }
 
+    /// The address of a CDC FIFO's hot state, for native ticks that run its
+    /// operations as loads and stores (layout: [`crate::ffi::fifo_layout`];
+    /// rules: [`crate::ffi::FifoState`]). It is fixed for the simulation's life.
+    pub fn fifo_state(&self, fifo: FifoId) -> Option<*mut crate::ffi::FifoState> {
+        self.core.fifos.get(fifo.0 as usize).map(CdcFifo::state_ptr)
+    }
+
     /// Items sent and not yet received, over every connection and CDC FIFO.
     pub fn in_flight(&self) -> u64 {
-        self.core.in_flight
+        let fifos: u64 = self.core.fifos.iter().map(CdcFifo::in_flight).sum();
+        self.core.in_flight + fifos
     }
 
     /// The exact time of edge `n` of a domain.
@@ -655,10 +672,10 @@ impl Simulation {
         self.core.finish = false;
         self.core.stop_requested = false;
         let mut done = 0;
-        while self.core.in_flight > 0 {
+        while self.in_flight() > 0 {
             if done == max_instants {
                 return Drain::LimitReached {
-                    in_flight: self.core.in_flight,
+                    in_flight: self.in_flight(),
                 };
             }
             if let Err(e) = self.calendar.peek_ticks() {

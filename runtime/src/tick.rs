@@ -394,12 +394,11 @@ impl TickCtx<'_> {
     #[inline(always)]
     pub fn fifo_try_send(&mut self, fifo: FifoId, item: &[u64]) -> bool {
         let sent = self.core.fifos[fifo.0 as usize].try_send(item);
-        if sent {
-            self.core.in_flight += 1;
-            if self.core.observe {
-                let txn = self.core.fifos[fifo.0 as usize].txns.writes;
-                self.fifo_event(fifo, FifoEventKind::Write, txn);
-            }
+        // FIFO items in flight are counted from the FIFO's own pointers
+        // (`CdcFifo::in_flight`): JIT code writes without calling here.
+        if sent && self.core.observe {
+            let txn = self.core.fifos[fifo.0 as usize].txns.writes;
+            self.fifo_event(fifo, FifoEventKind::Write, txn);
         }
         sent
     }
@@ -436,12 +435,9 @@ impl TickCtx<'_> {
     #[inline(always)]
     pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let got = self.core.fifos[fifo.0 as usize].take(out);
-        if got {
-            self.core.in_flight -= 1;
-            if self.core.observe {
-                let txn = self.core.fifos[fifo.0 as usize].txns.output;
-                self.fifo_event(fifo, FifoEventKind::Consume, txn);
-            }
+        if got && self.core.observe {
+            let txn = self.core.fifos[fifo.0 as usize].txns.output;
+            self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
         got
     }
@@ -450,12 +446,9 @@ impl TickCtx<'_> {
     #[inline(always)]
     pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let got = self.core.fifos[fifo.0 as usize].recv(out);
-        if got {
-            self.core.in_flight -= 1;
-            if self.core.observe {
-                let txn = self.core.fifos[fifo.0 as usize].txns.reads;
-                self.fifo_event(fifo, FifoEventKind::Consume, txn);
-            }
+        if got && self.core.observe {
+            let txn = self.core.fifos[fifo.0 as usize].txns.reads;
+            self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
         got
     }

@@ -18,6 +18,10 @@ use cranelift_module::{FuncId, Module};
 use super::host_abi::idx;
 use super::{JitError, err};
 
+// FIFO operations inline: a child module, so it extends `Gen`.
+#[path = "fifo.rs"]
+mod fifo;
+
 /// The SLP vectorizer (`jit/simd.rs`), a child module so that it extends
 /// [`Gen`].
 #[path = "simd.rs"]
@@ -65,8 +69,12 @@ pub(super) fn function(
         vars: Vec::new(),
         known: HashMap::new(),
         consts: HashMap::new(),
+        fifo_entries: HashMap::new(),
+        fifo_join_block: None,
+        fifo_host_block: None,
         simd,
     };
+    g.fifo_prepare(units);
     for &u in units {
         let unit = &program.units[u as usize];
         g.vars = unit.locals.iter().map(|_| g.b.declare_var(I64)).collect();
@@ -124,6 +132,13 @@ struct Gen<'a> {
     /// Locals known to hold a constant here (unrolled loop indices), so
     /// indices computed from them select a slot at compile time.
     consts: HashMap<LocalId, u64>,
+    /// Per FIFO port used here: its entry of the context's FIFO table,
+    /// loaded at entry (see the `fifo` module).
+    fifo_entries: HashMap<u32, Value>,
+    /// The join block of the FIFO operation being emitted, and its path
+    /// to the host call.
+    fifo_join_block: Option<cranelift_codegen::ir::Block>,
+    fifo_host_block: Option<cranelift_codegen::ir::Block>,
     /// Whether to vectorize runs of isomorphic statements ([`simd`]).
     simd: bool,
 }
@@ -514,6 +529,9 @@ impl Gen<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
+        if self.fifo_stmt(s) {
+            return;
+        }
         match s {
             Stmt::Assign(l, e) => {
                 let k = constant(e, &self.consts);

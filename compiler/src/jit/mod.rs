@@ -105,6 +105,8 @@ pub struct Jit {
     groups: Vec<(GroupCode, Vec<u32>)>,
     /// Fault index to fault id for inline groups: the identity.
     fault_ids: Vec<u32>,
+    /// A FIFO table of nulls, one per port: inline groups' default.
+    no_fifos: Box<[*mut chronon_runtime::ffi::FifoState]>,
     slots: usize,
     functions: usize,
 }
@@ -318,6 +320,7 @@ impl Jit {
             units,
             groups,
             fault_ids: (0..program.faults.len() as u32).collect(),
+            no_fifos: vec![std::ptr::null_mut(); program.ports.len()].into_boxed_slice(),
             slots: program.slots.len(),
             functions: functions.len(),
         })
@@ -348,6 +351,9 @@ impl Jit {
                 port_base: 0,
                 trace_base: 0,
                 faults: self.fault_ids.as_slice() as *const [u32],
+                // Every FIFO operation calls the host until the runtime
+                // binding gives the context its own table.
+                fifos: self.no_fifos.as_ptr(),
             };
             return (*f, Box::new([context]));
         }
@@ -363,6 +369,7 @@ impl Jit {
                     port_base: r.port_base,
                     trace_base: r.trace_base,
                     faults: r.faults.as_slice() as *const [u32],
+                    fifos: std::ptr::null(),
                 }
             })
             .collect();
@@ -428,6 +435,7 @@ impl Engine for Jit {
             port_base: r.port_base,
             trace_base: r.trace_base,
             faults: r.faults.as_slice() as *const [u32],
+            fifos: std::ptr::null(),
         };
         let base = state[r.slot_base as usize..].as_mut_ptr();
         // SAFETY: `f` runs this unit's code relocated to `slot_base`: every

@@ -3,10 +3,11 @@
 use std::cell::Cell;
 use std::ffi::c_void;
 
-use chronon_runtime::{AssertId, FifoId, InPort, OutPort, TickCtx};
+use chronon_runtime::ffi::FifoState;
+use chronon_runtime::{AssertId, FifoId, InPort, OutPort, Simulation, TickCtx};
 
 use crate::host::Host;
-use crate::ir::{FaultId, PortId, TraceId};
+use crate::ir::{FaultId, PortId, Program, TraceId};
 
 /// What an IR port is in the runtime.
 pub(crate) enum Link {
@@ -40,9 +41,51 @@ pub(crate) struct RuntimeBinding {
     pub(super) port_member: Vec<u32>,
     pub(super) trace_member: Vec<u32>,
     pub(super) fault_member: Vec<u32>,
+    /// Per IR port, the CDC FIFO state inline group functions operate on
+    /// directly (their contexts' [`crate::jit::HostCtx::fifos`]), or null:
+    /// filled by [`RuntimeBinding::bind_fifos`] once the runtime exists.
+    pub(super) fifo_table: Box<[Cell<*mut FifoState>]>,
 }
 
 impl RuntimeBinding {
+    /// A FIFO table of `ports` null entries (every operation calls the host).
+    pub(super) fn no_fifo_table(ports: usize) -> Box<[Cell<*mut FifoState>]> {
+        (0..ports)
+            .map(|_| Cell::new(std::ptr::null_mut()))
+            .collect()
+    }
+
+    /// The FIFO table for inline group contexts.
+    pub(super) fn fifo_table_ptr(&self) -> *const *mut FifoState {
+        // `Cell<T>` has `T`'s layout; the table is never resized.
+        self.fifo_table.as_ptr().cast()
+    }
+
+    /// Gives JIT code the address of each FIFO it may operate on directly:
+    /// the write port of a FIFO that has no channel and a send rate of at
+    /// least one (so the channel side of a send is exactly the FIFO's one
+    /// write per edge, as in [`BoundHost::send`]'s fast path), and every
+    /// FIFO read port; items of at least one word (the runtime stores a
+    /// zero-word item as one word, which only the host path writes).
+    pub(super) fn bind_fifos(&self, sim: &Simulation, program: &Program) {
+        for (i, entry) in self.fifo_table.iter().enumerate() {
+            let port = &program.ports[i];
+            let fifo = match self.links.get(i) {
+                Some(Link::FifoIn(Some(f))) => Some(*f),
+                Some(Link::Out { .. }) if port.rate >= 1 => self.fifo_outs[i].map(|(f, _, _)| f),
+                _ => None,
+            };
+            let words = |p: PortId| program.ports[p as usize].item.len();
+            let same_width = program.fifos.iter().any(|f| {
+                (f.from as usize == i || f.to as usize == i) && words(f.from) == words(f.to)
+            });
+            let state = fifo
+                .filter(|_| !port.item.is_empty() && same_width)
+                .and_then(|f| sim.fifo_state(f));
+            entry.set(state.unwrap_or(std::ptr::null_mut()));
+        }
+    }
+
     /// The host for the running group's unit `member`.
     ///
     /// # Safety

@@ -291,9 +291,18 @@ impl Simulator {
                 .iter()
                 .map(|f| unit_member[f.unit as usize])
                 .collect(),
+            fifo_table: RuntimeBinding::no_fifo_table(program.ports.len()),
         });
         let group_code: Vec<_> = (0..groups.len())
-            .map(|g| jit.group(g, Rc::as_ptr(&binding)))
+            .map(|g| {
+                let (code, mut contexts) = jit.group(g, Rc::as_ptr(&binding));
+                if let GroupCode::Inline(_) = code {
+                    // Its FIFO operations run inline on the entries that
+                    // `bind_fifos` fills below.
+                    contexts[0].fifos = binding.fifo_table_ptr();
+                }
+                (code, contexts)
+            })
             .collect();
         let shared = Rc::new(RefCell::new(Shared {
             state: initial_state(&program),
@@ -322,6 +331,7 @@ impl Simulator {
             )?;
         }
         let sim = b.build()?;
+        binding.bind_fifos(&sim, &program);
         Ok(Simulator {
             sim,
             program,

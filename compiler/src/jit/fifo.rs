@@ -1,0 +1,536 @@
+//! CDC FIFO operations as loads and stores on the runtime's FIFO state.
+//!
+//! A bound run gives an inline group function, through its context's
+//! [`HostCtx::fifos`](super::host_abi::HostCtx::fifos) table, the address of
+//! the runtime's [`FifoState`](chronon_runtime::ffi::FifoState) behind each
+//! IR port it may run inline (null for the others: see
+//! `simulate::RuntimeBinding::bind_fifos`). The code generator loads the
+//! entries of the ports its units use once, at the function's entry, and
+//! emits each FIFO operation on such a port as:
+//!
+//! - entry null: the host call, as before;
+//! - else the operation itself, following `runtime::fifo::CdcFifo` field for
+//!   field (the layout is [`fifo_layout`]), except where the runtime's rules
+//!   ask for the host: a sink records FIFO events (`observed`) for an
+//!   operation that records one, or a refused `send`, which faults.
+//!
+//! So an operation has the same effect either way, and the interpreter (which
+//! always calls the host) stays the reference.
+
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
+
+use chronon_runtime::ffi::fifo_layout as at;
+
+use super::{Gen, I64, flags};
+use crate::ir::{PortId, Program, RecvKind, Stmt};
+use crate::jit::host_abi::idx;
+
+/// Whether `port` is an end of a CDC FIFO, whose operations are emitted
+/// inline with a host-call fallback. (Which of them the run binds is the
+/// runtime binding's choice; the others keep the fallback.)
+fn fifo_port(p: &Program, port: PortId) -> bool {
+    p.fifos.iter().any(|f| f.from == port || f.to == port)
+}
+
+/// Collects the FIFO ports named by operations in `stmts`.
+fn used_ports(p: &Program, stmts: &[Stmt], out: &mut Vec<PortId>) {
+    for s in stmts {
+        match s {
+            Stmt::If { then, els, .. } => {
+                used_ports(p, then, out);
+                used_ports(p, els, out);
+            }
+            Stmt::CanSend { port, .. }
+            | Stmt::Send { port, .. }
+            | Stmt::Recv { port, .. }
+            | Stmt::Request { port, .. }
+            | Stmt::Valid { port, .. }
+                if fifo_port(p, *port) && !out.contains(port) =>
+            {
+                out.push(*port);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Gen<'_> {
+    /// At the function's entry: loads the FIFO table entry of every FIFO
+    /// port that `units` use (once per call: entries do not change).
+    pub(super) fn fifo_prepare(&mut self, units: &[u32]) {
+        let mut ports = Vec::new();
+        for &u in units {
+            used_ports(self.p, &self.p.units[u as usize].body, &mut ports);
+        }
+        if ports.is_empty() {
+            return;
+        }
+        let offset = std::mem::offset_of!(super::super::HostCtx<'static>, fifos) as i32;
+        let table = self.b.ins().load(self.ptr, flags(), self.ctx, offset);
+        for port in ports {
+            let entry = self.b.ins().load(self.ptr, flags(), table, port as i32 * 8);
+            self.fifo_entries.insert(port, entry);
+        }
+    }
+
+    /// Emits `s` if it is an operation on a FIFO port prepared above;
+    /// returns whether it did (else the caller emits the host call).
+    pub(super) fn fifo_stmt(&mut self, s: &Stmt) -> bool {
+        let port = match s {
+            Stmt::CanSend { port, .. }
+            | Stmt::Send { port, .. }
+            | Stmt::Recv { port, .. }
+            | Stmt::Request { port, .. }
+            | Stmt::Valid { port, .. } => *port,
+            _ => return false,
+        };
+        let Some(&entry) = self.fifo_entries.get(&port) else {
+            return false;
+        };
+        match s {
+            Stmt::CanSend { dst, .. } => {
+                self.fifo_op(entry, 0, |g, fifo, done| {
+                    // `can_send()`: neither `full` nor written at this edge.
+                    let flags16 = g.b.ins().uload16(types::I32, flags(), fifo, at::FULL);
+                    let free = g.b.ins().icmp_imm_s(IntCC::Equal, flags16, 0);
+                    let free = g.b.ins().uextend(types::I32, free);
+                    g.b.ins().jump(done, &[free.into()]);
+                });
+                let id = self.i32(port);
+                let r = self.call_result(idx::CAN_SEND, &[id]);
+                self.fifo_done(r, &[]);
+                let (r, _) = self.fifo_join(0);
+                self.set_flag(*dst, r);
+            }
+            Stmt::Send { value, dst, .. } => {
+                let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
+                let try_send = dst.is_some();
+                self.fifo_send(entry, port, &values, try_send);
+                let (sent, _) = self.fifo_join(0);
+                if let Some(d) = dst {
+                    self.set_flag(*d, sent);
+                }
+            }
+            Stmt::Request { dst, .. } => {
+                self.fifo_request(entry, port);
+                let (r, _) = self.fifo_join(0);
+                self.set_flag(*dst, r);
+            }
+            Stmt::Valid { dst, .. } => {
+                self.fifo_op(entry, 0, |g, fifo, done| {
+                    let v =
+                        g.b.ins()
+                            .uload8(types::I32, flags(), fifo, at::OUTPUT_VALID);
+                    g.b.ins().jump(done, &[v.into()]);
+                });
+                let id = self.i32(port);
+                let r = self.call_result(idx::VALID, &[id]);
+                self.fifo_done(r, &[]);
+                let (r, _) = self.fifo_join(0);
+                self.set_flag(*dst, r);
+            }
+            Stmt::Recv { kind, ok, dst, .. } => {
+                let words = dst.len();
+                self.fifo_recv(entry, port, *kind, words);
+                let (got, fresh) = self.fifo_join(words);
+                self.set_flag(*ok, got);
+                for (l, fresh) in dst.iter().zip(fresh) {
+                    let var = self.vars[*l as usize];
+                    let old = self.b.use_var(var);
+                    let v = self.b.ins().select(got, fresh, old);
+                    self.define(*l, v);
+                }
+            }
+            _ => unreachable!("matched above"),
+        }
+        true
+    }
+
+    /// Opens the join block of an operation (an `i32` result and `words`
+    /// item words) and branches on the entry: non-null runs `fast` (which
+    /// ends by jumping to the join), null leaves the builder in the
+    /// fallback block, where the caller emits the host call and calls
+    /// [`Gen::fifo_done`].
+    fn fifo_op(&mut self, entry: Value, words: usize, fast: impl FnOnce(&mut Self, Value, Block)) {
+        let done = self.b.create_block();
+        self.b.append_block_param(done, types::I32);
+        for _ in 0..words {
+            self.b.append_block_param(done, I64);
+        }
+        let inline = self.b.create_block();
+        let host = self.b.create_block();
+        self.b.ins().brif(entry, inline, &[], host, &[]);
+        self.b.switch_to_block(inline);
+        fast(self, entry, done);
+        self.b.switch_to_block(host);
+        self.fifo_join_block = Some(done);
+    }
+
+    /// Ends the host-call path of an operation: jumps to its join.
+    fn fifo_done(&mut self, result: Value, words: &[Value]) {
+        let done = self.fifo_join_block.expect("an operation is open");
+        let mut args = vec![result.into()];
+        args.extend(words.iter().map(|w| BlockArg::from(*w)));
+        self.b.ins().jump(done, &args);
+    }
+
+    /// Continues after an operation: its result and item words.
+    fn fifo_join(&mut self, words: usize) -> (Value, Vec<Value>) {
+        let done = self.fifo_join_block.take().expect("an operation is open");
+        self.b.switch_to_block(done);
+        let params = self.b.block_params(done).to_vec();
+        debug_assert_eq!(params.len(), words + 1);
+        (params[0], params[1..].to_vec())
+    }
+
+    /// The address of word 0 of the item at the pointer at `ptr_field`.
+    fn fifo_slot(&mut self, fifo: Value, ptr_field: i32, width: usize) -> Value {
+        let pointer = self.b.ins().load(types::I32, flags(), fifo, ptr_field);
+        let mask = self.b.ins().load(types::I32, flags(), fifo, at::SLOT_MASK);
+        let slot = self.b.ins().band(pointer, mask);
+        let slot = self.b.ins().uextend(I64, slot);
+        let offset = self.b.ins().imul_imm_s(slot, width as i64 * 8);
+        let storage = self.b.ins().load(self.ptr, flags(), fifo, at::STORAGE);
+        self.b.ins().iadd(storage, offset)
+    }
+
+    /// `send`/`try_send`: stores the item at the write pointer and marks the
+    /// edge written when `can_send()` and no sink records events; a refused
+    /// `try_send` answers 0; the rest (recorded, or a refused `send`, which
+    /// faults) calls the host.
+    fn fifo_send(&mut self, entry: Value, port: PortId, values: &[Value], try_send: bool) {
+        let values = values.to_vec();
+        self.fifo_op(entry, 0, |g, fifo, done| {
+            let busy = g.b.ins().uload16(types::I32, flags(), fifo, at::FULL);
+            let observed = g.b.ins().uload8(types::I32, flags(), fifo, at::OBSERVED);
+            let other = g.b.ins().bor(busy, observed);
+            let write = g.b.create_block();
+            let not_now = g.b.create_block();
+            g.b.ins().brif(other, not_now, &[], write, &[]);
+            g.b.switch_to_block(write);
+            let addr = g.fifo_slot(fifo, at::WRITE_PTR, values.len());
+            for (i, v) in values.iter().enumerate() {
+                g.b.ins().store(flags(), *v, addr, i as i32 * 8);
+            }
+            let one = g.b.ins().iconst(types::I32, 1);
+            g.b.ins().istore8(flags(), one, fifo, at::WRITE_PENDING);
+            g.b.ins().jump(done, &[one.into()]);
+            // Refused, or recorded: a refused `try_send` changes nothing and
+            // records nothing; everything else is the host's.
+            g.b.switch_to_block(not_now);
+            let host = g.b.create_block();
+            g.fifo_host_block = Some(host);
+            if try_send {
+                let zero = g.b.ins().iconst(types::I32, 0);
+                g.b.ins().brif(busy, done, &[zero.into()], host, &[]);
+            } else {
+                g.b.ins().jump(host, &[]);
+            }
+        });
+        // Both the null entry and the inline path's fallback call the host.
+        let fallback = self.fifo_host_block.take().expect("set by the inline path");
+        self.b.ins().jump(fallback, &[]);
+        self.b.switch_to_block(fallback);
+        let addr = self.fill_buffer(&values);
+        let id = self.i32(port);
+        let required = self.i32(u32::from(!try_send));
+        let len = self.i32(values.len() as u32);
+        let sent = self.call_result(idx::SEND, &[id, required, addr, len]);
+        self.fifo_done(sent, &[]);
+    }
+
+    /// Registered `request()`: accepted when not `empty`, not already
+    /// accepted at this edge, and the output register is free (not valid,
+    /// or taken earlier in this tick); a recorded run calls the host.
+    fn fifo_request(&mut self, entry: Value, port: PortId) {
+        self.fifo_op(entry, 0, |g, fifo, done| {
+            let host = g.fifo_unless_observed(fifo);
+            let byte = |g: &mut Self, field| g.b.ins().uload8(types::I32, flags(), fifo, field);
+            let empty = byte(g, at::EMPTY);
+            let pending = byte(g, at::READ_PENDING);
+            let fwft = byte(g, at::FWFT);
+            let valid = byte(g, at::OUTPUT_VALID);
+            let taken = byte(g, at::TAKEN);
+            let blocked = g.b.ins().bor(empty, pending);
+            let blocked = g.b.ins().bor(blocked, fwft);
+            let not_taken = g.b.ins().bxor_imm_s(taken, 1);
+            let occupied = g.b.ins().band(valid, not_taken);
+            let blocked = g.b.ins().bor(blocked, occupied);
+            let accepted = g.b.ins().icmp_imm_s(IntCC::Equal, blocked, 0);
+            let accepted = g.b.ins().uextend(types::I32, accepted);
+            let pending = g.b.ins().bor(pending, accepted);
+            g.b.ins().istore8(flags(), pending, fifo, at::READ_PENDING);
+            g.b.ins().jump(done, &[accepted.into()]);
+            g.fifo_host_block = Some(host);
+        });
+        let fallback = self.fifo_host_block.take().expect("set by the inline path");
+        self.b.ins().jump(fallback, &[]);
+        self.b.switch_to_block(fallback);
+        let id = self.i32(port);
+        let r = self.call_result(idx::REQUEST, &[id]);
+        self.fifo_done(r, &[]);
+    }
+
+    /// `take()` (registered), `recv()` and `peek()` (FWFT): the item words
+    /// of the output register or the head slot, and whether there was one;
+    /// `take` and `recv` of a recorded run call the host.
+    fn fifo_recv(&mut self, entry: Value, port: PortId, kind: RecvKind, words: usize) {
+        self.fifo_op(entry, words, |g, fifo, done| {
+            let host = if kind == RecvKind::Peek {
+                None
+            } else {
+                Some(g.fifo_unless_observed(fifo))
+            };
+            let byte = |g: &mut Self, field| g.b.ins().uload8(types::I32, flags(), fifo, field);
+            let (got, item, flag, flag_now) = if kind == RecvKind::Take {
+                // An item in the output register, not taken at this edge.
+                let valid = byte(g, at::OUTPUT_VALID);
+                let taken = byte(g, at::TAKEN);
+                let not_taken = g.b.ins().bxor_imm_s(taken, 1);
+                let got = g.b.ins().band(valid, not_taken);
+                let item = g.b.ins().load(g.ptr, flags(), fifo, at::OUTPUT);
+                (got, item, at::TAKEN, taken)
+            } else {
+                // FWFT: not `empty` and nothing received at this edge.
+                let empty = byte(g, at::EMPTY);
+                let pending = byte(g, at::READ_PENDING);
+                let fwft = byte(g, at::FWFT);
+                let blocked = g.b.ins().bor(empty, pending);
+                let free = g.b.ins().icmp_imm_s(IntCC::Equal, blocked, 0);
+                let free = g.b.ins().uextend(types::I32, free);
+                let got = g.b.ins().band(free, fwft);
+                let item = g.fifo_slot(fifo, at::READ_PTR, words);
+                (got, item, at::READ_PENDING, pending)
+            };
+            // Loaded whether or not there is an item (the words are
+            // readable either way); the caller selects on `got`.
+            let mut args = vec![got.into()];
+            for i in 0..words {
+                let w = g.b.ins().load(I64, flags(), item, i as i32 * 8);
+                args.push(w.into());
+            }
+            if kind != RecvKind::Peek {
+                let now = g.b.ins().bor(flag_now, got);
+                g.b.ins().istore8(flags(), now, fifo, flag);
+            }
+            g.b.ins().jump(done, &args);
+            g.fifo_host_block = host;
+        });
+        if let Some(fallback) = self.fifo_host_block.take() {
+            self.b.ins().jump(fallback, &[]);
+            self.b.switch_to_block(fallback);
+        }
+        let buf = self.buf();
+        let addr = self.b.ins().stack_addr(self.ptr, buf, 0);
+        let id = self.i32(port);
+        let len = self.i32(words as u32);
+        let got = match kind {
+            RecvKind::Recv | RecvKind::Peek => {
+                let remove = self.i32(u32::from(kind == RecvKind::Recv));
+                self.call_result(idx::RECV, &[id, remove, addr, len])
+            }
+            RecvKind::Take => self.call_result(idx::TAKE, &[id, addr, len]),
+        };
+        let fresh: Vec<Value> = (0..words)
+            .map(|i| self.b.ins().stack_load(self.ptr, I64, buf, i as i32 * 8))
+            .collect();
+        self.fifo_done(got, &fresh);
+    }
+
+    /// Branches to a new host-call block when a sink records FIFO events;
+    /// continues in the inline path otherwise. Returns the host block.
+    fn fifo_unless_observed(&mut self, fifo: Value) -> Block {
+        let observed = self.b.ins().uload8(types::I32, flags(), fifo, at::OBSERVED);
+        let host = self.b.create_block();
+        let inline = self.b.create_block();
+        self.b.ins().brif(observed, host, &[], inline, &[]);
+        self.b.switch_to_block(inline);
+        host
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::sync::Arc;
+
+    use chronon_lang::span::SourceMap;
+    use chronon_lang::{CompileOptions, compile};
+    use chronon_runtime::{DomainId, FifoEvent, RunLimit, TraceRecord, TraceSink};
+
+    use crate::lower::lower;
+    use crate::simulate::{EngineKind, Simulator};
+
+    /// A writer and a reader with pseudo-random stalls (so the FIFO runs
+    /// full and empty), two-word items, a second `try_send`/`take`/
+    /// `request`/`recv` per edge (always refused), and counters of every
+    /// answer. `send` uses `send` (a refusal faults) instead of
+    /// `try_send` after `can_send`.
+    fn design(fwft: bool, depth: u32, sync: u32, clocks: (&str, &str), send: bool) -> String {
+        let write = if send {
+            "if go || tx.can_send() { tx.send(P { a: n, b: n as u16 }); n <= n + 1; sent += 1; }"
+        } else {
+            "if go { if tx.try_send(P { a: n, b: n as u16 }) { n <= n + 1; sent += 1; } \
+             else { refused += 1; } \
+             if tx.try_send(P { a: 7, b: 7 }) { dup += 1; } }"
+        };
+        let reader = if fwft {
+            "unit R { in rx: P cdc fwft; reg y: u32 = 7; counter sum; counter got; counter peeks; counter dup;\n\
+             tick { y <= y * 1103515245 + 12345;\n\
+             if let Some(v) = rx.peek() { peeks += v.a as u64 + 1; }\n\
+             if (y >> 9) % 3 != 0 {\n\
+               if let Some(v) = rx.recv() { sum += (v.a as u64) * 3 + v.b as u64; got += 1; }\n\
+               if let Some(v) = rx.recv() { dup += 1 + v.a as u64; }\n\
+               if let Some(v) = rx.peek() { peeks += 1000000 + v.a as u64; }\n\
+             } } }"
+        } else {
+            "unit R { in rx: P cdc; reg y: u32 = 7; counter sum; counter got; counter acc; counter valids; counter dup;\n\
+             tick { y <= y * 1103515245 + 12345;\n\
+             if rx.valid() { valids += 1; }\n\
+             if (y >> 9) % 3 != 0 {\n\
+               if let Some(v) = rx.take() { sum += (v.a as u64) * 3 + v.b as u64; got += 1; }\n\
+               if let Some(v) = rx.take() { dup += 1 + v.a as u64; }\n\
+             }\n\
+             if (y >> 5) % 4 != 0 { if rx.request() { acc += 1; } if rx.request() { dup += 1; } }\n\
+             if rx.valid() { valids += 1000; } } }"
+        };
+        format!(
+            "struct P {{ a: u32, b: u16 }}\n\
+             clock wclk = {w};\nclock rclk = {r};\n\
+             unit W {{ out tx: P; reg n: u32 = 0; reg x: u32 = 1;\n\
+             counter sent; counter refused; counter free; counter dup;\n\
+             tick {{ x <= x * 1103515245 + 12345; let go: bool = (x >> 7) % 4 != 0;\n\
+             if tx.can_send() {{ free += 1; }}\n{write} }} }}\n\
+             {reader}\n\
+             system Top {{ inst w: W on wclk; inst r: R on rclk;\n\
+             cdc w.tx -> r.rx depth {depth} sync {sync}; }}\n",
+            w = clocks.0,
+            r = clocks.1,
+        )
+    }
+
+    /// Records FIFO events (observing commits makes JIT code call the host
+    /// for the operations that record one).
+    struct Events(Rc<RefCell<Vec<FifoEvent>>>);
+
+    impl TraceSink for Events {
+        fn record(&mut self, _: &TraceRecord<'_>) {}
+        fn observes_commits(&self) -> bool {
+            true
+        }
+        fn fifo(&mut self, event: &FifoEvent) {
+            self.0.borrow_mut().push(*event);
+        }
+    }
+
+    fn simulator(text: &str, engine: EngineKind) -> Simulator {
+        let mut sources = SourceMap::new();
+        sources.add("t.chr".to_string(), text.to_string());
+        let options = CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        };
+        let compiled = compile(&mut sources, &options);
+        let Some(design) = compiled.design else {
+            panic!("{:#?}\n{text}", compiled.diagnostics);
+        };
+        let program = Arc::new(lower(&design, &sources).expect("lowers"));
+        Simulator::new(program, engine).expect("builds")
+    }
+
+    /// Runs `text` on both engines instant by instant (and, with
+    /// `observe`, with a sink that records FIFO events), comparing stops,
+    /// state digests and events; returns the interpreter's counters.
+    fn agree(text: &str, instants: u64, observe: bool) -> Vec<(String, String, u64)> {
+        let mut sims = [EngineKind::Interp, EngineKind::Jit].map(|e| simulator(text, e));
+        let events = [(); 2].map(|_| Rc::new(RefCell::new(Vec::new())));
+        if observe {
+            for (s, e) in sims.iter_mut().zip(&events) {
+                s.sim.set_trace_sink(Box::new(Events(e.clone())));
+            }
+        }
+        for instant in 0..instants {
+            let s = &sims[0];
+            let next = (0..s.program().domains.len() as u32)
+                .filter_map(|d| {
+                    s.sim
+                        .edge_time(DomainId(d), s.sim.edges_done(DomainId(d)))
+                        .ok()
+                })
+                .min()
+                .expect("a clock");
+            let stops = sims.each_mut().map(|s| s.sim.run(RunLimit::Time(next)));
+            assert_eq!(stops[0], stops[1], "stop at instant {instant}\n{text}");
+            assert_eq!(
+                sims[0].digest(),
+                sims[1].digest(),
+                "state at instant {instant}\n{text}"
+            );
+            assert_eq!(sims[0].sim.in_flight(), sims[1].sim.in_flight(), "{text}");
+            assert_eq!(*events[0].borrow(), *events[1].borrow(), "{text}");
+            if stops[0] != chronon_runtime::Stop::LimitReached {
+                break;
+            }
+        }
+        if observe {
+            assert!(!events[0].borrow().is_empty(), "no FIFO events\n{text}");
+        }
+        sims[0].counters()
+    }
+
+    fn counter(counters: &[(String, String, u64)], name: &str) -> u64 {
+        counters
+            .iter()
+            .find(|c| c.1 == name)
+            .map(|c| c.2)
+            .expect("counter exists")
+    }
+
+    /// Registered and FWFT reads, depths 2 and 16, S = 2, 3 and 5, fast
+    /// and slow writers: the JIT's inline operations agree with the
+    /// interpreter after every instant, with and without FIFO events
+    /// recorded; the runs reach full and empty and move items.
+    #[test]
+    fn inline_fifo_operations_agree_with_the_interpreter() {
+        for fwft in [false, true] {
+            for (depth, sync) in [(2, 2), (2, 3), (16, 2), (4, 5)] {
+                for clocks in [
+                    ("1 GHz", "1 GHz"),
+                    ("1326 MHz phase 137 ps", "914 MHz"),
+                    ("300 MHz", "1 GHz phase 1 ps"),
+                ] {
+                    let text = design(fwft, depth, sync, clocks, false);
+                    let c = agree(&text, 1500, false);
+                    assert!(counter(&c, "got") > 20, "{c:?}\n{text}");
+                    // The writers not slower than their reader fill it.
+                    if clocks.0 != "300 MHz" {
+                        assert!(counter(&c, "refused") > 0, "{c:?}\n{text}");
+                    }
+                    // A second write, read or request in one edge: refused.
+                    let dups: u64 = c.iter().filter(|c| c.1 == "dup").map(|c| c.2).sum();
+                    assert_eq!(dups, 0, "{c:?}");
+                    agree(&text, 400, true);
+                }
+            }
+        }
+    }
+
+    /// `send` on a full FIFO faults on both engines at the same instant.
+    #[test]
+    fn inline_send_refusal_faults_like_the_interpreter() {
+        for fwft in [false, true] {
+            let text = design(fwft, 2, 3, ("1 GHz", "250 MHz"), true);
+            let mut sim = simulator(&text, EngineKind::Jit);
+            let stop = sim
+                .sim
+                .run(RunLimit::Time(chronon_runtime::Picos::from_integer(
+                    1_000_000,
+                )));
+            assert!(matches!(stop, chronon_runtime::Stop::Fault(_)), "{stop:?}");
+            agree(&text, 2000, false);
+            agree(&text, 2000, true);
+        }
+    }
+}
