@@ -122,6 +122,14 @@ struct Pattern {
     /// The largest `step` of `instants` (> 0): bounds how far time can move
     /// in `n` steps, so [`Calendar::replay`] checks overflow once per call.
     max_step: u128,
+    /// The time of the first replayed instant (the first instant at or
+    /// after `start`) and the hyperperiod: instant `i` of the pattern is at
+    /// `anchor + k * hyperperiod + offsets[i]` for every `k >= 0`.
+    anchor: u128,
+    hyperperiod: u128,
+    /// Per instant of the hyperperiod, its distance from the hyperperiod's
+    /// first (increasing, the first is 0), for [`Calendar::seek`].
+    offsets: Vec<u128>,
 }
 
 /// Why [`Calendar::replay`] returned.
@@ -313,6 +321,9 @@ impl Calendar {
                 .collect(),
             domains,
             start,
+            anchor: anchor?,
+            hyperperiod,
+            offsets,
         })
     }
 
@@ -464,6 +475,100 @@ impl Calendar {
             *current_span = span;
         }
         end
+    }
+
+    /// Whether the calendar is replaying its pattern with no overflow ahead:
+    /// the state [`Calendar::seek`] can move from.
+    pub(crate) fn replaying(&self) -> bool {
+        self.in_pattern && self.exhausted.is_none()
+    }
+
+    /// The latest tick run-ahead may run to: every domain's edge count and
+    /// the time of the instant after stay far from overflow there (a
+    /// quarter of their ranges), so [`Calendar::seek`] never overflows and
+    /// the checked steps handle the approach to the limits.
+    pub(crate) fn run_ahead_limit(&self) -> u128 {
+        let quarter = u128::MAX / 4;
+        let max_step = self.pattern.as_ref().map_or(0, |p| p.max_step);
+        self.clocks
+            .iter()
+            .map(|c| c.edge_ticks(u64::MAX / 4).unwrap_or(quarter))
+            .fold(quarter, u128::min)
+            .min(u128::MAX - max_step)
+    }
+
+    /// The shortest period, in ticks.
+    pub(crate) fn min_period(&self) -> u128 {
+        self.clocks.iter().map(|c| c.period).min().unwrap_or(1)
+    }
+
+    /// The number of edges of domain `d` at or before tick `bound`.
+    pub(crate) fn edges_at_or_before(&self, d: usize, bound: u128) -> u128 {
+        let c = &self.clocks[d];
+        if bound < c.phase {
+            0
+        } else {
+            (bound - c.phase) / c.period + 1
+        }
+    }
+
+    /// The time of the last instant at or before tick `bound` (the latest
+    /// edge of any domain there), if any.
+    pub(crate) fn last_instant_at_or_before(&self, bound: u128) -> Option<u128> {
+        self.clocks
+            .iter()
+            .filter(|c| c.phase <= bound)
+            .map(|c| c.phase + (bound - c.phase) / c.period * c.period)
+            .max()
+    }
+
+    /// The pattern instant at tick `t` as an absolute instant number from
+    /// the pattern's first instant, if `t` is one.
+    fn pattern_index(p: &Pattern, t: u128) -> Option<u128> {
+        let rel = t.checked_sub(p.anchor)?;
+        let i = p.offsets.binary_search(&(rel % p.hyperperiod)).ok()?;
+        Some(rel / p.hyperperiod * p.instants.len() as u128 + i as u128)
+    }
+
+    /// Moves the calendar to the instant at tick `t`, exactly as if every
+    /// instant up to it had been stepped with [`Calendar::advance`], and
+    /// returns how many instants that passed. Only while
+    /// [`Calendar::replaying`], with `t` an instant at or after the current
+    /// one; the caller (run-ahead) keeps `t` and every domain's edge count
+    /// far from overflow. Returns `None`, changing nothing, if `t` is not
+    /// such an instant.
+    pub(crate) fn seek(&mut self, t: u128) -> Option<u64> {
+        if !self.replaying() || t < self.current_time {
+            return None;
+        }
+        let p = self.pattern.as_ref()?;
+        let (from, to) = (
+            Self::pattern_index(p, self.current_time)?,
+            Self::pattern_index(p, t)?,
+        );
+        let position = (to % p.instants.len() as u128) as usize;
+        let PatternInstant { step, span } = p.instants[position];
+        let moved = u64::try_from(to - from).ok()?;
+        let upcoming = t.checked_add(step)?;
+        let fits = |d| u64::try_from(self.edges_at_or_before(d, t)).is_ok();
+        if !(0..self.clocks.len()).all(fits) {
+            return None;
+        }
+        for d in 0..self.clocks.len() {
+            let n = self.edges_at_or_before(d, t) as u64;
+            self.next_cycle[d] = n;
+            self.cycle[d] = n.saturating_sub(1);
+        }
+        self.current_time = t;
+        self.current_position = position;
+        self.current_span = span;
+        self.position = if position + 1 == p.instants.len() {
+            0
+        } else {
+            position + 1
+        };
+        self.upcoming = upcoming;
+        Some(moved)
     }
 
     fn merge_step(&mut self) {

@@ -29,7 +29,9 @@ pub use fault::{Fault, FaultKind};
 pub use fifo::{FIFO_DEPTH_RANGE, FIFO_SYNC_RANGE, ReadPort};
 pub use schedule::Cluster;
 pub use sim::{Drain, FifoFlags, RunLimit, Simulation, Stop};
-pub use tick::{NativeGroup, NativeGroupFn, NativeTick, NativeTickFn, Tick, TickCtx};
+pub use tick::{
+    NativeEdges, NativeEdgesFn, NativeGroup, NativeGroupFn, NativeTick, NativeTickFn, Tick, TickCtx,
+};
 pub use time::{Clock, Picos, TimeError};
 pub use trace::{
     FifoEvent, FifoEventKind, MemorySink, OwnedRecord, Timestamp, TraceRecord, TraceSink,

@@ -56,6 +56,22 @@ pub(crate) struct Core {
     /// Items sent and not yet received over every connection (the FIFOs
     /// count theirs from their pointers: see [`Simulation::in_flight`]).
     pub(crate) in_flight: u64,
+    /// Set while a domain runs ahead ([`TickCtx::next_edge`] acts only then).
+    pub(crate) ahead: bool,
+    /// Per domain, what [`TickCtx::next_edge`] commits and how far it moves.
+    pub(crate) edges: Vec<DomainEdge>,
+}
+
+/// Per domain: the commit after each of its edges and its period, for
+/// run-ahead ([`TickCtx::next_edge`]).
+#[derive(Debug, Default)]
+pub(crate) struct DomainEdge {
+    pub(crate) regs: std::ops::Range<usize>,
+    pub(crate) stages: Vec<u32>,
+    /// FIFOs with both sides in the domain (run-ahead needs no others).
+    pub(crate) fifos: Vec<u32>,
+    /// The period in calendar ticks.
+    pub(crate) period: u128,
 }
 
 impl Core {
@@ -161,6 +177,8 @@ struct Runner {
     first: SlotMeta,
     /// What `tick` offers to be called as instead, if anything.
     native: Option<crate::tick::NativeGroup>,
+    /// Its native run-ahead form, if any.
+    native_edges: Option<crate::tick::NativeEdges>,
     metas: std::ops::Range<usize>,
 }
 
@@ -191,6 +209,8 @@ struct DomainPlan {
     fifos: Vec<u32>,
     /// Whether the domain has stage registers or FIFOs to commit.
     extras: bool,
+    /// Whether any of its ticks may stop the run ([`Tick::can_stop`]).
+    can_stop: bool,
 }
 
 /// Pattern mode's instant program: per calendar pattern position, the domain
@@ -288,6 +308,23 @@ pub struct Simulation {
     instants: u64,
     /// Whether any domain has stage registers or FIFOs to commit.
     any_extras: bool,
+    /// Run-ahead: see [`Simulation::run_ahead`].
+    ahead: RunAhead,
+}
+
+/// What run-ahead needs, fixed at build.
+struct RunAhead {
+    /// Switched by [`Simulation::set_run_ahead`].
+    enabled: bool,
+    /// No channel or CDC FIFO joins two domains, the calendar has a
+    /// pattern, and at most one domain's ticks can stop the run.
+    possible: bool,
+    /// Domains with units, the one whose ticks can stop (if any) first.
+    order: Vec<u32>,
+    /// [`Calendar::run_ahead_limit`].
+    limit: u128,
+    /// How far one round runs, in ticks (65,536 of the shortest period).
+    window: u128,
 }
 
 impl Simulation {
@@ -338,6 +375,14 @@ impl Simulation {
             unit_ticks.push(u.tick);
         }
 
+        // Run-ahead needs every connection inside one domain.
+        let channels_in_domains = design.connections.iter().all(|c| {
+            let (from, to) = (
+                design.outputs[c.from as usize].unit,
+                design.inputs[c.to as usize].unit,
+            );
+            units[from as usize].domain == units[to as usize].domain
+        });
         let mut channels = Channels::default();
         for p in design.outputs {
             channels.add_output(p.name, p.width, p.rate);
@@ -424,9 +469,11 @@ impl Simulation {
                     },
                 };
                 let at = first_meta + i;
+                plan.can_stop |= tick.can_stop();
                 runners.push(Runner {
                     first: metas[at],
                     native: tick.native(),
+                    native_edges: tick.native_edges(),
                     tick,
                     metas: at..at + len,
                 });
@@ -437,6 +484,44 @@ impl Simulation {
         let fifo_program = FifoProgram::build(&calendar, &plans, &fifos);
         let instant_program = InstantProgram::build(&calendar, &plans);
         let any_extras = plans.iter().any(|p| p.extras);
+        let ahead = {
+            let runs = |d: &u32| !plans[*d as usize].runners.is_empty();
+            let stoppable: Vec<u32> = (0..plans.len() as u32)
+                .filter(|d| runs(d) && plans[*d as usize].can_stop)
+                .collect();
+            let mut order = stoppable.clone();
+            order.extend(
+                (0..plans.len() as u32).filter(|d| runs(d) && !plans[*d as usize].can_stop),
+            );
+            RunAhead {
+                enabled: true,
+                possible: calendar.uses_pattern()
+                    && stoppable.len() <= 1
+                    && fifos.iter().all(|f| f.writer_domain == f.reader_domain)
+                    && channels_in_domains,
+                order,
+                limit: calendar.run_ahead_limit(),
+                window: calendar.min_period().saturating_mul(1 << 16),
+            }
+        };
+        let edges = plans
+            .iter()
+            .zip(calendar.tick_clocks())
+            .map(|(plan, clock)| DomainEdge {
+                regs: plan.regs.clone(),
+                stages: plan.stages.clone(),
+                fifos: plan
+                    .fifos
+                    .iter()
+                    .copied()
+                    .filter(|&f| {
+                        let f = &fifos[f as usize];
+                        f.writer_domain == f.reader_domain
+                    })
+                    .collect(),
+                period: clock.period,
+            })
+            .collect();
         let next = cur.clone();
         let core = Core {
             cur,
@@ -457,6 +542,8 @@ impl Simulation {
             finish: false,
             stop_requested: false,
             in_flight: 0,
+            ahead: false,
+            edges,
         };
         Ok(Simulation {
             calendar,
@@ -471,7 +558,23 @@ impl Simulation {
             sink: None,
             instants: 0,
             any_extras,
+            ahead,
         })
+    }
+
+    /// Turns run-ahead on (the default) or off. Off, every instant runs
+    /// through the instant loop; on, [`Simulation::run`] lets domains run
+    /// many edges per call where that is exact (see [`Tick::tick_edges`]),
+    /// with the same result (for tests and measurements).
+    pub fn set_run_ahead(&mut self, on: bool) {
+        self.ahead.enabled = on;
+    }
+
+    /// Whether [`Simulation::run`] would run ahead now: it is on, no channel
+    /// or FIFO joins two domains, at most one domain's ticks can stop the
+    /// run, the calendar replays a pattern, and no trace sink is installed.
+    pub fn runs_ahead(&self) -> bool {
+        self.ahead.enabled && self.ahead.possible && !self.core.tracing && !self.core.observe
     }
 
     /// Installs the trace sink (records are dropped while none is installed).
@@ -628,6 +731,28 @@ impl Simulation {
             },
             RunLimit::Unbounded => u128::MAX,
         };
+        if self.runs_ahead() {
+            // Step to the calendar's pattern (a few instants at most), then
+            // let the domains run ahead.
+            loop {
+                if self.calendar.replaying() {
+                    match self.run_ahead(last_tick) {
+                        Some(stop) => return stop,
+                        None => break,
+                    }
+                }
+                match self.calendar.peek_ticks() {
+                    Ok(t) if t > last_tick => return Stop::LimitReached,
+                    Ok(_) => {}
+                    Err(e) => return Stop::TimeOverflow(e),
+                }
+                match self.step() {
+                    Ok(false) => {}
+                    Ok(true) => return self.requested_stop(),
+                    Err(e) => return Stop::TimeOverflow(e),
+                }
+            }
+        }
         // The replay loop can run the instants when nothing observes commits
         // and every FIFO commit is precomputed; it hands back to the checked
         // step below before pattern mode and near an overflow.
@@ -653,6 +778,117 @@ impl Simulation {
                 Err(e) => return Stop::TimeOverflow(e),
             }
         }
+    }
+
+    /// Run-ahead (contract §7): runs every instant up to `last_tick` (or to
+    /// the instant of a stop) domain by domain, each domain's consecutive
+    /// edges in one call ([`Simulation::run_domain`]), in rounds of
+    /// `ahead.window` ticks; then moves the calendar to the last instant
+    /// run. Exact because no domain reads another's state (no channel or
+    /// FIFO between domains, no sink) and the one domain that can stop runs
+    /// first in each round: the others then run only to its stop's time.
+    /// `None` when the round would pass [`Calendar::run_ahead_limit`]: the
+    /// caller's checked steps continue from there.
+    fn run_ahead(&mut self, last_tick: u128) -> Option<Stop> {
+        loop {
+            let now = self.calendar.time_ticks();
+            let end = last_tick
+                .min(self.ahead.limit)
+                .min(now.saturating_add(self.ahead.window));
+            let mut bound = end;
+            let mut stopped = false;
+            for i in 0..self.ahead.order.len() {
+                let d = self.ahead.order[i] as usize;
+                let from = self.calendar.edges_done(d);
+                // Below `ahead.limit`, the count fits (a quarter of u64).
+                let to = self.calendar.edges_at_or_before(d, bound) as u64;
+                if to <= from {
+                    continue;
+                }
+                let done = self.run_domain(d, from, to - from);
+                if self.core.stop_requested && !stopped {
+                    // The others run to this instant only (the stoppable
+                    // domain runs first, so none has passed it).
+                    let clock = self.calendar.tick_clocks()[d];
+                    bound = clock.phase + clock.period * u128::from(from + done - 1);
+                    stopped = true;
+                    // Its faults and `finish` stay recorded; the flag
+                    // would end the other domains' loops after one edge.
+                    self.core.stop_requested = false;
+                }
+            }
+            self.core.stop_requested |= stopped;
+            if let Some(t) = self.calendar.last_instant_at_or_before(bound)
+                && t > now
+            {
+                let moved = self
+                    .calendar
+                    .seek(t)
+                    .expect("run-ahead ends on a replayed instant below its limit");
+                self.instants += moved;
+            }
+            if stopped {
+                return Some(self.requested_stop());
+            }
+            if end == last_tick {
+                return Some(Stop::LimitReached);
+            }
+            if end == self.ahead.limit {
+                return None;
+            }
+        }
+    }
+
+    /// Runs `n >= 1` consecutive edges of domain `d` from edge `from`, as
+    /// the instant loop would, and returns how many completed (fewer after
+    /// a stop): one call of the runner's run-ahead form when the domain has
+    /// one runner, else the runners in turn per edge.
+    fn run_domain(&mut self, d: usize, from: u64, n: u64) -> u64 {
+        let clock = self.calendar.tick_clocks()[d];
+        let time = clock.phase + clock.period * u128::from(from);
+        let runners = &mut self.runners[self.plans[d].runners.clone()];
+        self.core.ahead = true;
+        let mut ctx = TickCtx::at_edge(&mut self.core, &self.metas, d as u32, from, time);
+        let done = if let [runner] = runners {
+            ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+            match (runner.native_edges, runner.native) {
+                (Some(edges), _) => ctx.call_native_edges(edges, n),
+                (None, Some(native)) => {
+                    let mut done = 0;
+                    loop {
+                        ctx.call_native(native);
+                        done += 1;
+                        if !ctx.next_edge() || done >= n {
+                            break done;
+                        }
+                    }
+                }
+                (None, None) => runner.tick.tick_edges(&mut ctx, n).clamp(1, n),
+            }
+        } else {
+            let mut done = 0;
+            loop {
+                for runner in runners.iter_mut() {
+                    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+                    match runner.native {
+                        Some(native) => ctx.call_native(native),
+                        None => runner.tick.tick(&mut ctx),
+                    }
+                }
+                done += 1;
+                if !ctx.next_edge() || done >= n {
+                    break done;
+                }
+            }
+        };
+        // The final register commit a tick that kept its registers in
+        // locals relies on (a repeat for the others).
+        let core = &mut self.core;
+        let regs = core.edges[d].regs.clone();
+        let (cur, next) = (&mut core.cur[regs.clone()], &core.next[regs]);
+        cur.copy_from_slice(next);
+        core.ahead = false;
+        done
     }
 
     /// Why a unit asked to stop: its first fault, else `finish`.
@@ -1009,5 +1245,278 @@ mod tests {
         assert_eq!(replayed.edges_done(d[2]), 5_001, "finished on its edge");
         assert!(replayed_sink.0.borrow().len() > 100);
         assert_eq!(*replayed_sink.0.borrow(), *checked_sink.0.borrow());
+    }
+}
+
+#[cfg(test)]
+mod run_ahead_tests {
+    //! Run-ahead against the instant loop: the same design run with
+    //! run-ahead on and off must agree at every stop, however the run is
+    //! split, whether a unit finishes or faults, and when a sink is
+    //! attached afterwards.
+
+    use super::*;
+    use crate::design::{FifoSpec, StageId};
+    use crate::fifo::ReadPort;
+    use crate::trace::{OwnedRecord, TraceRecord};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// A sink whose records the test reads while the simulation owns it.
+    #[derive(Clone, Default)]
+    struct Shared(Rc<RefCell<Vec<OwnedRecord>>>);
+
+    impl TraceSink for Shared {
+        fn record(&mut self, r: &TraceRecord<'_>) {
+            let mut memory = crate::trace::MemorySink::default();
+            memory.record(r);
+            self.0.borrow_mut().extend(memory.records);
+        }
+    }
+
+    /// A tick that promises never to stop the run.
+    struct Quiet<F>(F);
+
+    impl<F: FnMut(&mut TickCtx<'_>)> Tick for Quiet<F> {
+        fn tick(&mut self, ctx: &mut TickCtx<'_>) {
+            (self.0)(ctx)
+        }
+        fn can_stop(&self) -> bool {
+            false
+        }
+    }
+
+    fn clock(period: i128, phase: i128) -> Clock {
+        Clock::new(Picos::from_integer(period), Picos::from_integer(phase)).expect("clock")
+    }
+
+    /// Folds the edge (cycle, time) into register 0 and counts in register 1.
+    fn fold(ctx: &mut TickCtx<'_>) {
+        let mix = ctx
+            .reg(0)
+            .rotate_left(7)
+            .wrapping_add(ctx.cycle())
+            .wrapping_add(ctx.time().ticks as u64);
+        ctx.set_reg(0, mix);
+        ctx.set_reg(1, ctx.reg(1) + 1);
+    }
+
+    /// How the stopping domain `c` ends the run at its cycle `at`.
+    #[derive(Clone, Copy, Debug)]
+    enum Ending {
+        Finish(u64),
+        Fault(u64),
+        Never,
+    }
+
+    /// Three phased domains: `a` with a latency-1 channel between its two
+    /// units, `b` with a stage register and a CDC FIFO between its two
+    /// units (both in `b`), neither able to stop; `c`, whose second unit
+    /// ends the run as `ending` says (so it alone can stop), or `c` also
+    /// quiet with `Never`. With `two_stoppers`, `a` can stop too.
+    fn design(ending: Ending, two_stoppers: bool) -> (Simulation, [DomainId; 3]) {
+        let mut b = DesignBuilder::new();
+        let d = [
+            b.domain("a", clock(700, 350)),
+            b.domain("b", clock(1100, 0)),
+            b.domain("c", clock(1650, 1299)),
+        ];
+        let u: Vec<Vec<UnitId>> = d
+            .iter()
+            .enumerate()
+            .map(|(i, &dom)| {
+                (0..2)
+                    .map(|k| b.unit(&format!("top.u{i}{k}"), dom, &[k, 0, 0]))
+                    .collect()
+            })
+            .collect();
+        // a: u00 sends its count on a latency-1 channel to u01.
+        let tx = b.output(u[0][0], "tx", 1, 1);
+        let rx = b.input(u[0][1], "rx", 1);
+        b.connect(tx, rx, 1, 2);
+        let a0 = move |ctx: &mut TickCtx<'_>| {
+            fold(ctx);
+            if !ctx.cycle().is_multiple_of(3) {
+                ctx.try_send(tx, &[ctx.reg(1)]);
+            }
+        };
+        let a1 = move |ctx: &mut TickCtx<'_>| {
+            fold(ctx);
+            if ctx.cycle() % 4 != 1
+                && let Some(v) = ctx.recv_word(rx)
+            {
+                ctx.set_reg(2, ctx.reg(2).wrapping_mul(31).wrapping_add(v));
+            }
+        };
+        if two_stoppers {
+            b.set_tick(u[0][0], a0).expect("unit");
+            b.set_tick(u[0][1], a1).expect("unit");
+        } else {
+            b.set_tick(u[0][0], Quiet(a0)).expect("unit");
+            b.set_tick(u[0][1], Quiet(a1)).expect("unit");
+        }
+        // b: a stage register in u10; a FIFO from u10 to u11 (one group tick).
+        let stage: StageId = b.stage(u[1][0], "s", 2, 1);
+        let fifo = b.fifo(FifoSpec {
+            name: "top.f".into(),
+            writer: u[1][0],
+            reader: u[1][1],
+            depth: 4,
+            sync: 2,
+            width: 1,
+            read_port: ReadPort::Registered,
+        });
+        b.set_group_tick(
+            &[u[1][0], u[1][1]],
+            Quiet(move |ctx: &mut TickCtx<'_>| {
+                fold(ctx);
+                let c = ctx.cycle();
+                if ctx.stage_valid(stage, 0) {
+                    let v = ctx.stage_read(stage, 0)[0];
+                    ctx.set_reg(2, ctx.reg(2) ^ v);
+                }
+                if !c.is_multiple_of(5) {
+                    ctx.stage_write(stage, (c % 2) as usize, &[c * 3]);
+                }
+                if c % 7 != 3 {
+                    ctx.fifo_try_send(fifo, &[c]);
+                }
+                ctx.enter(1);
+                fold(ctx);
+                let mut item = [0];
+                if ctx.fifo_take(fifo, &mut item) {
+                    ctx.set_reg(2, ctx.reg(2).wrapping_add(item[0]));
+                }
+                if ctx.cycle() % 3 != 2 {
+                    ctx.fifo_request(fifo);
+                }
+            }),
+        )
+        .expect("group");
+        // c: u20 quiet; u21 ends the run.
+        b.set_tick(u[2][0], Quiet(fold)).expect("unit");
+        let site = b.fault_site(u[2][1], FaultKind::Assertion, "assert at t.chr:1:1");
+        let c1 = move |ctx: &mut TickCtx<'_>| {
+            fold(ctx);
+            if ctx.cycle().is_multiple_of(97) {
+                ctx.trace(1, &[ctx.cycle()]);
+            }
+            // At `at`, and then every 50,000 edges, so every run after
+            // the first stop ends too.
+            let c = ctx.cycle();
+            match ending {
+                Ending::Finish(at) if c == at || c % 50_000 == 49_999 => ctx.finish(),
+                Ending::Fault(at) if c == at || c % 50_000 == 49_999 => ctx.raise(site),
+                _ => {}
+            }
+        };
+        match ending {
+            Ending::Never => b.set_tick(u[2][1], Quiet(c1)).expect("unit"),
+            _ => b.set_tick(u[2][1], c1).expect("unit"),
+        }
+        (b.build().expect("design"), d)
+    }
+
+    type Snapshot = (Vec<u64>, Vec<u64>, u64, u128, u64, Vec<FifoFlags>);
+
+    /// Everything a stop can be told apart by.
+    fn snapshot(sim: &Simulation, d: &[DomainId; 3]) -> Snapshot {
+        let regs = (0..6).flat_map(|u| sim.regs(UnitId(u)).to_vec()).collect();
+        let edges = d.iter().map(|&x| sim.edges_done(x)).collect();
+        (
+            regs,
+            edges,
+            sim.instants_done(),
+            sim.now().ticks,
+            sim.in_flight(),
+            vec![sim.fifo_flags(FifoId(0))],
+        )
+    }
+
+    fn limits(d: &[DomainId; 3]) -> Vec<RunLimit> {
+        vec![
+            RunLimit::Time(Picos::from_integer(0)),
+            RunLimit::Time(Picos::from_integer(1299)),
+            RunLimit::Edges {
+                domain: d[1],
+                count: 3,
+            },
+            RunLimit::Time(Picos::new(123_457, 3)),
+            RunLimit::Edges {
+                domain: d[0],
+                count: 4_001,
+            },
+            RunLimit::Edges {
+                domain: d[0],
+                count: 10,
+            },
+            RunLimit::Edges {
+                domain: d[2],
+                count: 150_001,
+            },
+            RunLimit::Time(Picos::from_integer(300_000_000)),
+            RunLimit::Unbounded,
+        ]
+    }
+
+    /// Runs both through the limits, comparing after each; then attaches
+    /// sinks and runs on (the per-instant loop, from where run-ahead left
+    /// the calendar), comparing the records.
+    fn compare(ending: Ending) {
+        let (mut ahead, d) = design(ending, false);
+        let (mut plain, _) = design(ending, false);
+        plain.set_run_ahead(false);
+        assert!(ahead.runs_ahead(), "{ending:?}");
+        assert!(!plain.runs_ahead());
+        for limit in limits(&d) {
+            if limit == RunLimit::Unbounded && matches!(ending, Ending::Never) {
+                continue;
+            }
+            let (x, y) = (ahead.run(limit.clone()), plain.run(limit.clone()));
+            assert_eq!(x, y, "{ending:?} {limit:?}");
+            assert_eq!(ahead.faults(), plain.faults(), "{ending:?} {limit:?}");
+            assert_eq!(
+                snapshot(&ahead, &d),
+                snapshot(&plain, &d),
+                "{ending:?} {limit:?}"
+            );
+        }
+        let (sa, sp) = (Shared::default(), Shared::default());
+        ahead.set_trace_sink(Box::new(sa.clone()));
+        plain.set_trace_sink(Box::new(sp.clone()));
+        assert!(!ahead.runs_ahead(), "a sink turns run-ahead off");
+        let limit = RunLimit::Time(Picos::from_integer(400_000_000));
+        assert_eq!(ahead.run(limit.clone()), plain.run(limit));
+        assert_eq!(snapshot(&ahead, &d), snapshot(&plain, &d));
+        assert_eq!(*sa.0.borrow(), *sp.0.borrow());
+        assert_eq!(ahead.drain(1_000), plain.drain(1_000));
+        assert_eq!(snapshot(&ahead, &d), snapshot(&plain, &d));
+    }
+
+    #[test]
+    fn run_ahead_matches_the_instant_loop_across_splits() {
+        compare(Ending::Never);
+    }
+
+    #[test]
+    fn run_ahead_stops_on_the_exact_instant_of_a_finish() {
+        // Within the first round of run-ahead, at a round boundary region,
+        // and far in.
+        for at in [0, 2, 5_000, 65_536, 140_000] {
+            compare(Ending::Finish(at));
+        }
+    }
+
+    #[test]
+    fn run_ahead_stops_on_the_exact_instant_of_a_fault() {
+        for at in [1, 77_777] {
+            compare(Ending::Fault(at));
+        }
+    }
+
+    #[test]
+    fn two_domains_that_can_stop_keep_the_instant_loop() {
+        let (sim, _) = design(Ending::Finish(10), true);
+        assert!(!sim.runs_ahead());
     }
 }

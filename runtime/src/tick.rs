@@ -29,6 +29,96 @@ pub trait Tick {
     fn native(&self) -> Option<NativeGroup> {
         None
     }
+
+    /// Whether this tick may stop the run (`finish`, a fault, a non-zero
+    /// native status). Run-ahead (see [`Tick::tick_edges`]) lets a domain
+    /// whose ticks cannot stop run after the one domain whose ticks can,
+    /// bounded by its stop. `true` (the default) is always safe; `false`
+    /// is a promise: a tick that says so and stops anyway makes the other
+    /// domains' state at the stop inexact.
+    fn can_stop(&self) -> bool {
+        true
+    }
+
+    /// Runs up to `n >= 1` consecutive edges of the tick's domain in one
+    /// call (run-ahead, contract §7) and returns how many it completed; it
+    /// stops early after an edge at which a stop (`finish`, a fault) was
+    /// requested. The runtime calls it only when nothing else can observe
+    /// the domain between those edges: no other domain exchanges data with
+    /// it, no trace sink is installed, and stops land on the exact instant
+    /// (see `docs/architecture.md`, "Run-ahead").
+    ///
+    /// Each edge must do what [`Tick::tick`] does followed by
+    /// [`TickCtx::next_edge`] (which commits the domain's registers, stage
+    /// registers and FIFOs, and moves the context's cycle and time to the
+    /// next edge), as the default does. The runtime copies the domain's
+    /// register words from next to current once more after the call, so a
+    /// tick of a domain without stage registers or FIFOs may keep its
+    /// registers in locals, skip `next_edge`, compute cycles itself, and
+    /// write the registers once at the end.
+    fn tick_edges(&mut self, ctx: &mut TickCtx<'_>, n: u64) -> u64 {
+        let mut done = 0;
+        loop {
+            self.tick(ctx);
+            done += 1;
+            if !ctx.next_edge() || done >= n {
+                return done;
+            }
+        }
+    }
+
+    /// A native function that does what [`Tick::tick_edges`] does, for the
+    /// runtime to call directly; `None` (the default): the runtime calls
+    /// `tick_edges`, or [`Tick::native`] once per edge when offered.
+    fn native_edges(&self) -> Option<NativeEdges> {
+        None
+    }
+}
+
+/// A native run-ahead function: `first` and `data` as for a
+/// [`NativeGroupFn`]; runs up to `n >= 1` consecutive edges, each as the
+/// group function plus [`TickCtx::next_edge`] (through the context), and
+/// returns how many it completed (fewer than `n` only after an edge at
+/// which `next_edge` said to stop).
+pub type NativeEdgesFn = unsafe extern "C" fn(
+    first: *mut core::ffi::c_void,
+    data: *mut core::ffi::c_void,
+    n: u64,
+) -> u64;
+
+/// What [`Tick::native_edges`] offers: a function and its data pointer,
+/// called like a [`NativeGroup`].
+#[derive(Debug, Clone, Copy)]
+pub struct NativeEdges {
+    function: NativeEdgesFn,
+    first: *mut core::ffi::c_void,
+    data: *mut core::ffi::c_void,
+    context_slot: *mut *mut core::ffi::c_void,
+}
+
+impl NativeEdges {
+    /// A function called as `function(first, data, n)` after the runtime
+    /// has stored the `TickCtx` pointer at `context_slot`.
+    ///
+    /// # Safety
+    /// As [`NativeGroup::with_context_slot`], and the function must do per
+    /// edge what [`Tick::tick_edges`] requires. It may leave out
+    /// [`TickCtx::next_edge`] only if nothing it does reads the context's
+    /// cycle or time or touches runtime state (ports, FIFOs, registers,
+    /// stage registers, traces, faults), and it then runs all `n` edges.
+    pub unsafe fn with_context_slot(
+        function: NativeEdgesFn,
+        first: *mut core::ffi::c_void,
+        data: *mut core::ffi::c_void,
+        context_slot: *mut *mut core::ffi::c_void,
+    ) -> Self {
+        NativeEdges {
+            function,
+            first,
+            data,
+            context_slot,
+        }
+    }
 }
 
 /// A native group function: `ctx` is the running `TickCtx`, `data` what
@@ -201,6 +291,20 @@ impl<'a> TickCtx<'a> {
         }
     }
 
+    /// Calls a native run-ahead function for up to `n` edges; returns how
+    /// many it completed.
+    #[inline(always)]
+    pub(crate) fn call_native_edges(&mut self, native: NativeEdges, n: u64) -> u64 {
+        let raw = (self as *mut TickCtx<'a>).cast::<core::ffi::c_void>();
+        // SAFETY: `with_context_slot`'s contract: the slot is writable.
+        unsafe { *native.context_slot = raw };
+        // SAFETY: `NativeEdges::with_context_slot`'s contract: the function
+        // runs the group's edges, reaching the context only through the
+        // slot while this call lasts.
+        let done = unsafe { (native.function)(native.first, native.data, n) };
+        done.clamp(1, n)
+    }
+
     /// Makes `metas[start..start + len]` the running tick's units and acts
     /// as the first, `first` (a copy kept with the runner: no look-up).
     #[inline(always)]
@@ -251,6 +355,49 @@ impl<'a> TickCtx<'a> {
     #[inline]
     pub fn group_len(&self) -> usize {
         self.group_len
+    }
+
+    /// In [`Tick::tick_edges`], after an edge: commits the domain's
+    /// registers, stage registers and FIFOs (what the instant loop does
+    /// after the domain's ticks) and, unless a stop (`finish`, a fault) was
+    /// requested, moves the context to the domain's next edge (cycle, time,
+    /// acting as the group's first unit). Returns whether to run that edge.
+    /// Outside run-ahead it does nothing and returns false.
+    #[inline]
+    pub fn next_edge(&mut self) -> bool {
+        let crate::sim::Core {
+            ahead,
+            edges,
+            cur,
+            next,
+            stages,
+            fifos,
+            stop_requested,
+            ..
+        } = &mut *self.core;
+        if !*ahead {
+            return false;
+        }
+        let edge = &edges[self.domain as usize];
+        let (c, n) = (&mut cur[edge.regs.clone()], &next[edge.regs.clone()]);
+        for (c, n) in c.iter_mut().zip(n) {
+            *c = *n;
+        }
+        for &s in &edge.stages {
+            stages[s as usize].commit();
+        }
+        for &f in &edge.fifos {
+            fifos[f as usize].commit(true, true);
+        }
+        if *stop_requested {
+            return false;
+        }
+        self.cycle += 1;
+        self.time += edge.period;
+        if let Some(m) = self.metas.get(self.group_start).copied() {
+            self.act_as(&m);
+        }
+        true
     }
 }
 
