@@ -110,6 +110,8 @@ pub(super) struct Inner {
     /// again; this spares the conversion when none does).
     trace_wanted: bool,
     fifo_pass: FifoPass,
+    /// `fifo_pass` is [`FifoPass::All`]: the common case in one flag.
+    fifo_all: bool,
     filter: TraceFilter,
     ticks_per_ps: u64,
     state: StateView,
@@ -227,6 +229,7 @@ impl Inner {
             recorders,
             error: None,
             trace_wanted,
+            fifo_all: matches!(fifo_pass, FifoPass::All),
             fifo_pass,
             filter,
             ticks_per_ps,
@@ -252,8 +255,16 @@ impl Inner {
 
     /// Hands a record to every writer; the first error stops recording.
     #[inline]
-    fn each(&mut self, f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>) {
-        each(&mut self.recorders, &mut self.error, f);
+    fn each(&mut self, mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>) {
+        if self.error.is_some() {
+            return;
+        }
+        for r in &mut self.recorders {
+            if let Err(e) = f(r) {
+                self.error = Some(e);
+                return;
+            }
+        }
     }
 
     /// Dumps every selected register's initial value at time 0.
@@ -296,25 +307,20 @@ impl Inner {
         if !self.counters[d].is_empty()
             && (self.interval == 1 || cycle.is_multiple_of(self.interval))
         {
-            // One borrow of the state for the domain's counters.
-            let Inner {
-                state,
-                counters,
-                recorders,
-                error,
-                ..
-            } = self;
-            state.read(|s| {
-                for &(counter, slot) in &counters[d] {
-                    let record = CounterRecord {
+            // A borrow per counter measured fewer instructions than one
+            // borrow around the loop (whose closure is not inlined).
+            for i in 0..self.counters[d].len() {
+                let (counter, slot) = self.counters[d][i];
+                let value = self.state.read(|s| s[slot as usize]) as i64;
+                self.each(|r| {
+                    r.counter(&CounterRecord {
                         counter,
                         cycle,
                         time,
-                        value: s[slot as usize] as i64,
-                    };
-                    each(recorders, error, |r| r.counter(&record));
-                }
-            });
+                        value,
+                    })
+                });
+            }
         }
         for i in 0..self.tick_units[d].len() {
             let unit = self.tick_units[d][i];
@@ -348,24 +354,6 @@ impl Inner {
             }
         });
         self.emit_changes(time);
-    }
-}
-
-/// Hands a record to every writer; the first error stops recording.
-#[inline]
-fn each(
-    recorders: &mut [BufferedRecorder],
-    error: &mut Option<RecordError>,
-    mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
-) {
-    if error.is_some() {
-        return;
-    }
-    for r in recorders {
-        if let Err(e) = f(r) {
-            *error = Some(e);
-            return;
-        }
     }
 }
 
@@ -425,18 +413,22 @@ impl TraceSink for RecordingSink {
         if !inner.fifo_kept[f] || !inner.fifo_kind_kept[kind as usize] {
             return;
         }
-        // Unchanged occupancy is decided before the time is converted; the
-        // last value is updated only for an event that is passed on.
-        let changed = match &inner.fifo_pass {
-            FifoPass::None => return,
-            FifoPass::All => None,
-            FifoPass::Occupancy { shown, last } => match shown[f] {
-                Show::Hidden => return,
-                Show::Changes if last[f] == e.occupancy => return,
-                Show::Changes => Some(f),
-                Show::Every => None,
-            },
-        };
+        // Every event (text, Perfetto) takes one test here; for occupancy
+        // alone an unchanged occupancy is decided before the time is
+        // converted, and the last value is updated only for an event that
+        // is passed on.
+        let mut changed = None;
+        if !inner.fifo_all {
+            match &inner.fifo_pass {
+                FifoPass::Occupancy { shown, last } => match shown[f] {
+                    Show::Hidden => return,
+                    Show::Changes if last[f] == e.occupancy => return,
+                    Show::Changes => changed = Some(f),
+                    Show::Every => {}
+                },
+                _ => return,
+            }
+        }
         let time = inner.time(e.time);
         if inner.filter.keeps_time(time) {
             if let (Some(f), FifoPass::Occupancy { last, .. }) = (changed, &mut inner.fifo_pass) {

@@ -2,6 +2,8 @@
 //! prost writes for the same [`super::proto`] structs, without building
 //! them: no allocation per event.
 
+use crate::schema::MAX_ARGS;
+
 /// Appends `v` as a protobuf varint.
 #[inline]
 pub(crate) fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
@@ -53,10 +55,132 @@ pub(crate) struct Event<'a> {
 
 const TAG_TRACE_PACKET: u8 = 0x0a;
 
+/// Room for the packet header (tag, length, timestamp, sequence id and the
+/// track event's tag and length: at most 1 + 10 + 11 + 6 + 1 + 10 bytes)
+/// before the track event in [`Scratch`].
+const HEAD: usize = 40;
+
+/// [`Scratch`]'s size: the header room, the largest track event with
+/// [`MAX_ARGS`] annotations (24 bytes each at most, plus type, name, track,
+/// counter and two flows: 65), and the sequence flags (6).
+const SCRATCH: usize = HEAD + MAX_ARGS * 24 + 65 + 6;
+
+/// A packet encoded on the stack, appended to the output with one copy: a
+/// byte costs an index check, not a `Vec::push` (capacity check and length
+/// store), and nested lengths are patched in place instead of computed in a
+/// separate sizing pass.
+struct Scratch<const N: usize> {
+    bytes: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> Scratch<N> {
+    #[inline(always)]
+    fn byte(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    #[inline(always)]
+    fn fixed64(&mut self, tag: [u8; 2], v: u64) {
+        self.bytes[self.len..self.len + 2].copy_from_slice(&tag);
+        self.bytes[self.len + 2..self.len + 10].copy_from_slice(&v.to_le_bytes());
+        self.len += 10;
+    }
+}
+
 /// Appends one `Trace.packet` holding `event`, as prost would encode the
 /// corresponding [`super::proto::TracePacket`].
 #[inline]
 pub(crate) fn put_event_packet(
+    buf: &mut Vec<u8>,
+    timestamp: u64,
+    sequence_id: u32,
+    flags: u32,
+    event: &Event<'_>,
+) {
+    if event.arg_iids.len().min(event.arg_values.len()) > MAX_ARGS {
+        return put_event_packet_sized(buf, timestamp, sequence_id, flags, event);
+    }
+    // The track event first, after room for the header.
+    let mut s = Scratch {
+        bytes: [0; SCRATCH],
+        len: HEAD,
+    };
+    for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
+        s.byte(0x22); // debug_annotations = 4
+        // At most 22 bytes follow: the length is one byte, patched below.
+        let at = s.len;
+        s.byte(0);
+        s.byte(0x08); // name_iid = 1
+        s.varint(iid);
+        s.byte(0x18); // uint_value = 3
+        s.varint(value);
+        s.bytes[at] = (s.len - at - 1) as u8;
+    }
+    if event.kind != 0 {
+        s.byte(0x48); // type = 9
+        s.varint(event.kind as u64);
+    }
+    if event.name_iid != 0 {
+        s.byte(0x50); // name_iid = 10
+        s.varint(event.name_iid);
+    }
+    s.byte(0x58); // track_uuid = 11
+    s.varint(event.track);
+    if let Some(c) = event.counter {
+        s.byte(0xf0); // counter_value = 30, varint
+        s.byte(0x01);
+        s.varint(c as u64);
+    }
+    if let Some(id) = event.flow {
+        s.fixed64([0xf9, 0x02], id); // flow_ids = 47, fixed64
+    }
+    if let Some(id) = event.terminating_flow {
+        s.fixed64([0x81, 0x03], id); // terminating_flow_ids = 48, fixed64
+    }
+    let te = s.len - HEAD;
+    s.byte(0x68); // sequence_flags = 13
+    s.varint(u64::from(flags));
+    let end = s.len;
+    // The header, then moved to end where the track event starts.
+    let packet = 1
+        + varint_len(timestamp)
+        + 1
+        + varint_len(u64::from(sequence_id))
+        + 1
+        + varint_len(te as u64)
+        + (end - HEAD);
+    let mut h = Scratch {
+        bytes: [0; HEAD],
+        len: 0,
+    };
+    h.byte(TAG_TRACE_PACKET);
+    h.varint(packet as u64);
+    h.byte(0x40); // timestamp = 8
+    h.varint(timestamp);
+    h.byte(0x50); // trusted_packet_sequence_id = 10
+    h.varint(u64::from(sequence_id));
+    h.byte(0x5a); // track_event = 11
+    h.varint(te as u64);
+    let start = HEAD - h.len;
+    s.bytes[start..HEAD].copy_from_slice(&h.bytes[..h.len]);
+    buf.extend_from_slice(&s.bytes[start..end]);
+}
+
+/// [`put_event_packet`] for events with more than [`MAX_ARGS`] annotations
+/// (a schema never has them; kept so the encoder has no limit): sizes every
+/// field first, then pushes the bytes.
+fn put_event_packet_sized(
     buf: &mut Vec<u8>,
     timestamp: u64,
     sequence_id: u32,
@@ -206,10 +330,36 @@ mod tests {
                 flow: None,
                 terminating_flow: None,
             },
+            // The largest event the scratch encoder takes: MAX_ARGS
+            // annotations and every field at its widest.
+            Event {
+                kind: -1,
+                name_iid: u64::MAX,
+                track: u64::MAX,
+                arg_iids: &[u64::MAX; MAX_ARGS],
+                arg_values: &[u64::MAX; MAX_ARGS],
+                counter: Some(i64::MIN),
+                flow: Some(u64::MAX),
+                terminating_flow: Some(1),
+            },
+            // More annotations than a schema allows: the sizing encoder.
+            Event {
+                kind: 3,
+                name_iid: 1,
+                track: 4,
+                arg_iids: &[300; MAX_ARGS + 1],
+                arg_values: &[1 << 40; MAX_ARGS + 1],
+                counter: None,
+                flow: None,
+                terminating_flow: None,
+            },
         ];
         for (i, e) in cases.iter().enumerate() {
             let mut ours = Vec::new();
             put_event_packet(&mut ours, 1_000_000 * i as u64, 1, 2, e);
+            let mut sized = Vec::new();
+            put_event_packet_sized(&mut sized, 1_000_000 * i as u64, 1, 2, e);
+            assert_eq!(ours, sized, "case {i}: both encoders");
             let theirs = Trace {
                 packet: vec![TracePacket {
                     timestamp: Some(1_000_000 * i as u64),
