@@ -5,7 +5,7 @@
 // timing contract (sections 2 and 3: old-value reads, last write wins, stage
 // registers whose pipes are invalid unless written or retained).
 //
-// Each unit's tick is a block of one always @(posedge clk): blocking
+// Each unit's tick is a part of one always @(posedge clk): blocking
 // assignments for its locals, non-blocking ones for its registers. Results
 // are stored in unsigned regs of the Chronon type's width, so `%0d` prints
 // the bit pattern as Chronon's text log does. Lines follow the text log's
@@ -64,8 +64,62 @@ module single_clock_tb;
     reg [31:0] sd [0:2];
     reg [31:0] v0, v1, v2;
 
+    // ---- unit Agg ----
+    reg [63:0] gx;
+    reg [7:0] sa;        // s.a
+    reg [15:0] sb;       // s.b
+    reg sc;              // s.c
+    reg [15:0] arr [0:3];
+    reg [1:0] op;        // Add 0, Sub 1, Xor 2, Nop 3
+    reg [15:0] acc, gr, sum;
+    reg [1:0] k, sel;
+    integer i;
+
     always @(posedge clk) begin
         now = $time - OFF;
+        // Agg: whole-then-part and part-then-whole writes of a struct and an
+        // array; per element, the last non-blocking assignment wins.
+        k = gx[6:5];
+        sel = gx[10:9];
+        if (gx[0]) begin
+            sa <= gx[7:0];
+            sb <= gx[23:8];
+            sc <= gx[1];
+            sb <= sb + 16'd1;
+        end else begin
+            sa <= sa ^ 8'h11;
+            sa <= sa;
+            sb <= gx[39:24];
+            sc <= !sc;
+        end
+        if (gx[2]) begin
+            arr[0] <= 1;
+            arr[1] <= 2;
+            arr[2] <= 3;
+            arr[3] <= gx[47:32];
+            arr[k] <= arr[sel] + 16'd7;
+        end else begin
+            arr[k] <= gx[55:40];
+        end
+        gr = acc;
+        case (op)
+            0: gr = acc + arr[0];
+            1: gr = acc - arr[1];
+            2: gr = acc ^ arr[2];
+            default: ;
+        endcase
+        acc <= gr;
+        op <= gx[13:12];
+        sum = 0;
+        for (i = 0; i < 4; i = i + 1) sum = sum + arr[i] * (i + 1);
+        if (now <= limit) begin
+            $display("clk %0d %0dps T top.agg agg sa=%0d sb=%0d sc=%0d op=%0d acc=%0d sum=%0d",
+                     cyc, now, sa, sb, sc, op, acc, sum);
+            $display("clk %0d %0dps T top.agg arr a0=%0d a1=%0d a2=%0d a3=%0d",
+                     cyc, now, arr[0], arr[1], arr[2], arr[3]);
+        end
+        gx <= xorshift(gx);
+
         // Alu
         a8 = ax[7:0];
         b8 = ax[15:8];
@@ -207,6 +261,9 @@ module single_clock_tb;
     initial begin
         if (!$value$plusargs("limit=%d", limit)) limit = 100000;
         cyc = 0;
+        gx = 64'h853C49E6748FEA9B;
+        sa = 0; sb = 0; sc = 0; op = 0; acc = 3;
+        for (i = 0; i < 4; i = i + 1) arr[i] = 0;
         ax = 64'h9E3779B97F4A7C15;
         rx = 64'h2545F4914F6CDD1D;
         r = 5; p = 1; q = 2; c = 8'hFD;
