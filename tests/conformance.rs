@@ -903,9 +903,10 @@ const TRIPLES: [[(u64, u64); 3]; 6] = [
     [(1000, 0), (2000, 0), (500, 0)],
 ];
 
-/// Three domains: a writer fanning out to two CDC FIFOs (all or none), a
-/// relay that reads one (fwft) and writes a third FIFO in the same tick,
-/// and a sink reading that one back in the writer's domain.
+/// Three domains: a writer fanning out to two CDC FIFOs and a same-domain
+/// channel (all or none), a relay that reads one FIFO (fwft) and writes a
+/// third in the same tick, and a sink reading that one back in the writer's
+/// domain.
 #[test]
 fn three_clock_fifo_network_matches_icarus() {
     if !icarus_installed() {
@@ -925,7 +926,9 @@ fn three_clock_fifo_network_matches_icarus() {
             let fifos: Vec<(u64, u64)> = (0..3)
                 .map(|f| (DEPTHS[(n + f) % 3], SYNCS[(n / 3 + 2 * f) % 3]))
                 .collect();
-            let modes: Vec<u32> = (0..4).map(|u| ((n + u * (k + 1)) % 4) as u32).collect();
+            let modes: Vec<u32> = (0..5).map(|u| ((n + u * (k + 1)) % 4) as u32).collect();
+            // Latency and capacity of the channel to `e`.
+            let (le, ce) = ((n % 3) as u64, (n / 3 % 3 + 1) as u64);
             let limit = 200 * clocks.iter().map(|c| c.0).max().unwrap_or(1000) + 500;
             let spell = |(p, ph): (u64, u64)| format!("{p} ps phase {ph} ps");
             let text = fill(
@@ -938,6 +941,9 @@ fn three_clock_fifo_network_matches_icarus() {
                     ("AMODE", modes[1].to_string()),
                     ("BMODE", modes[2].to_string()),
                     ("CMODE", modes[3].to_string()),
+                    ("EMODE", modes[4].to_string()),
+                    ("LE", le.to_string()),
+                    ("CE", ce.to_string()),
                     ("DA", fifos[0].0.to_string()),
                     ("SA", fifos[0].1.to_string()),
                     ("DB", fifos[1].0.to_string()),
@@ -957,7 +963,12 @@ fn three_clock_fifo_network_matches_icarus() {
                 args.push(format!("+{name}p={p}"));
                 args.push(format!("+{name}ph={ph}"));
             }
-            for (name, mode) in ["wmode", "amode", "bmode", "cmode"].iter().zip(&modes) {
+            args.push(format!("+le={le}"));
+            args.push(format!("+ce={ce}"));
+            for (name, mode) in ["wmode", "amode", "bmode", "cmode", "emode"]
+                .iter()
+                .zip(&modes)
+            {
                 args.push(format!("+{name}={mode}"));
             }
             for (f, (depth, sync)) in ["a", "b", "c"].iter().zip(&fifos) {
@@ -966,11 +977,15 @@ fn three_clock_fifo_network_matches_icarus() {
             }
             let theirs = run_twin(&image, &args);
             let config = format!(
-                "case {n}: clocks {clocks:?}, FIFOs (depth, sync) {fifos:?}, modes {modes:?} \
-                 on {engine:?}"
+                "case {n}: clocks {clocks:?}, FIFOs (depth, sync) {fifos:?}, channel \
+                 latency {le} capacity {ce}, modes {modes:?} on {engine:?}"
             );
             assert_same(&config, &ours, &theirs);
             relayed += usize::from(saw(&ours, "top.c", "got=1"));
+            assert!(
+                saw(&ours, "top.e", "got=1"),
+                "{config}: the channel moved nothing"
+            );
             cases += 1;
         }
     }

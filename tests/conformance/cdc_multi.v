@@ -4,8 +4,11 @@
 // pointers carrying a wrap bit, Gray pointers crossing through SYNC-flop
 // synchronizers, and registered `full` and `empty` flags computed from the
 // next local pointer and the synchronizer tail as it was before the edge.
-// The writer writes FIFOs 0 and 1 together or not at all (fan-out, section
-// 4), when neither is full. FIFOs 0 and 2 have a registered read port (an
+// The writer writes FIFOs 0 and 1 and a same-domain channel to `e` (latency
+// le, capacity ce: a queue of (item, arrival edge)) together or not at all
+// (fan-out, section 4), when neither FIFO is full and fewer than ce items
+// were in flight on the channel before the edge; `e` runs after the writer
+// in the same block, so latency 0 is combinational. FIFOs 0 and 2 have a registered read port (an
 // accepted read moves the head into the output register); FIFO 1 is read
 // first-word-fall-through.
 //
@@ -20,7 +23,7 @@ module cdc_multi_tb;
     localparam [63:0] OFF = 64'd100000;
 
     reg [63:0] limit, wp, wph, xp, xph, yp, yph;
-    reg [31:0] wmode, amode, bmode, cmode;
+    reg [31:0] wmode, amode, bmode, cmode, emode;
     reg [31:0] depth [0:NF-1];
     reg [31:0] sync [0:NF-1];
     reg wclk = 0;
@@ -108,18 +111,31 @@ module cdc_multi_tb;
         end
     endtask
 
-    // ---- domain w: writer wr and sink c ----
+    // ---- domain w: writer wr, sink c and drain e ----
     reg [31:0] wcyc, seq;
-    reg [15:0] wlfsr, clfsr;
-    reg want, cs, ok, c_vld, c_got, c_acc;
-    reg [31:0] c_v, data;
+    reg [15:0] wlfsr, clfsr, elfsr;
+    reg want, cs, ok, c_vld, c_got, c_acc, e_pk, e_got;
+    reg [31:0] c_v, data, e_v;
+    reg [63:0] le, ce, e_head, e_tail, e_before;
+    reg [31:0] e_item [0:63];
+    reg [63:0] e_arr [0:63];
 
     always @(posedge wclk) begin
         want = active(wmode, wcyc, wlfsr);
-        cs = !full[0] && !full[1];
+        e_before = e_tail - e_head;
+        cs = !full[0] && !full[1] && e_before < ce;
         ok = want && cs;
         data = seq * 32'h9E3779B1 + 7;
-        if (ok) seq <= seq + 1;
+        if (ok) begin
+            seq <= seq + 1;
+            e_item[e_tail % 64] = data;
+            e_arr[e_tail % 64] = wcyc + le;
+            e_tail = e_tail + 1;
+        end
+        e_pk = e_head != e_tail && e_arr[e_head % 64] <= wcyc;
+        e_got = e_pk && active(emode, wcyc, elfsr);
+        e_v = e_got ? e_item[e_head % 64] : 0;
+        if (e_got) e_head = e_head + 1;
         write_side(0, ok, data);
         write_side(1, ok, data);
         sink(2, active(cmode, wcyc, clfsr), active(cmode, wcyc + 3, clfsr >> 2),
@@ -127,12 +143,15 @@ module cdc_multi_tb;
         if ($time - OFF <= limit) begin
             $display("w %0d %0dps T top.c r vld=%0d got=%0d v=%0d acc=%0d",
                      wcyc, $time - OFF, c_vld, c_got, c_v, c_acc);
+            $display("w %0d %0dps T top.e e pk=%0d got=%0d v=%0d",
+                     wcyc, $time - OFF, e_pk, e_got, e_v);
             $display("w %0d %0dps T top.wr w want=%0d cs=%0d ok=%0d seq=%0d",
                      wcyc, $time - OFF, want, cs, ok, seq);
         end
         wcyc <= wcyc + 1;
         wlfsr <= lfsr_next(wlfsr);
         clfsr <= lfsr_next(clfsr);
+        elfsr <= lfsr_next(elfsr);
     end
 
     // ---- domain x: sink a ----
@@ -185,6 +204,9 @@ module cdc_multi_tb;
         if (!$value$plusargs("amode=%d", amode)) amode = 0;
         if (!$value$plusargs("bmode=%d", bmode)) bmode = 0;
         if (!$value$plusargs("cmode=%d", cmode)) cmode = 0;
+        if (!$value$plusargs("emode=%d", emode)) emode = 0;
+        if (!$value$plusargs("le=%d", le)) le = 1;
+        if (!$value$plusargs("ce=%d", ce)) ce = 2;
         if (!$value$plusargs("da=%d", arg)) arg = 4;
         depth[0] = arg;
         if (!$value$plusargs("sa=%d", arg)) arg = 2;
@@ -206,7 +228,8 @@ module cdc_multi_tb;
             wbin[f] = 0; wgray[f] = 0; rbin[f] = 0; rgray[f] = 0;
             full[f] = 0; empty[f] = 1; dout[f] = 0; dvalid[f] = 0;
         end
-        wcyc = 0; seq = 0; wlfsr = 16'hACE1; clfsr = 16'h3C3C;
+        wcyc = 0; seq = 0; wlfsr = 16'hACE1; clfsr = 16'h3C3C; elfsr = 16'h4B1D;
+        e_head = 0; e_tail = 0;
         xcyc = 0; alfsr = 16'h1D0F;
         ycyc = 0; blfsr = 16'h7A5B;
         fork
