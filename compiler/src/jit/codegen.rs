@@ -45,6 +45,26 @@ pub(super) fn function(
     buf_words: u32,
     simd: bool,
 ) -> Result<(), JitError> {
+    let form = super::edges::Form::Once;
+    function_in(
+        module, func, fctx, program, units, imports, buf_words, simd, form,
+    )
+}
+
+/// [`function`] in the given form: once, or as the run-ahead loop over
+/// edges of `super::edges` (signature `(state, ctx, n) -> edges done`).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn function_in(
+    module: &mut JITModule,
+    func: &mut Function,
+    fctx: &mut FunctionBuilderContext,
+    program: &Program,
+    units: &[u32],
+    imports: &[FuncId],
+    buf_words: u32,
+    simd: bool,
+    form: super::edges::Form,
+) -> Result<(), JitError> {
     let ptr = module.target_config().pointer_type();
     let frontend = module.target_config();
     let host: Vec<FuncRef> = imports
@@ -75,6 +95,8 @@ pub(super) fn function(
         simd,
     };
     g.fifo_prepare(units);
+    let edge_loop = super::edges::open_loop(&mut g.b, entry, form);
+    g.known.clear();
     for &u in units {
         let unit = &program.units[u as usize];
         g.vars = unit.locals.iter().map(|_| g.b.declare_var(I64)).collect();
@@ -88,8 +110,16 @@ pub(super) fn function(
             g.commit(c);
         }
     }
-    let ok = g.b.ins().iconst(types::I32, 0);
-    g.b.ins().return_(&[ok]);
+    match edge_loop {
+        Some(edge_loop) => {
+            let (ctx, host) = (g.ctx, g.host.clone());
+            super::edges::close_loop(&mut g.b, edge_loop, ctx, &host);
+        }
+        None => {
+            let ok = g.b.ins().iconst(types::I32, 0);
+            g.b.ins().return_(&[ok]);
+        }
+    }
     g.b.seal_all_blocks();
     g.b.finalize(frontend);
     if buf_words > u32::MAX / 8 {

@@ -78,6 +78,8 @@ pub(crate) enum Sig {
     IdBufVoid,
     /// `(id: i32, flag: i32, buf: ptr, len: i32) -> i32`
     IdFlagBuf,
+    /// `() -> i32`
+    Ret,
 }
 
 /// Index of each import in [`imports`].
@@ -91,6 +93,7 @@ pub(crate) mod idx {
     pub const TRACE: usize = 6;
     pub const FAULT: usize = 7;
     pub const FINISH: usize = 8;
+    pub const NEXT_EDGE: usize = 9;
 }
 
 /// Every host function, in [`idx`] order.
@@ -140,6 +143,11 @@ pub(crate) fn imports() -> Vec<Import> {
             name: "chronon_finish",
             addr: finish as *const u8,
             sig: Sig::Void,
+        },
+        Import {
+            name: "chronon_next_edge",
+            addr: next_edge as *const u8,
+            sig: Sig::Ret,
         },
     ]
 }
@@ -238,4 +246,18 @@ extern "C" fn finish(ctx: *mut HostCtx<'_>) {
     // SAFETY: as above.
     let c = unsafe { host(ctx) };
     on_host!(c, |h| h.finish());
+}
+
+/// After an edge of a run-ahead loop (`jit::edges`): the runtime's
+/// `TickCtx::next_edge` (commit, next cycle and time); 1 to run the next
+/// edge, 0 to stop. Only bound group functions run ahead; with a `dyn
+/// Host` it says stop.
+extern "C" fn next_edge(ctx: *mut HostCtx<'_>) -> u32 {
+    // SAFETY: as above.
+    let c = unsafe { host(ctx) };
+    if c.host.is_some() || c.binding.is_null() {
+        return 0;
+    }
+    // SAFETY: with no `dyn Host`, the binding's group tick is running.
+    u32::from(unsafe { (*c.binding).next_edge() })
 }

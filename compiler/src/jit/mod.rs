@@ -9,6 +9,7 @@
 //! (see [`crate::interp`]), so the two make identical host calls.
 
 mod codegen;
+mod edges;
 mod host_abi;
 mod reloc;
 
@@ -24,6 +25,7 @@ use crate::host::Host;
 use crate::ir::Program;
 
 pub use codegen::simd::vector_groups;
+pub(crate) use edges::{EdgesFn, can_stop};
 pub(crate) use host_abi::HostCtx;
 use host_abi::Sig;
 
@@ -103,6 +105,8 @@ pub struct Jit {
     module: Option<JITModule>,
     units: Vec<(UnitFn, reloc::Reloc)>,
     groups: Vec<(GroupCode, Vec<u32>)>,
+    /// Per group, its run-ahead loop, if compiled.
+    edges: Vec<Option<edges::EdgesFn>>,
     /// Fault index to fault id for inline groups: the identity.
     fault_ids: Vec<u32>,
     /// A FIFO table of nulls, one per port: inline groups' default.
@@ -124,6 +128,17 @@ impl Jit {
         program: &Program,
         config: JitConfig,
         groups: &[Vec<u32>],
+    ) -> Result<Jit, JitError> {
+        Self::compile_with_groups_ahead(program, config, groups, &[])
+    }
+
+    /// [`Jit::compile_with_groups`], and for each inline group `g` with
+    /// `ahead[g]` also its run-ahead loop (`jit::edges`, [`Jit::group_edges`]).
+    pub fn compile_with_groups_ahead(
+        program: &Program,
+        config: JitConfig,
+        groups: &[Vec<u32>],
+        ahead: &[bool],
     ) -> Result<Jit, JitError> {
         let mut flags = settings::builder();
         flags
@@ -157,6 +172,7 @@ impl Jit {
                 Sig::Id => (&[types::I32], true),
                 Sig::IdVoid => (&[types::I32], false),
                 Sig::Void => (&[], false),
+                Sig::Ret => (&[], true),
                 Sig::IdBuf => (&[types::I32, ptr, types::I32], true),
                 Sig::IdBufVoid => (&[types::I32, ptr, types::I32], false),
                 Sig::IdFlagBuf => (&[types::I32, types::I32, ptr, types::I32], true),
@@ -213,6 +229,7 @@ impl Jit {
             instances.push((index, relocation));
         }
         let mut group_ids = Vec::with_capacity(groups.len());
+        let mut edge_ids = vec![None; groups.len()];
         for (g, members) in groups.iter().enumerate() {
             if let Some(&u) = members.iter().find(|&&u| u as usize >= program.units.len()) {
                 return Err(err(format!(
@@ -244,6 +261,19 @@ impl Jit {
                     )
                 })?;
                 group_ids.push((id, true));
+                if ahead.get(g) == Some(&true) {
+                    edge_ids[g] = Some(edges::define_group(
+                        &mut module,
+                        &mut ctx,
+                        &mut fctx,
+                        program,
+                        g,
+                        members,
+                        &import_ids,
+                        buf_words,
+                        simd,
+                    )?);
+                }
                 continue;
             }
             // (tick context, group data) -> i32, like a unit function's shape.
@@ -286,6 +316,17 @@ impl Jit {
             group_ids.push((id, false));
         }
         module.finalize_definitions().map_err(err)?;
+        let edge_fns = edge_ids
+            .iter()
+            .map(|id| {
+                id.map(|id| {
+                    let code = module.get_finalized_function(id);
+                    // SAFETY: defined by `edges::define_group` with the
+                    // signature (pointer, pointer, i64) -> i64, `extern "C"`.
+                    unsafe { std::mem::transmute::<*const u8, edges::EdgesFn>(code) }
+                })
+            })
+            .collect();
         let groups = group_ids
             .iter()
             .zip(groups)
@@ -319,11 +360,18 @@ impl Jit {
             module: Some(module),
             units,
             groups,
+            edges: edge_fns,
             fault_ids: (0..program.faults.len() as u32).collect(),
             no_fifos: vec![std::ptr::null_mut(); program.ports.len()].into_boxed_slice(),
             slots: program.slots.len(),
             functions: functions.len(),
         })
+    }
+
+    /// Group `g`'s run-ahead loop, called with the state and the context of
+    /// [`Jit::group`] (an inline group's one context), if compiled.
+    pub(crate) fn group_edges(&self, g: usize) -> Option<edges::EdgesFn> {
+        self.edges.get(g).copied().flatten()
     }
 
     /// Number of distinct native functions (units with equal code share one).

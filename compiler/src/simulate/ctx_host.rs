@@ -86,6 +86,18 @@ impl RuntimeBinding {
         }
     }
 
+    /// After an edge of a run-ahead loop: the running tick context's
+    /// [`TickCtx::next_edge`].
+    ///
+    /// # Safety
+    /// As [`RuntimeBinding::host`]: only while a group tick of this binding
+    /// runs, with no other borrow of its context.
+    pub(crate) unsafe fn next_edge(&self) -> bool {
+        // SAFETY: guaranteed by the caller.
+        let ctx = unsafe { &mut *self.tick.get().cast::<TickCtx<'static>>() };
+        ctx.next_edge()
+    }
+
     /// The host for the running group's unit `member`.
     ///
     /// # Safety

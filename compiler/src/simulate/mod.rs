@@ -29,7 +29,7 @@ use crate::engine::{Engine, initial_state};
 use crate::host::Host;
 use crate::interp::Interpreter;
 use crate::ir::{PortKind, Program};
-use crate::jit::{GroupCode, GroupData, HostCtx, Jit, JitConfig, JitError};
+use crate::jit::{EdgesFn, GroupCode, GroupData, HostCtx, Jit, JitConfig, JitError};
 
 pub(crate) use ctx_host::RuntimeBinding;
 use ctx_host::{CtxHost, Link};
@@ -66,6 +66,11 @@ struct Shared {
 /// calls the function itself ([`chronon_runtime::Tick::native`]).
 struct JitGroupTick {
     code: GroupCode,
+    /// The group's run-ahead loop (inline groups of designs that can run
+    /// ahead), called with the same state and context as `code`.
+    edges: Option<EdgesFn>,
+    /// Whether the group's units can stop the run ([`crate::jit::can_stop`]).
+    can_stop: bool,
     /// The function's data: the state's first slot (the array never grows
     /// or moves), `contexts` and the binding's tick cell.
     data: Box<GroupData>,
@@ -89,6 +94,29 @@ impl chronon_runtime::Tick for JitGroupTick {
                 }
             };
         }
+    }
+
+    fn can_stop(&self) -> bool {
+        self.can_stop
+    }
+
+    fn native_edges(&self) -> Option<chronon_runtime::NativeEdges> {
+        let (GroupCode::Inline(_), Some(f)) = (self.code, self.edges) else {
+            return None;
+        };
+        // SAFETY: as in `native` for an inline group; the loop runs the
+        // group's code per edge and calls the runtime's `next_edge`
+        // through the binding after each edge whenever the group makes any
+        // host call (`jit::edges`), so it does per edge what the group
+        // tick plus `next_edge` would.
+        Some(unsafe {
+            chronon_runtime::NativeEdges::with_context_slot(
+                std::mem::transmute::<EdgesFn, chronon_runtime::NativeEdgesFn>(f),
+                self.data.state.cast(),
+                self.data.contexts.cast(),
+                self.data.tick,
+            )
+        })
     }
 
     fn native(&self) -> Option<chronon_runtime::NativeGroup> {
@@ -118,6 +146,13 @@ impl chronon_runtime::Tick for JitGroupTick {
             }
         })
     }
+}
+
+/// Whether JIT runs may run ahead (contract §7, `Simulation::set_run_ahead`):
+/// unless `CHRONON_NO_RUN_AHEAD` is set, so tests and benchmarks can
+/// compare with the instant loop. (`Simulator::sim` can also switch it.)
+fn run_ahead_allowed() -> bool {
+    std::env::var_os("CHRONON_NO_RUN_AHEAD").is_none()
 }
 
 /// A shared, read-only handle on a [`Simulator`]'s state.
@@ -237,7 +272,10 @@ impl Simulator {
                     engine.tick_unit(state, id, &mut host);
                 })?;
             }
-            let sim = b.build()?;
+            let mut sim = b.build()?;
+            // The reference engine keeps the instant loop (one instant at
+            // a time), so it checks run-ahead rather than sharing it.
+            sim.set_run_ahead(false);
             return Ok(Simulator {
                 sim,
                 program,
@@ -250,7 +288,24 @@ impl Simulator {
             groups[cluster.domain.0 as usize].extend(cluster.units.iter().map(|u| u.0));
         }
         groups.retain(|g| !g.is_empty());
-        let jit = Jit::compile_with_groups(&program, JitConfig::default(), &groups)?;
+        let stoppers: Vec<bool> = groups
+            .iter()
+            .map(|g| crate::jit::can_stop(&program, g))
+            .collect();
+        // Run-ahead loops only where the runtime can use them: no FIFO
+        // between two domains, at most one domain that can stop.
+        let ahead = run_ahead_allowed()
+            && stoppers.iter().filter(|&&s| s).count() <= 1
+            && program.fifos.iter().all(|f| {
+                let unit = |p: u32| program.ports[p as usize].unit as usize;
+                program.units[unit(f.from)].domain == program.units[unit(f.to)].domain
+            });
+        let jit = Jit::compile_with_groups_ahead(
+            &program,
+            JitConfig::default(),
+            &groups,
+            &vec![ahead; groups.len()],
+        )?;
         let fifo_outs = links
             .iter()
             .enumerate()
@@ -293,6 +348,7 @@ impl Simulator {
                 .collect(),
             fifo_table: RuntimeBinding::no_fifo_table(program.ports.len()),
         });
+        let jit_edges: Vec<_> = (0..groups.len()).map(|g| jit.group_edges(g)).collect();
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
                 let (code, mut contexts) = jit.group(g, Rc::as_ptr(&binding));
@@ -311,7 +367,7 @@ impl Simulator {
             faults: Vec::new(),
         }));
         let state = shared.borrow_mut().state.as_mut_ptr();
-        for (members, (code, contexts)) in groups.iter().zip(group_code) {
+        for (g, (members, (code, contexts))) in groups.iter().zip(group_code).enumerate() {
             let members: Vec<_> = members.iter().map(|&u| units[u as usize]).collect();
             let mut contexts = contexts;
             let data = Box::new(GroupData {
@@ -323,6 +379,8 @@ impl Simulator {
                 &members,
                 JitGroupTick {
                     code,
+                    edges: jit_edges[g],
+                    can_stop: stoppers[g],
                     data,
                     _contexts: contexts,
                     _binding: binding.clone(),
@@ -330,7 +388,8 @@ impl Simulator {
                 },
             )?;
         }
-        let sim = b.build()?;
+        let mut sim = b.build()?;
+        sim.set_run_ahead(run_ahead_allowed());
         binding.bind_fifos(&sim, &program);
         Ok(Simulator {
             sim,
