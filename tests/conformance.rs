@@ -143,6 +143,12 @@ fn run_chronc(name: &str, text: &str, limit_ps: u64, engine: EngineKind) -> Logs
 /// clocks are not integer picoseconds counts time. A time that is not a
 /// whole number of units fails the test.
 fn run_chronc_scaled(name: &str, text: &str, limit: u64, scale: u64, engine: EngineKind) -> Logs {
+    let stop = StopAt::Until(Picos::new(i128::from(limit), i128::from(scale)));
+    run_chronc_until(name, text, stop, scale, engine)
+}
+
+/// [`run_chronc_scaled`] with any stop condition.
+fn run_chronc_until(name: &str, text: &str, stop: StopAt, scale: u64, engine: EngineKind) -> Logs {
     let scratch = Scratch::new("trace");
     let trace = scratch.0.join("text");
     let mut sources = SourceMap::new();
@@ -151,7 +157,7 @@ fn run_chronc_scaled(name: &str, text: &str, limit: u64, scale: u64, engine: Eng
         top: None,
         params: Vec::new(),
         engine,
-        stop: StopAt::Until(Picos::new(i128::from(limit), i128::from(scale))),
+        stop,
         drain: None,
         seed: 0,
     };
@@ -994,4 +1000,57 @@ fn three_clock_fifo_network_matches_icarus() {
         relayed > cases / 2,
         "items came back in only {relayed} of {cases} cases"
     );
+}
+
+/// Long runs past the runner's 65,536-edge slices, stopped by a number of
+/// writer edges (contract section 6: edges 0 to N-1 of the domain and every
+/// instant up to the time of edge N-1, none after), on both read styles.
+#[test]
+fn long_fifo_runs_match_icarus() {
+    if !icarus_installed() {
+        println!("note: iverilog is not installed; the long FIFO conformance runs are skipped");
+        return;
+    }
+    let scratch = Scratch::new("long");
+    let image = compile_twin("cdc_fifo.v", &scratch);
+    let template =
+        std::fs::read_to_string(Path::new(DIR).join("cdc_fifo.chr")).expect("the template");
+    let edges = 70_000;
+    for (style, engine) in [
+        (ReadStyle::TakeFirst, EngineKind::Jit),
+        (ReadStyle::Fwft, EngineKind::Interp),
+    ] {
+        let case = FifoCase {
+            wp: 754,
+            wph: 137,
+            rp: 1094,
+            rph: 0,
+            scale: 1,
+            spelled: None,
+            depth: 16,
+            sync: 3,
+            style,
+            wmode: 2,
+            rmode: 3,
+            same_domain: false,
+        };
+        // The writer's domain `w` is the first declared, the default stop
+        // domain; the twin prints every edge up to the time of its edge N-1.
+        let stop = StopAt::Cycles {
+            count: edges,
+            domain: Some("w".to_string()),
+        };
+        let ours = run_chronc_until("cdc_fifo.chr", &case.chr(&template), stop, 1, engine);
+        let limit = case.wph + (edges - 1) * case.wp;
+        let mut args = case.plusargs();
+        args.retain(|a| !a.starts_with("+limit="));
+        args.push(format!("+limit={limit}"));
+        let theirs = run_twin(&image, &args);
+        assert_same(
+            &format!("{case:?}, {edges} writer edges on {engine:?}"),
+            &ours,
+            &theirs,
+        );
+        assert_eq!(ours["top.wr"].len() as u64, edges);
+    }
 }
