@@ -6,9 +6,9 @@
 //! other side. Hardware Gray-codes the pointer before the synchronizer; this
 //! model has no metastability, so a Gray encode and decode around the flops is
 //! the identity and the rings hold the binary pointer directly. A synchronizer
-//! is a ring of `S` entries holding the last `S` sampled values, so a shift is
-//! one store and the tail (the last flop) is the oldest entry: O(1) per edge
-//! for any `S`.
+//! is a ring of the last samples indexed by a wrapping count, so a shift is
+//! one store and the tail (the last flop) is the sample taken `S` shifts ago:
+//! O(1) per edge for any `S`, with no bounds check or wrap test.
 //!
 //! During evaluate, operations only record intent (pending write, accepted
 //! read, take); [`CdcFifo::commit`] applies both sides of one instant at once,
@@ -40,33 +40,48 @@ pub const FIFO_DEPTH_RANGE: (u32, u32) = (2, 1 << 30);
 /// The smallest and largest allowed synchronizer length.
 pub const FIFO_SYNC_RANGE: (u32, u32) = (2, 64);
 
-/// An `S`-flop synchronizer as a ring of the last `S` sampled values.
+/// Entries of a synchronizer's ring: a power of two above twice the largest
+/// `S`, so an index is a mask (no bounds check, no wrap test) and the value
+/// last shifted out is still there for observed commits.
+const RING: usize = 128;
+const _: () = assert!(RING.is_power_of_two() && RING > 2 * FIFO_SYNC_RANGE.1 as usize - 1);
+
+/// An `S`-flop synchronizer as a ring of the last samples: the tail (the
+/// last flop) is the sample taken `S` shifts ago.
 #[derive(Debug, Clone)]
 struct Synchronizer {
-    flops: Box<[u32]>,
-    /// Where the next sample goes; it also holds the current tail (the oldest value).
-    pos: usize,
+    flops: Box<[u32; RING]>,
+    /// Samples taken so far (wrapping), so the next goes to `pos % RING`.
+    pos: u32,
+    stages: u32,
 }
 
 impl Synchronizer {
     fn new(stages: u32) -> Self {
         Synchronizer {
-            flops: vec![0; stages as usize].into_boxed_slice(),
+            flops: Box::new([0; RING]),
             pos: 0,
+            stages,
         }
+    }
+
+    #[inline(always)]
+    fn at(&self, back: u32) -> u32 {
+        self.flops[self.pos.wrapping_sub(back) as usize & (RING - 1)]
     }
 
     /// Shifts `sample` in; returns the tail as it was before the shift.
     #[inline(always)]
     fn shift(&mut self, sample: u32) -> u32 {
-        let pos = self.pos;
-        let before = std::mem::replace(&mut self.flops[pos], sample);
-        self.pos = if pos + 1 == self.flops.len() {
-            0
-        } else {
-            pos + 1
-        };
+        let before = self.at(self.stages);
+        self.flops[self.pos as usize & (RING - 1)] = sample;
+        self.pos = self.pos.wrapping_add(1);
         before
+    }
+
+    /// The tail the last shift returned (0 before any).
+    fn last_tail(&self) -> u32 {
+        self.at(self.stages + 1)
     }
 }
 
@@ -132,10 +147,6 @@ pub(crate) struct CdcFifo {
     write_sync: Synchronizer,
     /// The instant this FIFO was last committed, so coincident edges commit once.
     pub(crate) committed_instant: u64,
-    /// The synchronizer tails last seen by the writer (read pointer) and the
-    /// reader (write pointer); only observed commits use them.
-    read_tail: u32,
-    write_tail: u32,
     /// Transaction bookkeeping for observed runs (see [`CdcFifo::commit_observed`]).
     pub(crate) txns: Txns,
     /// The writer and reader units, named by commit events.
@@ -226,8 +237,6 @@ impl CdcFifo {
             read_sync: Synchronizer::new(sync),
             write_sync: Synchronizer::new(sync),
             committed_instant: u64::MAX,
-            read_tail: 0,
-            write_tail: 0,
             txns: Txns::default(),
             units: (0, 0),
         }
@@ -393,7 +402,6 @@ impl CdcFifo {
             s.write_ptr = (s.write_ptr + u32::from(s.write_pending)) & mask;
             s.write_pending = 0;
             let tail = self.read_sync.shift(read_before);
-            self.read_tail = tail;
             s.full = u8::from((s.write_ptr.wrapping_sub(tail) & mask) == depth);
         }
         if reader_edge {
@@ -416,7 +424,6 @@ impl CdcFifo {
             }
             s.taken = 0;
             let tail = self.write_sync.shift(write_before);
-            self.write_tail = tail;
             s.empty = u8::from(tail == s.read_ptr);
         }
     }
@@ -458,6 +465,9 @@ impl CdcFifo {
         self.commit(writer_edge.is_some(), reader_edge.is_some());
         let (full_now, empty_now) = (self.full(), self.empty());
         let mask = u64::from(self.pointer_mask);
+        // The synchronizer tails this commit saw (read pointer for the
+        // writer, write pointer for the reader).
+        let (read_tail, write_tail) = (self.read_sync.last_tail(), self.write_sync.last_tail());
         let t = &mut self.txns;
         let mut event = |kind, domain, (cycle, unit): (u64, u32), txn, occupancy| {
             out.push(FifoEvent {
@@ -478,7 +488,7 @@ impl CdcFifo {
             if write_pending {
                 t.writes += 1;
             }
-            t.seen_by_writer += (u64::from(self.read_tail).wrapping_sub(t.seen_by_writer)) & mask;
+            t.seen_by_writer += (u64::from(read_tail).wrapping_sub(t.seen_by_writer)) & mask;
             let occupancy = (t.writes - t.reads) as u32;
             if full_now != full {
                 let (kind, txn) = if full_now {
@@ -499,8 +509,8 @@ impl CdcFifo {
                 t.output = t.reads - 1;
                 event(FifoEventKind::Output, domain, side, t.output, occupancy);
             }
-            let seen = t.seen_by_reader
-                + ((u64::from(self.write_tail).wrapping_sub(t.seen_by_reader)) & mask);
+            let seen =
+                t.seen_by_reader + ((u64::from(write_tail).wrapping_sub(t.seen_by_reader)) & mask);
             for txn in t.seen_by_reader..seen {
                 event(FifoEventKind::Visible, domain, side, txn, occupancy);
             }

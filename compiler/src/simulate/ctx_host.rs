@@ -67,7 +67,13 @@ impl RuntimeBinding {
     /// write per edge, as in [`BoundHost::send`]'s fast path), and every
     /// FIFO read port; items of at least one word (the runtime stores a
     /// zero-word item as one word, which only the host path writes).
+    ///
+    /// `CHRONON_NO_INLINE_FIFO` leaves every entry null, so one binary
+    /// measures the inline form against host calls (docs/performance.md).
     pub(super) fn bind_fifos(&self, sim: &Simulation, program: &Program) {
+        if std::env::var_os("CHRONON_NO_INLINE_FIFO").is_some() {
+            return;
+        }
         for (i, entry) in self.fifo_table.iter().enumerate() {
             let port = &program.ports[i];
             let fifo = match self.links.get(i) {
