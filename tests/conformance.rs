@@ -6,18 +6,23 @@
 //! Each `.chr` design traces what it observes at every edge of every unit
 //! (`trace("name", k = v, ...)`); the text log (`chronc run --trace DIR`,
 //! one file per domain) has one record per line, `<cycle> <time>ps T <unit>
-//! <name> k=v ...`. The Verilog twin prints the same line from each
-//! `always @(posedge clk)` block with `$display`, prefixed by the domain's
-//! name, from the values before the edge. The test compares each domain's
+//! <name> k=v ...`. The Verilog twin prints the same line from its
+//! `always @(posedge clk)` blocks with `$display`, prefixed by the domain's
+//! name, from the values before the edge. The test compares each unit's
 //! lines exactly and, on a mismatch, prints the configuration and the first
 //! differing lines.
 //!
-//! The designs and twins live in `tests/conformance/`: `cdc_fifo.*` (a CDC
-//! FIFO between two clocks, a matrix of clock ratios, phases, depths,
-//! synchronizer lengths, read styles and traffic) and `single_clock.*`
-//! (registers, wrapping arithmetic of mixed widths and signedness, shifts,
-//! comparisons, stage registers). When `iverilog` is not installed the
-//! tests print a note and pass without comparing (CI installs it).
+//! The designs and twins live in `tests/conformance/` (templates whose
+//! holes, upper-case names in braces, are filled per configuration; the
+//! twins take the same configuration as plusargs, so each is compiled
+//! once): `cdc_fifo` (the CDC FIFO matrix: clock ratios and phases, clocks
+//! declared by frequency, depths, synchronizer lengths, read styles and
+//! traffic), `cdc_multi` (three clocks, fan-out to FIFOs and a channel, a
+//! relay), `single_clock` (registers, aggregates, arithmetic, shifts,
+//! division, comparisons, a stage register), `channel`, `fan` and `chain`
+//! (same-domain channels: latency, capacity, fan-out, fan-in, send rates,
+//! zero-latency chains). When `iverilog` is not installed the tests print a
+//! note and pass without comparing (CI installs it).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
