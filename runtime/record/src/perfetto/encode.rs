@@ -60,24 +60,44 @@ const TAG_TRACE_PACKET: u8 = 0x0a;
 /// before the track event in [`Scratch`].
 const HEAD: usize = 40;
 
-/// [`Scratch`]'s size: the header room, the largest track event with
-/// [`MAX_ARGS`] annotations (24 bytes each at most, plus type, name, track,
-/// counter and two flows: 65), and the sequence flags (6).
-const SCRATCH: usize = HEAD + MAX_ARGS * 24 + 65 + 6;
+/// The most bytes a packet takes in [`Scratch`]: the header room, the
+/// largest track event with [`MAX_ARGS`] annotations (24 bytes each at
+/// most, plus type, name, track, counter and two flows: 65), and the
+/// sequence flags (6).
+const PACKET_MAX: usize = HEAD + MAX_ARGS * 24 + 65 + 6;
 
-/// A packet encoded on the stack, appended to the output with one copy: a
-/// byte costs an index check, not a `Vec::push` (capacity check and length
-/// store), and nested lengths are patched in place instead of computed in a
-/// separate sizing pass.
-struct Scratch<const N: usize> {
+/// [`Scratch`]'s size: a power of two at least [`PACKET_MAX`], so that a
+/// masked index needs no bounds check.
+const SCRATCH: usize = PACKET_MAX.next_power_of_two();
+
+/// Where a packet is encoded before it is appended to the output with one
+/// copy: a byte costs a masked store, not a `Vec::push` (capacity check and
+/// length store), and nested lengths are patched in place instead of
+/// computed in a separate sizing pass. Kept by the writer, so it is not
+/// cleared per packet: every byte copied out was written first.
+pub(crate) struct Scratch<const N: usize = SCRATCH> {
     bytes: [u8; N],
     len: usize,
 }
 
+impl Scratch {
+    /// An empty scratch.
+    pub(crate) fn new() -> Box<Scratch> {
+        Box::new(Scratch {
+            bytes: [0; SCRATCH],
+            len: 0,
+        })
+    }
+}
+
 impl<const N: usize> Scratch<N> {
+    /// Appends a byte. `N` is a power of two and no packet is longer than
+    /// [`PACKET_MAX`] (checked in debug builds; the widest event is in the
+    /// tests), so the mask never wraps and the store needs no bounds check.
     #[inline(always)]
     fn byte(&mut self, b: u8) {
-        self.bytes[self.len] = b;
+        debug_assert!(self.len < N && N.is_power_of_two());
+        self.bytes[self.len & (N - 1)] = b;
         self.len += 1;
     }
 
@@ -103,6 +123,7 @@ impl<const N: usize> Scratch<N> {
 #[inline]
 pub(crate) fn put_event_packet(
     buf: &mut Vec<u8>,
+    s: &mut Scratch,
     timestamp: u64,
     sequence_id: u32,
     flags: u32,
@@ -112,10 +133,7 @@ pub(crate) fn put_event_packet(
         return put_event_packet_sized(buf, timestamp, sequence_id, flags, event);
     }
     // The track event first, after room for the header.
-    let mut s = Scratch {
-        bytes: [0; SCRATCH],
-        len: HEAD,
-    };
+    s.len = HEAD;
     for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
         s.byte(0x22); // debug_annotations = 4
         // At most 22 bytes follow: the length is one byte, patched below.
@@ -125,7 +143,7 @@ pub(crate) fn put_event_packet(
         s.varint(iid);
         s.byte(0x18); // uint_value = 3
         s.varint(value);
-        s.bytes[at] = (s.len - at - 1) as u8;
+        s.bytes[at & (SCRATCH - 1)] = (s.len - at - 1) as u8;
     }
     if event.kind != 0 {
         s.byte(0x48); // type = 9
@@ -161,7 +179,7 @@ pub(crate) fn put_event_packet(
         + varint_len(te as u64)
         + (end - HEAD);
     let mut h = Scratch {
-        bytes: [0; HEAD],
+        bytes: [0; HEAD.next_power_of_two()],
         len: 0,
     };
     h.byte(TAG_TRACE_PACKET);
@@ -356,7 +374,10 @@ mod tests {
         ];
         for (i, e) in cases.iter().enumerate() {
             let mut ours = Vec::new();
-            put_event_packet(&mut ours, 1_000_000 * i as u64, 1, 2, e);
+            // A used scratch: every byte copied out is written first.
+            let mut scratch = Scratch::new();
+            scratch.bytes.fill(0xee);
+            put_event_packet(&mut ours, &mut scratch, 1_000_000 * i as u64, 1, 2, e);
             let mut sized = Vec::new();
             put_event_packet_sized(&mut sized, 1_000_000 * i as u64, 1, 2, e);
             assert_eq!(ours, sized, "case {i}: both encoders");

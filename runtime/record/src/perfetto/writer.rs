@@ -8,7 +8,7 @@ use flate2::Compression;
 use flate2::write::ZlibEncoder;
 use prost::Message;
 
-use super::encode::{Event, put_event_packet, whole_packets};
+use super::encode::{Event, Scratch, put_event_packet, whole_packets};
 use super::proto::*;
 use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput};
@@ -93,6 +93,7 @@ pub struct PerfettoWriter {
     /// FIFO event, looked up once (a SipHash per event was 4% of the
     /// writer thread's time end to end).
     fifo_arg_iids: [u64; 2],
+    scratch: Box<Scratch>,
     open_slices: Vec<Option<Time>>,
     earliest_end: Option<Time>,
     unit_ranks: Vec<u32>,
@@ -194,6 +195,7 @@ impl PerfettoWriter {
             summary_iid,
             misc_iids,
             fifo_arg_iids,
+            scratch: Scratch::new(),
             open_slices: vec![None; schema.units.len()],
             earliest_end: None,
             unit_ranks: schema.unit_ranks(),
@@ -311,13 +313,11 @@ impl PerfettoWriter {
             return Ok(0);
         }
         if t < self.last_time {
-            return Err(RecordError::OutOfOrder {
-                time: t.to_string(),
-                last: self.last_time.to_string(),
-            });
+            return Err(out_of_order(t, self.last_time));
         }
-        let ns =
-            u64::try_from(t.floor_ns()).map_err(|_| RecordError::TimeOverflow(t.to_string()))?;
+        let Ok(ns) = u64::try_from(t.floor_ns()) else {
+            return Err(time_overflow(t));
+        };
         self.last_time = t;
         let delta = ns - self.last_ns;
         self.last_ns = ns;
@@ -351,22 +351,21 @@ impl PerfettoWriter {
                 flow: None,
                 terminating_flow: None,
             };
-            put_event_packet(
-                self.packet_buf(),
-                delta,
-                SEQUENCE_ID,
-                SEQ_NEEDS_INCREMENTAL_STATE,
-                &event,
-            );
-            self.end_packet()?;
+            self.put_event(delta, &event)?;
         }
         self.earliest_end = self.open_slices.iter().flatten().min().copied();
         Ok(())
     }
 
     fn put_event(&mut self, delta: u64, event: &Event<'_>) -> Result<(), RecordError> {
+        let buf = if self.config.compress {
+            &mut self.batch
+        } else {
+            self.out.buf()
+        };
         put_event_packet(
-            self.packet_buf(),
+            buf,
+            &mut self.scratch,
             delta,
             SEQUENCE_ID,
             SEQ_NEEDS_INCREMENTAL_STATE,
@@ -387,6 +386,21 @@ impl PerfettoWriter {
             terminating_flow: None,
         }
     }
+}
+
+/// The error for a record before the last one, built off the hot path.
+#[cold]
+fn out_of_order(t: Time, last: Time) -> RecordError {
+    RecordError::OutOfOrder {
+        time: t.to_string(),
+        last: last.to_string(),
+    }
+}
+
+/// The error for a time beyond `u64` nanoseconds, built off the hot path.
+#[cold]
+fn time_overflow(t: Time) -> RecordError {
+    RecordError::TimeOverflow(t.to_string())
 }
 
 fn track_descriptors(schema: &Schema, unit_ranks: &[u32]) -> Vec<TrackDescriptor> {
@@ -528,7 +542,14 @@ impl Recorder for PerfettoWriter {
             flow: None,
             terminating_flow: None,
         };
-        put_event_packet(buf, delta, SEQUENCE_ID, SEQ_NEEDS_INCREMENTAL_STATE, &event);
+        put_event_packet(
+            buf,
+            &mut self.scratch,
+            delta,
+            SEQUENCE_ID,
+            SEQ_NEEDS_INCREMENTAL_STATE,
+            &event,
+        );
         self.end_packet()
     }
 
