@@ -5,6 +5,11 @@
 //!
 //! Run with `cargo bench --bench jit_vs_native`. Designs are built and
 //! compiled outside the timed region; only `Simulation::run` is timed.
+//!
+//! Where a workload can run ahead (contract §7: its domains exchange
+//! nothing), the hand-written and JIT rows run ahead, and the rows marked
+//! "instant loop" run the same designs with run-ahead off
+//! (`Simulation::set_run_ahead(false)`), side by side in the same process.
 
 use std::time::Instant;
 
@@ -64,20 +69,28 @@ fn bench(workload: &Workload) {
     let program = workload.program();
     let limit = workload.chr_limit(&program, workload.bench_edges);
     let mut digests = Vec::new();
-    let hand = measure(workload, || {
-        let (mut sim, limit) = (workload.hand_written)(workload.bench_edges);
-        timed_run(workload, &mut sim, limit)
-    });
-    let mut on_engine = |engine: EngineKind| {
+    let hand_with = |ahead: bool| {
+        measure(workload, || {
+            let (mut sim, limit) = (workload.hand_written)(workload.bench_edges);
+            sim.set_run_ahead(ahead);
+            timed_run(workload, &mut sim, limit)
+        })
+    };
+    let (hand, hand_loop) = (hand_with(true), hand_with(false));
+    let mut on_engine = |engine: EngineKind, ahead: bool| {
         measure(workload, || {
             let mut sim = Simulator::new(program.clone(), engine).expect("workload builds");
+            if !ahead {
+                sim.sim.set_run_ahead(false);
+            }
             let timed = timed_run(workload, &mut sim.sim, limit.clone());
             digests.push(sim.digest());
             timed
         })
     };
-    let jit = on_engine(EngineKind::Jit);
-    let interp = on_engine(EngineKind::Interp);
+    let jit = on_engine(EngineKind::Jit, true);
+    let jit_loop = on_engine(EngineKind::Jit, false);
+    let interp = on_engine(EngineKind::Interp, false);
     assert!(
         digests.windows(2).all(|w| w[0] == w[1]),
         "{}: runs or engines disagree",
@@ -87,12 +100,20 @@ fn bench(workload: &Workload) {
     print_row("hand-written", &hand);
     print_row("JIT", &jit);
     print_row("interpreter", &interp);
+    print_row("hand, loop", &hand_loop);
+    print_row("JIT, loop", &jit_loop);
     println!(
         "  JIT / hand-written: wall {:.2}x, CPU {:.2}x | interpreter / JIT: wall {:.2}x, CPU {:.2}x",
         jit.wall.median / hand.wall.median,
         jit.cpu.median / hand.cpu.median,
         interp.wall.median / jit.wall.median,
         interp.cpu.median / jit.cpu.median,
+    );
+    println!(
+        "  instant loop (run-ahead off): JIT / hand-written CPU {:.2}x | run-ahead speed-up CPU: hand-written {:.2}x, JIT {:.2}x",
+        jit_loop.cpu.median / hand_loop.cpu.median,
+        hand_loop.cpu.median / hand.cpu.median,
+        jit_loop.cpu.median / jit.cpu.median,
     );
 }
 

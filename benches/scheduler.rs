@@ -1,8 +1,10 @@
 //! Scheduler benchmark: hand-written Rust ticks on the runtime.
 //!
-//! Run with `cargo bench --bench scheduler`. Each scenario runs twice: with one
-//! group tick per domain (the runtime's cheapest path for Rust ticks) and with
-//! one tick per unit. Each scenario is built outside the
+//! Run with `cargo bench --bench scheduler`. Each scenario runs three ways:
+//! with one group tick per domain in run-ahead form (the runtime's cheapest
+//! path for Rust ticks: domains that exchange nothing run many edges per
+//! call, contract §7), the same group ticks with run-ahead off (the instant
+//! loop, one call per domain edge), and one tick per unit. Each scenario is built outside the
 //! timed region and run several times; the report gives the median, min and max
 //! nanoseconds per unit tick, in wall time and in thread CPU time.
 
@@ -18,6 +20,7 @@ fn bench(
     workload: &Workload,
     name: &str,
     build: fn(u64) -> (chronon_runtime::Simulation, chronon_runtime::RunLimit),
+    ahead: bool,
 ) {
     let mut wall = Vec::new();
     let mut cpu = Vec::new();
@@ -25,6 +28,7 @@ fn bench(
     let mut instants = 0;
     for _ in 0..REPETITIONS {
         let (mut sim, limit) = build(workload.bench_edges);
+        sim.set_run_ahead(ahead);
         let (w0, c0) = (Instant::now(), thread_cpu_ns());
         let stop = std::hint::black_box(sim.run(limit));
         let (c1, w1) = (thread_cpu_ns(), Instant::now());
@@ -94,11 +98,15 @@ fn main() {
     for workload in &WORKLOADS {
         let group = format!("{} (group ticks)", workload.name);
         if selected(&group) {
-            bench(workload, &group, workload.hand_written);
+            bench(workload, &group, workload.hand_written, true);
+        }
+        let looped = format!("{} (group, instant loop)", workload.name);
+        if selected(&looped) {
+            bench(workload, &looped, workload.hand_written, false);
         }
         let per_unit = format!("{} (per-unit ticks)", workload.name);
         if selected(&per_unit) {
-            bench(workload, &per_unit, workload.per_unit);
+            bench(workload, &per_unit, workload.per_unit, true);
         }
     }
     if selected("baseline: bare dynamic calls") {
