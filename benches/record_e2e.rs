@@ -10,7 +10,9 @@
 //! in a fresh child process (this binary run with
 //! `child CONFIG SCALE`), so the peak memory (VmHWM) is that
 //! configuration's own. The report gives the median, min and max wall time,
-//! main-thread CPU time, events (or VCD value changes) per second, wall and
+//! main-thread CPU time, the CPU time of every thread (the writers
+//! included; on two cores wall time cannot go below half of it), events
+//! (or VCD value changes) per second, wall and
 //! main-thread CPU ns per event beyond recording off (the CPU figure is the
 //! producer's share: the writer threads are not in it), peak memory and
 //! bytes written. The last rows
@@ -25,7 +27,7 @@ use chronon_compiler::record::RecordOptions;
 use chronon_compiler::run::{RunOptions, StopAt, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
-use chronon_suite::measure::thread_cpu_ns;
+use chronon_suite::measure::{process_cpu_ns, thread_cpu_ns};
 
 const REPETITIONS: usize = 5;
 /// Writer edges for 500,000 instants (2,450 instants per 1,000 edges).
@@ -95,7 +97,8 @@ fn events(config: &str, dir: &Path) -> u64 {
     }
 }
 
-/// One run in this process; prints `wall_ns cpu_ns hwm_kib bytes events`.
+/// One run in this process; prints `wall_ns cpu_ns hwm_kib bytes events
+/// all_cpu_ns` (the last: every thread, the writers included).
 fn child(config: &str, scale: u64) {
     let dir = std::env::var_os("CHRONON_BENCH_DIR")
         .map(PathBuf::from)
@@ -122,12 +125,17 @@ fn child(config: &str, scale: u64) {
     };
     let rec = options(config, &dir);
     // Compilation is in the timed region for every configuration alike.
-    let (wall, cpu) = (Instant::now(), thread_cpu_ns());
+    let (wall, cpu, all_cpu) = (Instant::now(), thread_cpu_ns(), process_cpu_ns());
     let report = match run_recorded(&mut sources, &run, &rec, &mut |_, _| {}) {
         Ok(r) => r,
         Err(e) => panic!("the benchmark design runs: {e:?}"),
     };
-    let (wall, cpu) = (wall.elapsed().as_nanos() as u64, thread_cpu_ns() - cpu);
+    // The writer threads have been joined: the process figure holds them.
+    let (wall, cpu, all_cpu) = (
+        wall.elapsed().as_nanos() as u64,
+        thread_cpu_ns() - cpu,
+        process_cpu_ns() - all_cpu,
+    );
     // Read before the files are counted, so the peak is the run's own.
     let hwm = vm_hwm_kib();
     if let Some(r) = &report.recording {
@@ -163,7 +171,7 @@ fn child(config: &str, scale: u64) {
         .map(|p| bytes_under(p))
         .sum(),
     };
-    println!("{wall} {cpu} {hwm} {bytes} {counted}");
+    println!("{wall} {cpu} {hwm} {bytes} {counted} {all_cpu}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -200,11 +208,12 @@ fn main() {
         500_000
     );
     println!(
-        "{:<9} {:>5} {:>26} {:>22} {:>11} {:>10} {:>10} {:>10} {:>12} {:>11}",
+        "{:<9} {:>5} {:>26} {:>22} {:>12} {:>11} {:>10} {:>10} {:>10} {:>12} {:>11}",
         "config",
         "scale",
         "wall ms",
         "thread cpu ms",
+        "all cpu ms",
         "events",
         "M ev/s",
         "wall ns+",
@@ -242,6 +251,7 @@ fn main() {
         let (hwm, _, hwm_max) = col(2);
         let (bytes, _, _) = col(3);
         let (events, _, _) = col(4);
+        let (all_cpu, _, _) = col(5);
         let slot = usize::from(*scale != 1);
         if *config == "off" {
             off[slot] = (wall, cpu);
@@ -253,13 +263,14 @@ fn main() {
             ((wall - off[slot].0) / events, (cpu - off[slot].1) / events)
         };
         println!(
-            "{config:<9} {scale:>5} {:>8.1} [{:>6.1}..{:>6.1}] {:>6.1} [{:>5.1}..{:>6.1}] {:>11} {:>10.1} {:>10.1} {:>10.1} {:>5}/{:>6} {:>11}",
+            "{config:<9} {scale:>5} {:>8.1} [{:>6.1}..{:>6.1}] {:>6.1} [{:>5.1}..{:>6.1}] {:>12.1} {:>11} {:>10.1} {:>10.1} {:>10.1} {:>5}/{:>6} {:>11}",
             wall / 1e6,
             wall_min / 1e6,
             wall_max / 1e6,
             cpu / 1e6,
             cpu_min / 1e6,
             cpu_max / 1e6,
+            all_cpu / 1e6,
             events,
             rate,
             wall_beyond,
