@@ -30,7 +30,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use chronon_compiler::record::RecordOptions;
-use chronon_compiler::run::{RunOptions, StopAt, run_recorded};
+use chronon_compiler::run::{RunOptions, RunReport, StopAt, run, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
 use chronon_runtime::Picos;
@@ -189,7 +189,67 @@ fn run_chronc_until(name: &str, text: &str, stop: StopAt, scale: u64, engine: En
             file_record(&mut logs, &in_units(line, scale));
         }
     }
+    // Without a trace sink the runtime takes its fast paths (the calendar's
+    // replay loop, run-ahead of a lone domain), which the traced run does
+    // not: the same run untraced must end alike, and its counters must be
+    // what the traced lines add up to.
+    let mut plain_sources = SourceMap::new();
+    plain_sources.add(name.to_string(), text.to_string());
+    let plain = match run(&mut plain_sources, &options, &mut |_, _| {}) {
+        Ok(r) => r,
+        Err(e) => panic!("{name} untraced: {e:?}"),
+    };
+    assert_eq!(
+        deterministic(&plain),
+        deterministic(&report),
+        "{name}: the untraced run differs from the traced one"
+    );
+    check_sums(name, &plain, &logs);
     logs
+}
+
+/// The parts of a report that do not depend on the host or on recording.
+fn deterministic(report: &RunReport) -> String {
+    format!(
+        "{} {} {} {:?} {:?} {:?} {}",
+        report.stop,
+        report.instants,
+        report.time,
+        report.domains,
+        report.counters,
+        report.faults,
+        report.state_digest
+    )
+}
+
+/// Every counter named `sum_<field>` must equal the wrapping sum of
+/// `<field>=` over its unit's trace lines (those that have the field; at
+/// least one must).
+fn check_sums(name: &str, report: &RunReport, logs: &Logs) {
+    for c in &report.counters {
+        let Some(field) = c.name.strip_prefix("sum_") else {
+            continue;
+        };
+        let key = format!("{field}=");
+        let values: Vec<u64> = logs
+            .get(&c.unit)
+            .into_iter()
+            .flatten()
+            .filter_map(|line| line.split(' ').find_map(|w| w.strip_prefix(key.as_str())))
+            .map(|v| v.parse::<u64>().expect("an integer field"))
+            .collect();
+        assert!(
+            !values.is_empty(),
+            "{name}: no {key} in the lines of {}",
+            c.unit
+        );
+        let total = values.iter().fold(0u64, |a, &v| a.wrapping_add(v));
+        assert_eq!(
+            c.value, total,
+            "{name}: counter {}.{} against its trace lines",
+            c.unit, c.name
+        );
+    }
 }
 
 /// Rewrites the time of a text-log record (`<cycle> <time> T ...`, the time
