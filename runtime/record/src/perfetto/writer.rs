@@ -305,7 +305,9 @@ impl PerfettoWriter {
         self.step_to(t)
     }
 
-    #[inline]
+    /// Always inlined: called for every packet, and the call's prologue
+    /// and epilogue cost more than the common same-time case itself.
+    #[inline(always)]
     fn step_to(&mut self, t: Time) -> Result<u64, RecordError> {
         // Most records share their instant's time, written with the same
         // parts: no comparison or division for them.
