@@ -352,6 +352,22 @@ pub unsafe extern "C" fn chronon_finish(ctx: *mut c_void) -> u32 {
     CHRONON_OK
 }
 
+/// In a native run-ahead function ([`crate::NativeEdges`]), after an
+/// edge: [`TickCtx::next_edge`] (commit, next cycle and time).
+/// `CHRONON_TRUE` to run the next edge, `CHRONON_FALSE` to stop.
+///
+/// # Safety
+/// `ctx` is the native tick's context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn chronon_next_edge(ctx: *mut c_void) -> u32 {
+    // SAFETY: forwarded contract.
+    if unsafe { context(ctx) }.next_edge() {
+        CHRONON_TRUE
+    } else {
+        CHRONON_FALSE
+    }
+}
+
 /// Raises the declared fault site `assertion` (an assertion or another
 /// checked construct), reported with its declared kind.
 ///

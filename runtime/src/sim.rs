@@ -1514,6 +1514,98 @@ mod run_ahead_tests {
         }
     }
 
+    /// A native run-ahead tick through the `ffi` entry points: counts its
+    /// edges and finishes at its 1,000th, calling `chronon_next_edge`
+    /// after each edge.
+    unsafe extern "C" fn native_edges(
+        ctx: *mut core::ffi::c_void,
+        _: *mut core::ffi::c_void,
+        n: u64,
+    ) -> u64 {
+        let mut done = 0;
+        loop {
+            // SAFETY: `ctx` is the running tick's context (NativeEdges::new).
+            unsafe {
+                crate::ffi::chronon_count(ctx, 0, 1);
+                if (*ctx.cast::<TickCtx<'_>>()).cycle() == 999 {
+                    crate::ffi::chronon_finish(ctx);
+                }
+            }
+            done += 1;
+            // SAFETY: as above.
+            let next = unsafe { crate::ffi::chronon_next_edge(ctx) };
+            if next != crate::ffi::CHRONON_TRUE || done >= n {
+                return done;
+            }
+        }
+    }
+
+    /// The same tick, as a native group function (one edge).
+    unsafe extern "C" fn native_edge(
+        ctx: *mut core::ffi::c_void,
+        _: *mut core::ffi::c_void,
+    ) -> u32 {
+        // SAFETY: as in `native_edges`.
+        unsafe {
+            crate::ffi::chronon_count(ctx, 0, 1);
+            if (*ctx.cast::<TickCtx<'_>>()).cycle() == 999 {
+                crate::ffi::chronon_finish(ctx);
+            }
+        }
+        0
+    }
+
+    struct NativeCounter;
+
+    impl Tick for NativeCounter {
+        fn tick(&mut self, ctx: &mut TickCtx<'_>) {
+            ctx.call_native(self.native().expect("native"));
+        }
+        fn native(&self) -> Option<crate::tick::NativeGroup> {
+            // SAFETY: `native_edge` does what `tick` does, through `ffi`.
+            Some(unsafe { crate::tick::NativeGroup::new(native_edge, core::ptr::null_mut()) })
+        }
+        fn native_edges(&self) -> Option<crate::tick::NativeEdges> {
+            // SAFETY: `native_edges` runs `native_edge` per edge, then
+            // `chronon_next_edge`.
+            Some(unsafe { crate::tick::NativeEdges::new(native_edges, core::ptr::null_mut()) })
+        }
+    }
+
+    #[test]
+    fn a_native_run_ahead_tick_counts_and_finishes_on_its_edge() {
+        let build = || {
+            let mut b = DesignBuilder::new();
+            let d = b.domain("d", clock(1000, 0));
+            let e = b.domain("e", clock(700, 3));
+            let u = b.unit("top.n", d, &[]);
+            b.counter(u, "edges").expect("counter");
+            b.set_tick(u, NativeCounter).expect("unit");
+            let v = b.unit("top.q", e, &[0, 0]);
+            b.set_tick(v, Quiet(fold)).expect("unit");
+            (b.build().expect("design"), u, v)
+        };
+        let (mut ahead, u, v) = build();
+        let (mut plain, _, _) = build();
+        plain.set_run_ahead(false);
+        assert!(ahead.runs_ahead());
+        for limit in [
+            RunLimit::Time(Picos::from_integer(77_777)),
+            RunLimit::Unbounded,
+            RunLimit::Time(Picos::from_integer(5_000_000)),
+        ] {
+            assert_eq!(
+                ahead.run(limit.clone()),
+                plain.run(limit.clone()),
+                "{limit:?}"
+            );
+            assert_eq!(ahead.counters(u), plain.counters(u), "{limit:?}");
+            assert_eq!(ahead.regs(v), plain.regs(v), "{limit:?}");
+            assert_eq!(ahead.instants_done(), plain.instants_done(), "{limit:?}");
+        }
+        assert_eq!(ahead.counters(u), [5_001]);
+    }
+
     #[test]
     fn two_domains_that_can_stop_keep_the_instant_loop() {
         let (sim, _) = design(Ending::Finish(10), true);

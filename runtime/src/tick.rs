@@ -97,6 +97,22 @@ pub struct NativeEdges {
 }
 
 impl NativeEdges {
+    /// Wraps `function` and `data`: called as `function(ctx, data, n)` with
+    /// `ctx` the `TickCtx` (for the [`crate::ffi`] entry points, among
+    /// them `chronon_next_edge`).
+    ///
+    /// # Safety
+    /// As [`NativeGroup::new`], and the function must do per edge what
+    /// [`Tick::tick_edges`] requires (see [`NativeEdges::with_context_slot`]).
+    pub unsafe fn new(function: NativeEdgesFn, data: *mut core::ffi::c_void) -> Self {
+        NativeEdges {
+            function,
+            first: core::ptr::null_mut(),
+            data,
+            context_slot: core::ptr::null_mut(),
+        }
+    }
+
     /// A function called as `function(first, data, n)` after the runtime
     /// has stored the `TickCtx` pointer at `context_slot`.
     ///
@@ -296,12 +312,17 @@ impl<'a> TickCtx<'a> {
     #[inline(always)]
     pub(crate) fn call_native_edges(&mut self, native: NativeEdges, n: u64) -> u64 {
         let raw = (self as *mut TickCtx<'a>).cast::<core::ffi::c_void>();
-        // SAFETY: `with_context_slot`'s contract: the slot is writable.
-        unsafe { *native.context_slot = raw };
-        // SAFETY: `NativeEdges::with_context_slot`'s contract: the function
-        // runs the group's edges, reaching the context only through the
-        // slot while this call lasts.
-        let done = unsafe { (native.function)(native.first, native.data, n) };
+        let first = if native.context_slot.is_null() {
+            raw
+        } else {
+            // SAFETY: `with_context_slot`'s contract: the slot is writable.
+            unsafe { *native.context_slot = raw };
+            native.first
+        };
+        // SAFETY: `NativeEdges`'s constructors' contract: the function runs
+        // the group's edges, reaching the context only through its first
+        // argument or the slot while this call lasts.
+        let done = unsafe { (native.function)(first, native.data, n) };
         done.clamp(1, n)
     }
 
