@@ -1119,3 +1119,85 @@ fn long_fifo_runs_match_icarus() {
         assert_eq!(ours["top.wr"].len() as u64, edges);
     }
 }
+
+/// A splitmix64 step: the generator of the random configurations.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `count` pseudo-random FIFO configurations from `seed`: periods anywhere
+/// in 2..3000 ps (irregular ratios the matrix does not have), phases up to
+/// two periods, every depth up to 64, synchronizer lengths 2 to 9, every
+/// read style, traffic mode and an occasional shared domain.
+fn random_fifo_cases(seed: u64, count: usize) -> Vec<FifoCase> {
+    let mut state = seed;
+    let mut pick = |n: u64| splitmix(&mut state) % n;
+    (0..count)
+        .map(|_| {
+            let wp = 2 + pick(2999);
+            let rp = 2 + pick(2999);
+            let same_domain = pick(8) == 0;
+            let (rp, rph) = if same_domain {
+                (wp, 0)
+            } else {
+                (rp, pick(2 * rp))
+            };
+            let wph = if same_domain { 0 } else { pick(2 * wp) };
+            FifoCase {
+                wp,
+                wph,
+                rp,
+                rph,
+                scale: 1,
+                spelled: None,
+                depth: 2 << pick(6),
+                sync: 2 + pick(8),
+                style: STYLES[pick(3) as usize],
+                wmode: pick(4) as u32,
+                rmode: pick(4) as u32,
+                same_domain,
+            }
+        })
+        .collect()
+}
+
+/// Random FIFO configurations: 40 by default, from a fixed seed;
+/// `CHRONON_CONFORMANCE_CASES` and `CHRONON_CONFORMANCE_SEED` ask for more,
+/// or others (a long local hunt).
+#[test]
+fn random_fifo_cases_match_icarus() {
+    if !icarus_installed() {
+        println!("note: iverilog is not installed; the random FIFO conformance cases are skipped");
+        return;
+    }
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let count = env("CHRONON_CONFORMANCE_CASES", 40) as usize;
+    let seed = env("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
+    let scratch = Scratch::new("random");
+    let image = compile_twin("cdc_fifo.v", &scratch);
+    let template =
+        std::fs::read_to_string(Path::new(DIR).join("cdc_fifo.chr")).expect("the template");
+    for (n, case) in random_fifo_cases(seed, count).iter().enumerate() {
+        let engine = if n % 2 == 0 {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        };
+        let ours = run_chronc("cdc_fifo.chr", &case.chr(&template), case.limit(), engine);
+        let theirs = run_twin(&image, &case.plusargs());
+        assert_same(
+            &format!("seed {seed:#x} case {n} {case:?} on {engine:?}"),
+            &ours,
+            &theirs,
+        );
+    }
+}
