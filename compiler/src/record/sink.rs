@@ -39,6 +39,7 @@ fn kind(k: chronon_runtime::FifoEventKind) -> FifoEventKind {
 /// [`FifoInterest`]s, decided before any conversion so that events no
 /// writer uses cost a few loads (VCD alone dumps occupancy, which most FIFO
 /// events leave unchanged).
+#[derive(Debug, PartialEq, Eq)]
 enum FifoPass {
     /// No writer takes FIFO events.
     None,
@@ -469,5 +470,40 @@ impl TraceSink for RecordingSink {
         self.poll.set(STOP_POLL - 1);
         let inner = self.inner.borrow();
         inner.error.is_some() || inner.recorders.iter().any(BufferedRecorder::writer_failed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The union of the writers' FIFO interests: any writer taking every
+    /// event wins; occupancy lists merge per FIFO, a FIFO missing from a
+    /// list is passed whole (that writer's buffer passes it unfiltered).
+    #[test]
+    fn fifo_interests_unite_per_fifo() {
+        use FifoInterest as I;
+        let of = |interests: &[I]| FifoPass::of(interests.iter(), 3);
+        assert_eq!(of(&[]), FifoPass::None);
+        assert_eq!(of(&[I::None, I::None]), FifoPass::None);
+        assert_eq!(
+            of(&[I::Occupancy(vec![true, false, true]), I::All]),
+            FifoPass::All
+        );
+        let occupancy = |shown: Vec<Show>| FifoPass::Occupancy {
+            shown,
+            last: vec![0; 3],
+        };
+        assert_eq!(
+            of(&[I::None, I::Occupancy(vec![true, false, false])]),
+            occupancy(vec![Show::Changes, Show::Hidden, Show::Hidden])
+        );
+        assert_eq!(
+            of(&[
+                I::Occupancy(vec![false, true, false]),
+                I::Occupancy(vec![true, false]),
+            ]),
+            occupancy(vec![Show::Changes, Show::Changes, Show::Every])
+        );
     }
 }
