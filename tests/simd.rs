@@ -130,7 +130,7 @@ fn vectorized_designs_agree_with_the_interpreter() {
 fn the_peer_pipeline_vectorizes_in_groups_of_four() {
     let path = "benches/peers/pipeline.chr";
     let text = std::fs::read_to_string(path).expect("readable design");
-    for (n, groups) in [(16u32, 3usize), (256, 63)] {
+    for (n, groups) in [(16u32, 4usize), (256, 64)] {
         let mut sources = SourceMap::new();
         sources.add(path, text.replace("N: u32 = 16", &format!("N: u32 = {n}")));
         let compiled = compile(

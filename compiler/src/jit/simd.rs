@@ -15,17 +15,21 @@
 //!    exactly what the scalar code reads; a local is its defining DAG. The
 //!    run's effect is the final value of each slot it stores and of each
 //!    local it assigns that is mentioned later in the body.
-//! 3. Stores to consecutive slots whose DAGs are isomorphic lane for lane
-//!    (same operations and types, equal constants and shift amounts,
-//!    inputs at consecutive slots, one vector load, or all at one slot, a
-//!    splat) form groups. When every type in a DAG is at most 32 bits wide
-//!    a group has four lanes of `i32x4` (two slots per 128-bit load, so
-//!    two loads narrowed by one shuffle, and the result widened back into
-//!    two stores); otherwise two lanes of `i64x2`. Only operations that
-//!    are exact lane by lane are vectorized: wrapping add, sub, mul, and,
-//!    or, xor, shifts by a constant, negation, not and casts, each masked
-//!    to its width as the scalar code does. Stores left over (a tail
-//!    shorter than a vector, another shape) stay scalar.
+//! 3. Stores to slots with an equal stride (consecutive, or record fields
+//!    `stride` apart, up to [`MAX_STRIDE`]) whose DAGs are isomorphic lane
+//!    for lane (same operations and types, equal constants and shift
+//!    amounts) form groups. Inputs at consecutive slots are one vector
+//!    load, at one slot a splat, anywhere else a gather of scalar loads.
+//!    When every type in a DAG is at most 32 bits wide a group has four
+//!    lanes of `i32x4` (two slots per 128-bit load, so two loads narrowed
+//!    by one shuffle, and the result widened back into two stores);
+//!    otherwise two lanes of `i64x2`. Strided stores are one per lane. A
+//!    gather or a strided store must be paid for by at least two vector
+//!    operations each. Only operations that are exact lane by lane are
+//!    vectorized: wrapping add, sub, mul, and, or, xor, shifts by a
+//!    constant, negation, not and casts, each masked to its width as the
+//!    scalar code does. Stores left over (a tail shorter than a vector,
+//!    another shape) stay scalar.
 //! 4. The run is emitted as tasks (a group, a scalar store, a local that
 //!    is read later), each computed and then stored, in an order where a
 //!    slot is stored only after every task that reads its input value has
@@ -201,9 +205,25 @@ fn mentions(s: &Stmt, f: &mut dyn FnMut(LocalId)) {
     }
 }
 
-/// Stores to `lanes` consecutive slots from `slot` computed as one vector.
+/// How a vector of inputs is read.
+enum Inputs {
+    /// One slot in every lane.
+    Splat(SlotId),
+    /// Consecutive slots from this one: one vector load (two when narrow).
+    Consecutive(SlotId),
+    /// Any other slots, one per lane.
+    Gather(Vec<SlotId>),
+}
+
+/// The longest distance between the slots of a group's lanes: struct
+/// fields of an array of records sit this far apart.
+const MAX_STRIDE: SlotId = 8;
+
+/// Stores to slots `slot + lane * stride` computed as one vector.
 struct Group {
     slot: SlotId,
+    /// 1: one vector store (two when narrow); more: one store per lane.
+    stride: SlotId,
     /// Each lane's value (a DAG root).
     roots: Vec<u32>,
     /// `i32x4` lanes (every type at most 32 bits) rather than `i64x2`.
@@ -273,10 +293,9 @@ impl Dag {
         };
         match node(0) {
             Node::Const(_) | Node::Outer(_) => same(),
-            Node::Input(s) => {
-                same()
-                    || (0..lanes.len()).all(|i| node(i) == Node::Input(s.wrapping_add(i as SlotId)))
-            }
+            // Inputs anywhere: consecutive slots are one load, one slot a
+            // splat, others a gather.
+            Node::Input(_) => (0..lanes.len()).all(|i| matches!(node(i), Node::Input(_))),
             Node::Un(op, ty, _) => {
                 let Some(args) = children(|n| match n {
                     Node::Un(_, _, a) => Some(a),
@@ -343,6 +362,50 @@ impl Dag {
         }
     }
 
+    /// How a tuple of lanes' inputs is read, if they are inputs.
+    fn input_kind(&self, lanes: &[u32]) -> Option<Inputs> {
+        let slot = |n: u32| match self.nodes[n as usize] {
+            Node::Input(s) => Some(s),
+            _ => None,
+        };
+        let first = slot(lanes[0])?;
+        let slots: Vec<SlotId> = lanes.iter().map(|n| slot(*n)).collect::<Option<_>>()?;
+        Some(if slots.iter().all(|s| *s == first) {
+            Inputs::Splat(first)
+        } else if (0..slots.len()).all(|j| slots[j] == first.wrapping_add(j as SlotId)) {
+            Inputs::Consecutive(first)
+        } else {
+            Inputs::Gather(slots)
+        })
+    }
+
+    /// The operations and gathers of a group of isomorphic `lanes`: a
+    /// gather costs one insertion per lane, so it must be paid for by
+    /// vector operations that replace scalar ones.
+    fn cost(&self, lanes: &[u32], seen: &mut HashSet<Vec<u32>>, ops: &mut u32, gathers: &mut u32) {
+        if !seen.insert(lanes.to_vec()) {
+            return;
+        }
+        if let Some(kind) = self.input_kind(lanes) {
+            *gathers += u32::from(matches!(kind, Inputs::Gather(_)));
+            return;
+        }
+        match self.nodes[lanes[0] as usize] {
+            Node::Const(_) | Node::Input(_) | Node::Outer(_) => {}
+            Node::Un(..) | Node::Cast(..) => {
+                *ops += 1;
+                self.cost(&children(self, lanes, 0), seen, ops, gathers);
+            }
+            Node::Bin(op, ..) => {
+                *ops += 1;
+                self.cost(&children(self, lanes, 0), seen, ops, gathers);
+                if !matches!(op, BinOp::Shl | BinOp::Shr) {
+                    self.cost(&children(self, lanes, 1), seen, ops, gathers);
+                }
+            }
+        }
+    }
+
     /// The input slots `root`'s DAG reads.
     fn inputs(&self, root: u32, seen: &mut HashSet<u32>, out: &mut Vec<SlotId>) {
         if !seen.insert(root) {
@@ -369,22 +432,28 @@ pub fn vector_groups(program: &Program) -> usize {
 }
 
 fn body_groups(body: &[Stmt]) -> usize {
-    let mut i = 0;
     let mut count = 0;
+    planned_tasks(body, &mut |_, t| {
+        count += usize::from(matches!(t, Task::Vector(_)))
+    });
+    count
+}
+
+/// Calls `f` on every task the vectorizer plans for `body`, with its run's
+/// DAG.
+fn planned_tasks(body: &[Stmt], f: &mut dyn FnMut(&Dag, &Task)) {
+    let mut i = 0;
     while i < body.len() {
         let n = run_len(&body[i..]);
         if n > 1
             && let Some(plan) = plan(&body[i..i + n], &body[i + n..])
         {
-            count += plan
-                .tasks
-                .iter()
-                .filter(|t| matches!(t, Task::Vector(_)))
-                .count();
+            for t in &plan.tasks {
+                f(&plan.dag, t);
+            }
         }
         i += n.max(1);
     }
-    count
 }
 
 /// Plans the run `run` (followed in the body by `rest`): `None` when it
@@ -419,32 +488,54 @@ fn plan(run: &[Stmt], rest: &[Stmt]) -> Option<Plan> {
         .collect();
     stores.sort_unstable();
     let mut tasks = Vec::new();
-    let mut i = 0;
     let mut groups = 0;
-    while i < stores.len() {
-        let narrow = dag.fits32(stores[i].1);
-        let n = if narrow { 4 } else { 2 };
-        let window = stores.get(i..i + n).filter(|w| {
-            w.iter()
-                .enumerate()
-                .all(|(j, (s, _))| *s == stores[i].0 + j as SlotId)
-                && w.iter().all(|(_, r)| dag.fits32(*r) == narrow)
-        });
-        if let Some(w) = window {
-            let roots: Vec<u32> = w.iter().map(|(_, r)| *r).collect();
-            if dag.isomorphic(&roots, &mut HashSet::new()) {
-                tasks.push(Task::Vector(Group {
-                    slot: stores[i].0,
-                    roots,
-                    narrow,
-                }));
-                groups += 1;
-                i += n;
-                continue;
-            }
+    let index: HashMap<SlotId, usize> = stores
+        .iter()
+        .enumerate()
+        .map(|(i, (s, _))| (*s, i))
+        .collect();
+    let mut taken = vec![false; stores.len()];
+    for i in 0..stores.len() {
+        if taken[i] {
+            continue;
         }
-        tasks.push(Task::Scalar(stores[i].0, stores[i].1));
-        i += 1;
+        let (slot, root) = stores[i];
+        let narrow = dag.fits32(root);
+        let n = if narrow { 4 } else { 2 };
+        // The lanes at `slot + j * stride`, if all are free stores of the
+        // same lane width with isomorphic values worth a vector.
+        let lanes = |stride: SlotId| -> Option<Vec<usize>> {
+            let lanes: Vec<usize> = (0..n as SlotId)
+                .map(|j| index.get(&slot.checked_add(j * stride)?).copied())
+                .collect::<Option<_>>()?;
+            let roots: Vec<u32> = lanes.iter().map(|k| stores[*k].1).collect();
+            let ok = lanes.iter().all(|k| !taken[*k])
+                && roots.iter().all(|r| dag.fits32(*r) == narrow)
+                && dag.isomorphic(&roots, &mut HashSet::new());
+            if !ok {
+                return None;
+            }
+            let (mut ops, mut gathers) = (0, 0);
+            dag.cost(&roots, &mut HashSet::new(), &mut ops, &mut gathers);
+            // A scattered store costs like a gather.
+            let penalty = gathers + u32::from(stride > 1);
+            (ops >= 2 * penalty).then_some(lanes)
+        };
+        if let Some((stride, lanes)) = (1..=MAX_STRIDE).find_map(|k| Some((k, lanes(k)?))) {
+            for k in &lanes {
+                taken[*k] = true;
+            }
+            tasks.push(Task::Vector(Group {
+                slot,
+                stride,
+                roots: lanes.iter().map(|k| stores[*k].1).collect(),
+                narrow,
+            }));
+            groups += 1;
+        } else {
+            taken[i] = true;
+            tasks.push(Task::Scalar(slot, root));
+        }
     }
     if groups == 0 {
         return None;
@@ -518,7 +609,9 @@ impl Gen<'_> {
             .collect();
         let writes = |t: &Task| -> Vec<SlotId> {
             match t {
-                Task::Vector(g) => (0..g.roots.len() as SlotId).map(|j| g.slot + j).collect(),
+                Task::Vector(g) => (0..g.roots.len() as SlotId)
+                    .map(|j| g.slot + j * g.stride)
+                    .collect(),
                 Task::Scalar(s, _) => vec![*s],
                 Task::Local(..) => Vec::new(),
             }
@@ -590,7 +683,9 @@ impl Gen<'_> {
         match t {
             Task::Vector(g) => {
                 let v = self.vector(e, &g.roots, g.narrow);
-                if g.narrow {
+                if g.stride > 1 {
+                    vec![v]
+                } else if g.narrow {
                     // Back to one canonical u64 word per slot.
                     let lo = self.b.ins().uwiden_low(v);
                     let hi = self.b.ins().uwiden_high(v);
@@ -613,6 +708,18 @@ impl Gen<'_> {
 
     fn store_task(&mut self, t: &Task, values: &[Value]) {
         match t {
+            Task::Vector(g) if g.stride > 1 => {
+                // Lane by lane: each lane's value is canonical already.
+                for j in 0..g.roots.len() {
+                    let lane = self.b.ins().extractlane(values[0], j as u8);
+                    let v = if g.narrow {
+                        self.b.ins().uextend(types::I64, lane)
+                    } else {
+                        lane
+                    };
+                    self.store_slot(g.slot + j as SlotId * g.stride, v);
+                }
+            }
             Task::Vector(g) => {
                 for (k, v) in values.iter().enumerate() {
                     let slot = g.slot + 2 * k as SlotId;
@@ -713,6 +820,27 @@ impl Gen<'_> {
         self.b.ins().bitcast(types::I32X4, little, bytes)
     }
 
+    /// A vector of the slots' values, one per lane, from scalar loads (which
+    /// reuse values the code already holds).
+    fn gather(&mut self, slots: &[SlotId], narrow: bool) -> Value {
+        let lane = |g: &mut Self, s: SlotId| {
+            let v = g.load_slot(s);
+            if narrow {
+                g.b.ins().ireduce(types::I32, v)
+            } else {
+                v
+            }
+        };
+        let first = lane(self, slots[0]);
+        let ty = if narrow { types::I32X4 } else { types::I64X2 };
+        let mut v = self.b.ins().splat(ty, first);
+        for (j, s) in slots.iter().enumerate().skip(1) {
+            let x = lane(self, *s);
+            v = self.b.ins().insertlane(v, x, j as u8);
+        }
+        v
+    }
+
     /// The vector of the lanes' values (`lanes` checked isomorphic).
     fn vector(&mut self, e: &mut Emit, lanes: &[u32], narrow: bool) -> Value {
         let key = (lanes.to_vec(), narrow);
@@ -725,11 +853,15 @@ impl Gen<'_> {
                 let v = self.b.use_var(self.vars[l as usize]);
                 self.splat(v, narrow)
             }
-            Node::Input(s) if lanes.iter().all(|n| *n == lanes[0]) => {
-                let v = self.load_slot(s);
-                self.splat(v, narrow)
-            }
-            Node::Input(s) => self.vload(s, narrow),
+            Node::Input(_) => match e.dag.input_kind(lanes) {
+                Some(Inputs::Splat(s)) => {
+                    let v = self.load_slot(s);
+                    self.splat(v, narrow)
+                }
+                Some(Inputs::Consecutive(s)) => self.vload(s, narrow),
+                Some(Inputs::Gather(slots)) => self.gather(&slots, narrow),
+                None => unreachable!("lanes checked isomorphic"),
+            },
             Node::Un(op, ty, _) => {
                 let args = children(e.dag, lanes, 0);
                 let a = self.vector(e, &args, narrow);
@@ -969,9 +1101,13 @@ mod tests {
         Backward,
         /// `r[i] <= f(a[i])`.
         Elementwise,
-        /// `r[i] <= f(r[n - 1 - i])`... no: two banks, `r[i] <= f(s[i])`
-        /// and `s[i] <= f(r[i])`.
+        /// Two banks, `r[i] <= f(s[i])` and `s[i] <= f(r[i])`.
         Swap,
+        /// `r[i] <= f(a[p(i)])` for a permutation `p` (a gather).
+        Gather,
+        /// An array of two-field records, `r[i].x <= f(r[i].y)` and
+        /// `r[i].y <= g(r[i].x)`: lanes two slots apart.
+        Fields,
     }
 
     /// A unit that updates `n` registers of type `ty` by `t`, then adds the
@@ -980,8 +1116,16 @@ mod tests {
         let mut rng = Rng::new(seed);
         let ty = random_ty(&mut rng);
         let n = 1 + rng.below(10) as usize;
-        let form = *rng.pick(&[Form::Forward, Form::Backward, Form::Elementwise, Form::Swap]);
+        let form = *rng.pick(&[
+            Form::Forward,
+            Form::Backward,
+            Form::Elementwise,
+            Form::Swap,
+            Form::Gather,
+            Form::Fields,
+        ]);
         let t = template(&mut rng, ty, 3);
+        let t2 = template(&mut rng, ty, 3);
         let mut p = Program::default();
         p.domains.push(Domain {
             name: "clk".into(),
@@ -992,20 +1136,28 @@ mod tests {
             p.slots.push(Slot { name, ty, init });
             (p.slots.len() - 1) as SlotId
         };
-        let banks = if matches!(form, Form::Swap) { 2 } else { 1 };
-        // Per bank: `n` current slots, then `n` next slots.
-        let mut cur = Vec::new();
-        let mut next = Vec::new();
-        for k in 0..banks {
-            cur.push(p.slots.len() as SlotId);
-            for i in 0..n {
-                let init = value(&mut rng, ty);
-                slot(&mut p, format!("r{k}[{i}]"), ty, init);
-            }
-            next.push(p.slots.len() as SlotId);
-            for i in 0..n {
-                slot(&mut p, format!("r{k}[{i}]'"), ty, 0);
-            }
+        let banks = if matches!(form, Form::Swap | Form::Fields) {
+            2
+        } else {
+            1
+        };
+        // Bank `k`'s element `i`: per bank `n` current slots then `n` next
+        // slots; for records, the banks' elements interleave.
+        let fields = matches!(form, Form::Fields);
+        let base = p.slots.len() as SlotId;
+        let n32 = n as SlotId;
+        let cur = |k: usize, i: usize| match fields {
+            true => base + 2 * i as SlotId + k as SlotId,
+            false => base + 2 * n32 * k as SlotId + i as SlotId,
+        };
+        let next = |k: usize, i: usize| match fields {
+            true => cur(k, i) + 2 * n32,
+            false => cur(k, i) + n32,
+        };
+        for j in 0..2 * n * banks {
+            let current = if fields { j < 2 * n } else { j % (2 * n) < n };
+            let init = if current { value(&mut rng, ty) } else { 0 };
+            slot(&mut p, format!("r.{j}"), ty, init);
         }
         let a = p.slots.len() as SlotId;
         for i in 0..=n {
@@ -1035,12 +1187,13 @@ mod tests {
         for k in 0..banks {
             for i in 0..n {
                 let x = match form {
-                    Form::Forward if i == 0 => Expr::Load(a + n as SlotId),
-                    Form::Forward => Expr::Load(cur[k] + i as SlotId - 1),
-                    Form::Backward if i == n - 1 => Expr::Load(a + n as SlotId),
-                    Form::Backward => Expr::Load(cur[k] + i as SlotId + 1),
+                    Form::Forward if i == 0 => Expr::Load(a + n32),
+                    Form::Forward => Expr::Load(cur(k, i - 1)),
+                    Form::Backward if i == n - 1 => Expr::Load(a + n32),
+                    Form::Backward => Expr::Load(cur(k, i + 1)),
                     Form::Elementwise => Expr::Load(a + i as SlotId),
-                    Form::Swap => Expr::Load(cur[1 - k] + i as SlotId),
+                    Form::Swap | Form::Fields => Expr::Load(cur(1 - k, i)),
+                    Form::Gather => Expr::Load(a + (i as SlotId * 7 + 3) % (n32 + 1)),
                 };
                 let leaves = Leaves {
                     x,
@@ -1048,10 +1201,8 @@ mod tests {
                     b: Expr::Load(b),
                     o: Expr::Local(o),
                 };
-                body.push(Stmt::Store(
-                    next[k] + i as SlotId,
-                    instantiate(&t, ty, &leaves),
-                ));
+                let t = if fields && k == 1 { &t2 } else { &t };
+                body.push(Stmt::Store(next(k, i), instantiate(t, ty, &leaves)));
             }
         }
         body.push(Stmt::Store(
@@ -1063,7 +1214,7 @@ mod tests {
                 Box::new(Expr::Cast {
                     from: ty,
                     to: Ty::U64,
-                    arg: Box::new(Expr::Load(cur[0] + n as SlotId - 1)),
+                    arg: Box::new(Expr::Load(cur(0, n - 1))),
                 }),
             ),
         ));
@@ -1077,13 +1228,21 @@ mod tests {
                 Box::new(Expr::Const(ty, 1)),
             ),
         ));
-        let commits = (0..banks)
-            .map(|k| Commit::Copy {
-                from: next[k],
-                to: cur[k],
-                count: n as u32,
-            })
-            .collect();
+        let commits = if fields {
+            vec![Commit::Copy {
+                from: next(0, 0),
+                to: cur(0, 0),
+                count: 2 * n32,
+            }]
+        } else {
+            (0..banks)
+                .map(|k| Commit::Copy {
+                    from: next(k, 0),
+                    to: cur(k, 0),
+                    count: n32,
+                })
+                .collect()
+        };
         p.units.push(Unit {
             path: "top.u".into(),
             domain: 0,
@@ -1101,6 +1260,8 @@ mod tests {
     #[test]
     fn vector_code_agrees_with_the_interpreter() {
         let mut vectorized: HashMap<(u8, bool), usize> = HashMap::new();
+        // Per form: groups, of them strided, and gathers.
+        let mut forms: HashMap<String, (usize, usize, usize)> = HashMap::new();
         for seed in 0..600 {
             let (p, ty, n, form) = program(seed);
             let mut in_place = p.clone();
@@ -1113,8 +1274,35 @@ mod tests {
                     panic!("seed {seed} ({label}, {ty}, n = {n}, {form:?}): {e}");
                 }
                 *vectorized.entry((ty.width, ty.signed)).or_default() += vector_groups(q);
+                let f = forms.entry(format!("{form:?}")).or_default();
+                planned_tasks(&q.units[0].body, &mut |dag, t| {
+                    if let Task::Vector(g) = t {
+                        let (mut ops, mut gathers) = (0, 0);
+                        dag.cost(&g.roots, &mut HashSet::new(), &mut ops, &mut gathers);
+                        f.0 += 1;
+                        f.1 += usize::from(g.stride > 1);
+                        f.2 += gathers as usize;
+                    }
+                });
             }
         }
+        // Every form made groups; records made strided ones, permutations
+        // gathers.
+        for form in [
+            "Forward",
+            "Backward",
+            "Elementwise",
+            "Swap",
+            "Gather",
+            "Fields",
+        ] {
+            assert!(
+                forms.get(form).is_some_and(|f| f.0 > 0),
+                "{form}: {forms:?}"
+            );
+        }
+        assert!(forms["Fields"].1 > 0, "no strided group: {forms:?}");
+        assert!(forms["Gather"].2 > 0, "no gather: {forms:?}");
         // Every width and signedness was vectorized somewhere.
         for width in WIDTHS {
             for signed in [false, true] {
