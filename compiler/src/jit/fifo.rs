@@ -77,16 +77,16 @@ impl Gen<'_> {
     /// Emits `s` if it is an operation on a FIFO port prepared above;
     /// returns whether it did (else the caller emits the host call).
     pub(super) fn fifo_stmt(&mut self, s: &Stmt) -> bool {
-        let port = match s {
+        let (port, entry) = match s {
             Stmt::CanSend { port, .. }
             | Stmt::Send { port, .. }
             | Stmt::Recv { port, .. }
             | Stmt::Request { port, .. }
-            | Stmt::Valid { port, .. } => *port,
+            | Stmt::Valid { port, .. } => match self.fifo_entries.get(port) {
+                Some(&entry) => (*port, entry),
+                None => return false,
+            },
             _ => return false,
-        };
-        let Some(&entry) = self.fifo_entries.get(&port) else {
-            return false;
         };
         match s {
             Stmt::CanSend { dst, .. } => {
@@ -142,7 +142,8 @@ impl Gen<'_> {
                     self.define(*l, v);
                 }
             }
-            _ => unreachable!("matched above"),
+            // Not a FIFO operation: returned above.
+            _ => return false,
         }
         true
     }
