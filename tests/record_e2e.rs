@@ -11,12 +11,32 @@ use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
 use chronon_record::Time;
 
-fn scratch(name: &str) -> PathBuf {
+/// A fresh output directory, removed when the test passes (kept for
+/// inspection when it fails): each run used to leave its outputs in the
+/// temporary directory.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = PathBuf;
+    fn deref(&self) -> &PathBuf {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let dir =
         std::env::temp_dir().join(format!("chronon-record-e2e-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
-    dir
+    Scratch(dir)
 }
 
 fn run_design(path: &str, engine: EngineKind, rec: &RecordOptions) -> RunReport {
