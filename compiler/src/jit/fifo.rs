@@ -1,7 +1,8 @@
 //! CDC FIFO operations as loads and stores on the runtime's FIFO state.
 //!
-//! A bound run gives an inline group function, through its context's
-//! [`HostCtx::fifos`](super::host_abi::HostCtx::fifos) table, the address of
+//! A bound run gives every JIT function (an inline group's, or a unit
+//! shape's called by a larger group), through its context's
+//! [`HostCtx::fifos`](crate::jit::HostCtx::fifos) table, the address of
 //! the runtime's [`FifoState`](chronon_runtime::ffi::FifoState) behind each
 //! IR port it may run inline (null for the others: see
 //! `simulate::RuntimeBinding::bind_fifos`). The code generator loads the
@@ -10,7 +11,7 @@
 //!
 //! - entry null: the host call, as before;
 //! - else the operation itself, following `runtime::fifo::CdcFifo` field for
-//!   field (the layout is [`fifo_layout`]), except where the runtime's rules
+//!   field (the layout is [`chronon_runtime::ffi::fifo_layout`]), except where the runtime's rules
 //!   ask for the host: a sink records FIFO events (`observed`) for an
 //!   operation that records one, or a refused `send`, which faults.
 //!
@@ -26,11 +27,14 @@ use super::{Gen, I64, flags};
 use crate::ir::{PortId, Program, RecvKind, Stmt};
 use crate::jit::host_abi::idx;
 
-/// Whether `port` is an end of a CDC FIFO, whose operations are emitted
-/// inline with a host-call fallback. (Which of them the run binds is the
-/// runtime binding's choice; the others keep the fallback.)
+/// Whether operations on `port` are emitted inline with a host-call
+/// fallback: an end of a CDC FIFO, or any port of a unit shape (a
+/// program with no port table: its ports are relative, and instances of
+/// one shape may connect a port to a FIFO or to a channel, so the entry
+/// decides at run time). Which ports the run binds is the runtime
+/// binding's choice; the others keep the fallback.
 fn fifo_port(p: &Program, port: PortId) -> bool {
-    p.fifos.iter().any(|f| f.from == port || f.to == port)
+    p.ports.is_empty() || p.fifos.iter().any(|f| f.from == port || f.to == port)
 }
 
 /// Collects the FIFO ports named by operations in `stmts`.
@@ -516,6 +520,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Domains of more units than the JIT inlines into one function: their
+    /// groups call shared unit-shape functions, whose FIFO operations run
+    /// inline through the instance's slice of the table, and whose channel
+    /// operations (null entries) call the host; registered and FWFT reads.
+    #[test]
+    fn large_groups_run_fifo_operations_like_the_interpreter() {
+        let text = "clock a = 1 GHz;\nclock b = 700 MHz phase 13 ps;\n\
+            unit W<K: u32 = 0> { out tx: u32; out ch: u32; reg n: u32 = 0; reg x: u32 = 1;\n\
+            counter sent; counter dup;\n\
+            tick { x <= x * 1103515245 + 12345 + K;\n\
+            if ((x >> 7) + K) % 4 != 0 { if tx.try_send(n * 7 + K) { n <= n + 1; sent += 1; }\n\
+            if tx.try_send(1) { dup += 1; } }\n\
+            if tx.can_send() { ch.try_send(n); } } }\n\
+            unit S { in rx: u32; counter got; tick { if let Some(v) = rx.recv() { got += v as u64 + 1; } } }\n\
+            unit R { in rx: u32 cdc; reg y: u32 = 7; counter sum; counter valids;\n\
+            tick { y <= y * 1103515245 + 12345; if rx.valid() { valids += 1; }\n\
+            if (y >> 9) % 3 != 0 { if let Some(v) = rx.take() { sum += v as u64 + 1; } }\n\
+            rx.request(); } }\n\
+            unit F { in rx: u32 cdc fwft; reg y: u32 = 3; counter sum; counter peeks;\n\
+            tick { y <= y * 1103515245 + 12345; if let Some(v) = rx.peek() { peeks += v as u64; }\n\
+            if (y >> 9) % 3 != 0 { if let Some(v) = rx.recv() { sum += v as u64 + 1; } } } }\n\
+            system Top {\n\
+            for i in 0..10 { inst w[i]: W<K = i> on a; inst r[i]: R on b;\n\
+            cdc w[i].tx -> r[i].rx depth 4 sync 3; inst s[i]: S on a; connect w[i].ch -> s[i].rx; }\n\
+            for i in 0..10 { inst v[i]: W<K = i + 10> on a; inst f[i]: F on b;\n\
+            cdc v[i].tx -> f[i].rx depth 2 sync 2; inst t[i]: S on a; connect v[i].ch -> t[i].rx; }\n\
+            }\n";
+        let c = agree(text, 800, false);
+        let total = |name: &str| -> u64 { c.iter().filter(|c| c.1 == name).map(|c| c.2).sum() };
+        assert!(total("sum") > 0 && total("got") > 0, "{c:?}");
+        assert_eq!(total("dup"), 0, "{c:?}");
+        agree(text, 200, true);
     }
 
     /// `send` on a full FIFO faults on both engines at the same instant.

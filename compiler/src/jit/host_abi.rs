@@ -30,10 +30,10 @@ pub struct HostCtx<'a> {
     /// Relative fault index to fault id (the instance's relocation table,
     /// owned by the [`super::Jit`] that outlives every call).
     pub faults: *const [u32],
-    /// For inline group functions: per IR port, the runtime's state of the
-    /// CDC FIFO whose operations on that port run inline, or null (host
-    /// call); see the `jit::codegen::fifo` module. Unit shapes run no FIFO
-    /// operation inline and never read it.
+    /// Per IR port (from `port_base`: indexed by the function's relative
+    /// port ids), the runtime's state of the CDC FIFO whose operations on
+    /// that port run inline, or null (host call); see the
+    /// `jit::codegen::fifo` module. Null entries for a `dyn Host`.
     pub fifos: *const *mut chronon_runtime::ffi::FifoState,
 }
 

@@ -417,7 +417,8 @@ impl Jit {
                     port_base: r.port_base,
                     trace_base: r.trace_base,
                     faults: r.faults.as_slice() as *const [u32],
-                    fifos: std::ptr::null(),
+                    // Relative ports index the table from the instance's base.
+                    fifos: self.no_fifos.as_ptr().wrapping_add(r.port_base as usize),
                 }
             })
             .collect();
@@ -483,7 +484,8 @@ impl Engine for Jit {
             port_base: r.port_base,
             trace_base: r.trace_base,
             faults: r.faults.as_slice() as *const [u32],
-            fifos: std::ptr::null(),
+            // Every FIFO operation calls the `dyn Host`.
+            fifos: self.no_fifos.as_ptr().wrapping_add(r.port_base as usize),
         };
         let base = state[r.slot_base as usize..].as_mut_ptr();
         // SAFETY: `f` runs this unit's code relocated to `slot_base`: every

@@ -352,10 +352,11 @@ impl Simulator {
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
                 let (code, mut contexts) = jit.group(g, Rc::as_ptr(&binding));
-                if let GroupCode::Inline(_) = code {
-                    // Its FIFO operations run inline on the entries that
-                    // `bind_fifos` fills below.
-                    contexts[0].fifos = binding.fifo_table_ptr();
+                for c in contexts.iter_mut() {
+                    // FIFO operations run inline on the entries that
+                    // `bind_fifos` fills below (a unit shape's ports are
+                    // relative to its instance's base).
+                    c.fifos = binding.fifo_table_ptr().wrapping_add(c.port_base as usize);
                 }
                 (code, contexts)
             })
