@@ -232,9 +232,8 @@ fn jit_dump_prints_every_unit_shape_and_group_function() {
         [
             "; unit shape of top.a: Cranelift IR",
             "; machine code",
-            "; group 0 (units inline: top.a, top.b): Cranelift IR",
-            "; machine code",
-            // The design can run ahead (contract §7): the group's loop form.
+            // The design can run ahead (contract §7): the group's one
+            // function is its loop form.
             "; group 0 run-ahead loop (units inline: top.a, top.b): Cranelift IR",
             "; machine code",
         ],

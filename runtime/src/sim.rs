@@ -852,7 +852,14 @@ impl Simulation {
         let done = if let [runner] = runners {
             ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
             match (runner.native_edges, runner.native) {
-                (Some(edges), _) => ctx.call_native_edges(edges, n),
+                (Some(edges), _) => {
+                    let done = ctx.call_native_edges(edges, n);
+                    if done == n {
+                        // It left the last edge to us (`NativeEdgesFn`).
+                        ctx.next_edge();
+                    }
+                    done
+                }
                 (None, Some(native)) => {
                     let mut done = 0;
                     loop {
@@ -1516,7 +1523,7 @@ mod run_ahead_tests {
 
     /// A native run-ahead tick through the `ffi` entry points: counts its
     /// edges and finishes at its 1,000th, calling `chronon_next_edge`
-    /// after each edge.
+    /// between two edges.
     unsafe extern "C" fn native_edges(
         ctx: *mut core::ffi::c_void,
         _: *mut core::ffi::c_void,
@@ -1532,9 +1539,11 @@ mod run_ahead_tests {
                 }
             }
             done += 1;
+            if done >= n {
+                return done;
+            }
             // SAFETY: as above.
-            let next = unsafe { crate::ffi::chronon_next_edge(ctx) };
-            if next != crate::ffi::CHRONON_TRUE || done >= n {
+            if unsafe { crate::ffi::chronon_next_edge(ctx) } != crate::ffi::CHRONON_TRUE {
                 return done;
             }
         }

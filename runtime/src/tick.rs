@@ -77,9 +77,11 @@ pub trait Tick {
 
 /// A native run-ahead function: `first` and `data` as for a
 /// [`NativeGroupFn`]; runs up to `n >= 1` consecutive edges, each as the
-/// group function plus [`TickCtx::next_edge`] (through the context), and
-/// returns how many it completed (fewer than `n` only after an edge at
-/// which `next_edge` said to stop).
+/// group function, calling [`TickCtx::next_edge`] (through the context)
+/// between two edges, and returns how many it completed (fewer than `n`
+/// only after an edge at which `next_edge` said to stop). When it ran all
+/// `n`, the runtime calls `next_edge` after the last one itself, so a call
+/// with `n = 1` is one plain edge (what the instant loop needs too).
 pub type NativeEdgesFn = unsafe extern "C" fn(
     first: *mut core::ffi::c_void,
     data: *mut core::ffi::c_void,
@@ -117,11 +119,11 @@ impl NativeEdges {
     /// has stored the `TickCtx` pointer at `context_slot`.
     ///
     /// # Safety
-    /// As [`NativeGroup::with_context_slot`], and the function must do per
-    /// edge what [`Tick::tick_edges`] requires. It may leave out
-    /// [`TickCtx::next_edge`] only if nothing it does reads the context's
-    /// cycle or time or touches runtime state (ports, FIFOs, registers,
-    /// stage registers, traces, faults), and it then runs all `n` edges.
+    /// As [`NativeGroup::with_context_slot`], and the function must do
+    /// what [`NativeEdgesFn`] says. It may leave out [`TickCtx::next_edge`]
+    /// between edges only if nothing it does reads the context's cycle or
+    /// time or touches runtime state (ports, FIFOs, registers, stage
+    /// registers, traces, faults), and it then runs all `n` edges.
     pub unsafe fn with_context_slot(
         function: NativeEdgesFn,
         first: *mut core::ffi::c_void,

@@ -4,14 +4,18 @@
 //! `Tick::native_edges`.
 //!
 //! Per edge it runs the same code as the one-edge form (the units' bodies
-//! and register commits, in order), then, if the group makes any host
-//! call, the host's `next_edge`: the runtime commits the domain's FIFOs and
-//! moves the tick context's cycle and time to the next edge (the host
-//! calls of channels, FIFOs, traces and faults read them), and says to
-//! stop after an edge at which a unit finished or faulted. A group that
-//! makes no host call touches nothing of the runtime's and reads neither
-//! cycle nor time (`random()` keeps its own cycle slot), so its loop is the
-//! bodies alone.
+//! and register commits, in order), then, if another edge follows and the
+//! group makes any host call, the host's `next_edge`: the runtime commits
+//! the domain's FIFOs and moves the tick context's cycle and time to the
+//! next edge (the host calls of channels, FIFOs, traces and faults read
+//! them), and says to stop after an edge at which a unit finished or
+//! faulted. The runtime completes the last edge itself (the `NativeEdgesFn`
+//! contract), so a call with `n = 1` is exactly one edge with no host call
+//! of its own: where a design can run ahead this is the group's only form,
+//! also called once per edge by the instant loop. A group that makes no
+//! host call touches nothing of the runtime's and reads neither cycle nor
+//! time (`random()` keeps its own cycle slot), so its loop is the bodies
+//! alone.
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, FuncRef, InstBuilder, Value, types};
@@ -66,22 +70,25 @@ pub(super) fn open_loop(b: &mut FunctionBuilder<'_>, entry: Block, form: Form) -
     })
 }
 
-/// Ends the body: counts the edge, asks the host for the next one if the
-/// group needs it, and loops while both say so; returns the edges done.
+/// Ends the body: counts the edge and, while edges remain, asks the host
+/// for the next one if the group needs it and loops while it says so;
+/// returns the edges done (the runtime completes the last).
 pub(super) fn close_loop(b: &mut FunctionBuilder<'_>, l: EdgeLoop, ctx: Value, host: &[FuncRef]) {
     let done = b.ins().iadd_imm_s(l.index, 1);
     let more = b.ins().icmp(IntCC::UnsignedLessThan, done, l.n);
-    let go_on = if l.next_edge {
-        // Called after every edge, the last included: it commits the edge.
+    if l.next_edge {
+        let next = b.create_block();
+        b.ins().brif(more, next, &[], l.exit, &[done.into()]);
+        b.switch_to_block(next);
+        // Between two edges: commit this one, move to the next.
         let call = b.ins().call(host[idx::NEXT_EDGE], &[ctx]);
-        let next = b.inst_results(call)[0];
-        let next = b.ins().icmp_imm_s(IntCC::NotEqual, next, 0);
-        b.ins().band(next, more)
+        let go_on = b.inst_results(call)[0];
+        b.ins()
+            .brif(go_on, l.body, &[done.into()], l.exit, &[done.into()]);
     } else {
-        more
-    };
-    b.ins()
-        .brif(go_on, l.body, &[done.into()], l.exit, &[done.into()]);
+        b.ins()
+            .brif(more, l.body, &[done.into()], l.exit, &[done.into()]);
+    }
     b.switch_to_block(l.exit);
     let done = b.block_params(l.exit)[0];
     b.ins().return_(&[done]);

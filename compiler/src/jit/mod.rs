@@ -79,6 +79,9 @@ pub(crate) struct GroupData {
     pub contexts: *mut HostCtx<'static>,
     /// The binding's tick context cell (see `simulate::RuntimeBinding`).
     pub tick: *mut *mut std::ffi::c_void,
+    /// A [`GroupCode::Edges`] group's loop, for its one-edge calls
+    /// (`simulate`'s trampoline); `None` for the other kinds.
+    pub edges: Option<EdgesFn>,
 }
 
 /// Groups of at most this many units are compiled as one function with
@@ -95,6 +98,19 @@ pub(crate) enum GroupCode {
     /// [`HostCtx`] for the group) after the tick context is stored in the
     /// binding; host calls find their unit from their port, trace or fault.
     Inline(UnitFn),
+    /// The same code as [`GroupCode::Inline`] in its run-ahead form
+    /// (`jit::edges`), called as (state, the context, `n`) for `n` edges;
+    /// compiled instead of `Inline` where the design can run ahead, and
+    /// called with `n = 1` for one edge.
+    Edges(EdgesFn),
+}
+
+/// Which [`GroupCode`] a compiled group function is.
+#[derive(Clone, Copy)]
+enum Kind {
+    Inline,
+    Calls,
+    Edges,
 }
 
 /// A [`HostCtx::member`] that says "the unit of the port, trace or fault".
@@ -105,8 +121,6 @@ pub struct Jit {
     module: Option<JITModule>,
     units: Vec<(UnitFn, reloc::Reloc)>,
     groups: Vec<(GroupCode, Vec<u32>)>,
-    /// Per group, its run-ahead loop, if compiled.
-    edges: Vec<Option<edges::EdgesFn>>,
     /// Fault index to fault id for inline groups: the identity.
     fault_ids: Vec<u32>,
     /// A FIFO table of nulls, one per port: inline groups' default.
@@ -132,8 +146,8 @@ impl Jit {
         Self::compile_with_groups_ahead(program, config, groups, &[])
     }
 
-    /// [`Jit::compile_with_groups`], and for each inline group `g` with
-    /// `ahead[g]` also its run-ahead loop (`jit::edges`, [`Jit::group_edges`]).
+    /// [`Jit::compile_with_groups`], with each inline group `g` with
+    /// `ahead[g]` compiled in its run-ahead form ([`GroupCode::Edges`]).
     pub fn compile_with_groups_ahead(
         program: &Program,
         config: JitConfig,
@@ -229,12 +243,27 @@ impl Jit {
             instances.push((index, relocation));
         }
         let mut group_ids = Vec::with_capacity(groups.len());
-        let mut edge_ids = vec![None; groups.len()];
         for (g, members) in groups.iter().enumerate() {
             if let Some(&u) = members.iter().find(|&&u| u as usize >= program.units.len()) {
                 return Err(err(format!(
                     "group {g} names unit {u}, which does not exist"
                 )));
+            }
+            if members.len() <= INLINE_GROUP_LIMIT && ahead.get(g) == Some(&true) {
+                // One form only: the loop serves single edges too.
+                let id = edges::define_group(
+                    &mut module,
+                    &mut ctx,
+                    &mut fctx,
+                    program,
+                    g,
+                    members,
+                    &import_ids,
+                    buf_words,
+                    simd,
+                )?;
+                group_ids.push((id, Kind::Edges));
+                continue;
             }
             if members.len() <= INLINE_GROUP_LIMIT {
                 // The units' code, in order, in one function over the whole
@@ -260,20 +289,7 @@ impl Jit {
                         group_paths(program, members)
                     )
                 })?;
-                group_ids.push((id, true));
-                if ahead.get(g) == Some(&true) {
-                    edge_ids[g] = Some(edges::define_group(
-                        &mut module,
-                        &mut ctx,
-                        &mut fctx,
-                        program,
-                        g,
-                        members,
-                        &import_ids,
-                        buf_words,
-                        simd,
-                    )?);
-                }
+                group_ids.push((id, Kind::Inline));
                 continue;
             }
             // (tick context, group data) -> i32, like a unit function's shape.
@@ -313,31 +329,30 @@ impl Jit {
             define(&mut module, &mut ctx, id, || {
                 format!("group {g} (calls: {})", group_paths(program, members))
             })?;
-            group_ids.push((id, false));
+            group_ids.push((id, Kind::Calls));
         }
         module.finalize_definitions().map_err(err)?;
-        let edge_fns = edge_ids
-            .iter()
-            .map(|id| {
-                id.map(|id| {
-                    let code = module.get_finalized_function(id);
-                    // SAFETY: defined by `edges::define_group` with the
-                    // signature (pointer, pointer, i64) -> i64, `extern "C"`.
-                    unsafe { std::mem::transmute::<*const u8, edges::EdgesFn>(code) }
-                })
-            })
-            .collect();
         let groups = group_ids
             .iter()
             .zip(groups)
-            .map(|(&(id, inline), members)| {
+            .map(|(&(id, kind), members)| {
                 let code = module.get_finalized_function(id);
-                // SAFETY: both kinds were defined above with the signature
-                // (pointer, pointer) -> i32, the platform's `extern "C"`.
-                let f = if inline {
-                    GroupCode::Inline(unsafe { std::mem::transmute::<*const u8, UnitFn>(code) })
-                } else {
-                    GroupCode::Calls(unsafe { std::mem::transmute::<*const u8, GroupFn>(code) })
+                // SAFETY: `Inline` and `Calls` were defined above with the
+                // signature (pointer, pointer) -> i32, `Edges` by
+                // `edges::define_group` with (pointer, pointer, i64) -> i64,
+                // the platform's `extern "C"`.
+                let f = unsafe {
+                    match kind {
+                        Kind::Inline => {
+                            GroupCode::Inline(std::mem::transmute::<*const u8, UnitFn>(code))
+                        }
+                        Kind::Calls => {
+                            GroupCode::Calls(std::mem::transmute::<*const u8, GroupFn>(code))
+                        }
+                        Kind::Edges => {
+                            GroupCode::Edges(std::mem::transmute::<*const u8, EdgesFn>(code))
+                        }
+                    }
                 };
                 (f, members.clone())
             })
@@ -360,18 +375,11 @@ impl Jit {
             module: Some(module),
             units,
             groups,
-            edges: edge_fns,
             fault_ids: (0..program.faults.len() as u32).collect(),
             no_fifos: vec![std::ptr::null_mut(); program.ports.len()].into_boxed_slice(),
             slots: program.slots.len(),
             functions: functions.len(),
         })
-    }
-
-    /// Group `g`'s run-ahead loop, called with the state and the context of
-    /// [`Jit::group`] (an inline group's one context), if compiled.
-    pub(crate) fn group_edges(&self, g: usize) -> Option<edges::EdgesFn> {
-        self.edges.get(g).copied().flatten()
     }
 
     /// Number of distinct native functions (units with equal code share one).
@@ -390,7 +398,7 @@ impl Jit {
         binding: *const crate::simulate::RuntimeBinding,
     ) -> (GroupCode, Box<[HostCtx<'static>]>) {
         let (f, members) = &self.groups[g];
-        if let GroupCode::Inline(_) = f {
+        if let GroupCode::Inline(_) | GroupCode::Edges(_) = f {
             let context = HostCtx {
                 host: None,
                 binding,

@@ -66,9 +66,6 @@ struct Shared {
 /// calls the function itself ([`chronon_runtime::Tick::native`]).
 struct JitGroupTick {
     code: GroupCode,
-    /// The group's run-ahead loop (inline groups of designs that can run
-    /// ahead), called with the same state and context as `code`.
-    edges: Option<EdgesFn>,
     /// Whether the group's units can stop the run ([`crate::jit::can_stop`]).
     can_stop: bool,
     /// The function's data: the state's first slot (the array never grows
@@ -92,6 +89,7 @@ impl chronon_runtime::Tick for JitGroupTick {
                     *self.data.tick = ctx;
                     f(self.data.state, self.data.contexts)
                 }
+                GroupCode::Edges(_) => one_edge(ctx, (&mut *self.data as *mut GroupData).cast()),
             };
         }
     }
@@ -101,14 +99,13 @@ impl chronon_runtime::Tick for JitGroupTick {
     }
 
     fn native_edges(&self) -> Option<chronon_runtime::NativeEdges> {
-        let (GroupCode::Inline(_), Some(f)) = (self.code, self.edges) else {
+        let GroupCode::Edges(f) = self.code else {
             return None;
         };
         // SAFETY: as in `native` for an inline group; the loop runs the
         // group's code per edge and calls the runtime's `next_edge`
-        // through the binding after each edge whenever the group makes any
-        // host call (`jit::edges`), so it does per edge what the group
-        // tick plus `next_edge` would.
+        // through the binding between two edges whenever the group makes
+        // any host call (`jit::edges`), as `NativeEdgesFn` requires.
         Some(unsafe {
             chronon_runtime::NativeEdges::with_context_slot(
                 std::mem::transmute::<EdgesFn, chronon_runtime::NativeEdgesFn>(f),
@@ -143,9 +140,33 @@ impl chronon_runtime::Tick for JitGroupTick {
                     self.data.contexts.cast(),
                     self.data.tick,
                 ),
+                // The loop for one edge, through `one_edge`.
+                GroupCode::Edges(_) => chronon_runtime::NativeGroup::new(one_edge, data),
             }
         })
     }
+}
+
+/// One edge of a [`GroupCode::Edges`] group (its loop with `n = 1`, which
+/// makes no `next_edge` call: the instant loop commits), as a native group
+/// function called as (tick context, group data).
+///
+/// # Safety
+/// `data` is the group's live [`GroupData`] with `edges` set, and `ctx` the
+/// running tick context, as for any native group function.
+unsafe extern "C" fn one_edge(ctx: *mut std::ffi::c_void, data: *mut std::ffi::c_void) -> u32 {
+    // SAFETY: the caller's contract.
+    let data = unsafe { &*data.cast::<GroupData>() };
+    let Some(f) = data.edges else {
+        return 0;
+    };
+    // SAFETY: as for an inline group: the tick cell is the binding's, and
+    // the loop reaches the context only through it during this call.
+    unsafe {
+        *data.tick = ctx;
+        f(data.state, data.contexts, 1);
+    }
+    0
 }
 
 /// Whether JIT runs may run ahead (contract §7, `Simulation::set_run_ahead`):
@@ -348,7 +369,6 @@ impl Simulator {
                 .collect(),
             fifo_table: RuntimeBinding::no_fifo_table(program.ports.len()),
         });
-        let jit_edges: Vec<_> = (0..groups.len()).map(|g| jit.group_edges(g)).collect();
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
                 let (code, mut contexts) = jit.group(g, Rc::as_ptr(&binding));
@@ -375,12 +395,15 @@ impl Simulator {
                 state,
                 contexts: contexts.as_mut_ptr(),
                 tick: binding.tick.as_ptr(),
+                edges: match code {
+                    GroupCode::Edges(f) => Some(f),
+                    _ => None,
+                },
             });
             b.set_group_tick(
                 &members,
                 JitGroupTick {
                     code,
-                    edges: jit_edges[g],
                     can_stop: stoppers[g],
                     data,
                     _contexts: contexts,
