@@ -28,9 +28,9 @@ pub struct Workload {
     /// Units on each domain, in declaration order (the same in both versions).
     pub units_per_domain: &'static [u64],
     /// Builds the hand-written design to stop after `edges` counted edges:
-    /// one group tick per domain that runs the domain's units in turn (the
-    /// runtime's cheapest way to run Rust ticks, so the best hand-written
-    /// baseline).
+    /// one group tick per domain that runs the domain's units in turn, in
+    /// run-ahead form where the domains exchange nothing (the runtime's
+    /// cheapest way to run Rust ticks, so the best hand-written baseline).
     pub hand_written: fn(edges: u64) -> (Simulation, RunLimit),
     /// The same design with one tick per unit (the runtime's per-unit path).
     pub per_unit: fn(edges: u64) -> (Simulation, RunLimit),
