@@ -1615,6 +1615,44 @@ mod run_ahead_tests {
         assert_eq!(ahead.counters(u), [5_001]);
     }
 
+    /// Near the end of the time range, run-ahead hands over to the checked
+    /// steps, which report the overflow at the same instant as the
+    /// instant loop.
+    #[test]
+    fn run_ahead_reaches_a_time_overflow_like_the_instant_loop() {
+        let build = || {
+            let mut b = DesignBuilder::new();
+            let huge = |shift: u32, phase: i128| {
+                Clock::new(
+                    Picos::from_integer(1i128 << shift),
+                    Picos::from_integer(phase),
+                )
+                .expect("clock")
+            };
+            let d = b.domain("d", huge(120, 0));
+            let e = b.domain("e", huge(119, 5));
+            for (path, dom) in [("top.d", d), ("top.e", e)] {
+                let u = b.unit(path, dom, &[0, 0]);
+                b.set_tick(u, Quiet(fold)).expect("unit");
+            }
+            (b.build().expect("design"), [d, e])
+        };
+        let (mut ahead, d) = build();
+        let (mut plain, _) = build();
+        plain.set_run_ahead(false);
+        assert!(ahead.runs_ahead());
+        let stop = ahead.run(RunLimit::Unbounded);
+        assert!(matches!(stop, Stop::TimeOverflow(_)), "{stop:?}");
+        assert_eq!(stop, plain.run(RunLimit::Unbounded));
+        let regs = |sim: &Simulation| [sim.regs(UnitId(0)).to_vec(), sim.regs(UnitId(1)).to_vec()];
+        assert_eq!(regs(&ahead), regs(&plain));
+        for x in d {
+            assert_eq!(ahead.edges_done(x), plain.edges_done(x));
+        }
+        assert_eq!(ahead.instants_done(), plain.instants_done());
+        assert_eq!(ahead.now(), plain.now());
+    }
+
     #[test]
     fn two_domains_that_can_stop_keep_the_instant_loop() {
         let (sim, _) = design(Ending::Finish(10), true);
