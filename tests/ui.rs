@@ -128,3 +128,35 @@ fn json_diagnostics_are_stable() {
     assert_eq!(d["labels"][0]["column"], 15);
     assert!(d["help"].as_str().is_some_and(|h| !h.is_empty()));
 }
+
+/// The checker's trace limit (E0326) is the recorder's: a trace of exactly
+/// that many values, an aggregate among them, checks clean, lowers and gives
+/// a schema the recorder accepts, so `chronc run --trace` cannot fail on a
+/// design `chronc check` passed.
+#[test]
+fn trace_limit_is_the_recorders() {
+    let limit = chronon_lang::check::MAX_TRACE_VALUES;
+    assert_eq!(limit as usize, chronon_record::MAX_ARGS);
+    let text = "struct P { a: u8, b: i8 }\n\
+                unit U { reg n: u8; reg p: P; tick { n <= n + 1; \
+                trace(\"full\", a = n, b = n, c = n, d = n, e = n, f = n, q = p); } }\n\
+                clock c = 1 GHz;\n\
+                system Top { inst u: U on c; }\n";
+    let mut sources = SourceMap::new();
+    sources.add("t.chr", text);
+    let result = compile(&mut sources, &CompileOptions::default());
+    assert!(
+        result.diagnostics.is_empty(),
+        "{}",
+        render_human(&result.diagnostics, &sources, 100, false)
+    );
+    let design = result.design.expect("a design");
+    let program = chronon_compiler::lower::lower(&design, &sources).expect("lowers");
+    let built = chronon_compiler::record::program_schema(&program, "t", 1).expect("a schema");
+    let event = &built.schema.events[0];
+    assert_eq!(event.args.len() as u64, limit, "{event:?}");
+    built
+        .schema
+        .validate()
+        .expect("the recorder takes the event");
+}

@@ -22,6 +22,33 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// The largest value a type may hold, in bits (arrays are state, not memory).
 pub const MAX_TYPE_BITS: u64 = 1 << 24;
 
+/// The most scalar values one `trace` statement may record (E0326). The
+/// recorder keeps a trace record's values inline in a fixed-size record
+/// (`chronon_record::MAX_ARGS`, which a test in `tests/` keeps equal to this),
+/// so a larger trace is rejected here rather than when a recording starts.
+pub const MAX_TRACE_VALUES: u64 = 8;
+
+/// A `trace` argument as E0326 describes it: its span, type and value count.
+type TraceArg = (Span, String, u64);
+
+/// The number of scalar values a value of `ty` records in a trace: one per
+/// `bool`, integer or enum, an option's valid bit besides its value, every
+/// field of a struct and every element of an array (the lowering flattens
+/// aggregates the same way). Saturates instead of overflowing on huge arrays.
+fn trace_values(ty: &Type) -> u64 {
+    match ty {
+        Type::Bool | Type::Int { .. } | Type::Enum(_) => 1,
+        Type::Array(t, n) => trace_values(t).saturating_mul(u64::from(*n)),
+        Type::Struct(s) => s
+            .fields
+            .iter()
+            .fold(0u64, |acc, (_, t)| acc.saturating_add(trace_values(t))),
+        Type::Option(t) => trace_values(t).saturating_add(1),
+        // An argument that failed to check already has its own error.
+        Type::Error => 0,
+    }
+}
+
 /// Index of an item in [`Env::items`].
 pub type ItemId = usize;
 
@@ -2498,6 +2525,12 @@ impl<'e> BodyCx<'e> {
                 }
                 let mut seen: HashMap<&str, Span> = HashMap::new();
                 let mut out = Vec::new();
+                // Values counted so far, the span of the arguments past the
+                // limit, and the aggregates within the limit that count
+                // several values each (labelled: they explain the total).
+                let mut values = 0u64;
+                let mut extra: Option<(Span, Option<TraceArg>)> = None;
+                let mut aggregates = Vec::new();
                 for (k, v) in args {
                     if let Some(prev) = seen.insert(&k.name, k.span) {
                         self.err(ResolveError::Duplicate {
@@ -2506,7 +2539,32 @@ impl<'e> BodyCx<'e> {
                             previous: prev,
                         });
                     }
-                    out.push((k.name.clone(), self.check(v, None)));
+                    let checked = self.check(v, None);
+                    let count = trace_values(&checked.ty);
+                    values = values.saturating_add(count);
+                    let arg_span = k.span.to(v.span);
+                    let described = (arg_span, checked.ty.to_string(), count);
+                    if values > MAX_TRACE_VALUES {
+                        // The arguments past the limit share the primary
+                        // label; one lone aggregate there is described in it.
+                        extra = Some(match extra {
+                            None => (arg_span, (count > 1).then_some(described)),
+                            Some((s, _)) => (s.to(arg_span), None),
+                        });
+                    } else if count > 1 {
+                        aggregates.push(described);
+                    }
+                    out.push((k.name.clone(), checked));
+                }
+                if let Some((span, lone)) = extra {
+                    self.err(TypeError::TraceTooLarge {
+                        span,
+                        event: name.clone(),
+                        values,
+                        limit: MAX_TRACE_VALUES,
+                        lone: lone.map(|(_, ty, count)| (ty, count)),
+                        aggregates,
+                    });
                 }
                 StmtKind::Trace {
                     name: name.clone(),

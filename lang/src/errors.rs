@@ -202,6 +202,18 @@ pub enum TypeError {
     },
     /// E0325
     RandomType { span: Span, found: Option<String> },
+    /// E0326: `span` covers the arguments past the limit; `lone` is the type
+    /// and value count of the argument there when it is one aggregate;
+    /// `aggregates` lists the earlier arguments that count several values
+    /// (span, type, count).
+    TraceTooLarge {
+        span: Span,
+        event: String,
+        values: u64,
+        limit: u64,
+        lone: Option<(String, u64)>,
+        aggregates: Vec<(Span, String, u64)>,
+    },
     /// W0301
     UnusedState {
         span: Span,
@@ -275,6 +287,17 @@ impl IntoDiagnostic for TypeError {
                 .with_help("`random()` gives an integer or `bool`; draw each field separately"),
             RandomType { span, found: None } => Diagnostic::error("E0325", "the type of `random()` cannot be inferred", span, "no type here tells its width")
                 .with_help("annotate the variable (`let r: u32 = random();`) or convert with `as` (`random() as u8`)"),
+            TraceTooLarge { span, event, values, limit, lone, aggregates } => {
+                let label = match lone {
+                    Some((ty, count)) => format!("past the first {limit} values: a `{ty}` records {count}"),
+                    None => format!("past the first {limit} values"),
+                };
+                let mut d = Diagnostic::error("E0326", format!("`trace(\"{event}\", ...)` records {values} values; at most {limit} fit in one event"), span, label);
+                for (at, ty, count) in aggregates {
+                    d = d.with_label(at, format!("a `{ty}` records {count} values"));
+                }
+                d.with_help(format!("split it into several `trace` statements of at most {limit} values each; a struct, array or option argument records one value per field, element and valid bit"))
+            }
             UnusedState { span, what, name } => Diagnostic::warning("W0301", format!("{what} `{name}` is never used"), span, "unused")
                 .with_help("remove it, or prefix the name with `_`".to_string()),
             UnusedPort { span, name } => Diagnostic::warning("W0302", format!("port `{name}` is never used by the tick"), span, "unused")
