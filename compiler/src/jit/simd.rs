@@ -221,12 +221,9 @@ enum Inputs {
 /// for this one's stores: with few groups the CPU has too little other
 /// work to hide that latency. Run edge after edge (run-ahead), the
 /// 16-stage peer pipeline ran at 0.54x the scalar code with its 4 groups
-/// vectorized, while 64 groups (256 stages) ran at 1.8x.
+/// vectorized; 8 groups (32 stages) ran at 1.5x, 16 at 2.0x, 64 at 2.3x
+/// (docs/performance.md, "Pass 3").
 const MIN_GROUPS: usize = 8;
-
-/// About the stores a core's store buffer holds (56 on recent Intel
-/// cores, 64 and more on AMD's): see [`Gen::split`].
-const STORE_BUFFER: u32 = 48;
 
 /// The longest distance between the slots of a group's lanes: struct
 /// fields of an array of records sit this far apart.
@@ -599,35 +596,10 @@ impl Gen<'_> {
 
     fn emit_plan(&mut self, plan: Plan) {
         let Plan { dag, tasks } = plan;
-        let mut stored = HashSet::new();
-        let mut pairs = HashSet::new();
-        let mut stores = 0;
-        for t in &tasks {
-            match t {
-                Task::Vector(g) => {
-                    let n = g.roots.len() as SlotId;
-                    stored.extend((0..n).map(|j| g.slot + j * g.stride));
-                    if g.stride == 1 {
-                        pairs.extend((0..n).step_by(2).map(|j| g.slot + j));
-                        stores += n.div_ceil(2);
-                    } else {
-                        stores += n;
-                    }
-                }
-                Task::Scalar(s, _) => {
-                    stored.insert(*s);
-                    stores += 1;
-                }
-                Task::Local(..) => {}
-            }
-        }
         let mut e = Emit {
             dag: &dag,
             scalar: HashMap::new(),
             vector: HashMap::new(),
-            stored,
-            pairs,
-            stores,
         };
         // Per task: the slots it reads and writes.
         let reads: Vec<Vec<SlotId>> = tasks
@@ -837,11 +809,8 @@ impl Gen<'_> {
     }
 
     /// Lanes `s .. s + lanes` of the state as one vector.
-    fn vload(&mut self, e: &Emit, s: SlotId, narrow: bool) -> Value {
+    fn vload(&mut self, s: SlotId, narrow: bool) -> Value {
         let f = vector_flags();
-        if Self::split(e, s, if narrow { 4 } else { 2 }) {
-            return self.load_lanes(s, narrow);
-        }
         if !narrow {
             return self.b.ins().load(types::I64X2, f, self.state, s as i32 * 8);
         }
@@ -859,40 +828,6 @@ impl Gen<'_> {
         let bytes = self.b.ins().shuffle(a, b, mask);
         let little = MemFlagsData::new().with_endianness(Endianness::Little);
         self.b.ins().bitcast(types::I32X4, little, bytes)
-    }
-
-    /// Whether the slots `s .. s + n` must be loaded one by one: the run
-    /// stores one of them other than as exactly the 16-byte store a load
-    /// of `s` and `s + 1` would match, and stores so little that its
-    /// stores from the previous tick may still sit in the store buffer
-    /// (the CPU forwards a load from one store only: a load spanning two
-    /// stalls for about a dozen cycles, which dominated a 16-stage
-    /// pipeline run ahead edge after edge). A run with more stores than
-    /// [`STORE_BUFFER`] has had them all written to the cache.
-    fn split(e: &Emit, s: SlotId, n: SlotId) -> bool {
-        e.stores < STORE_BUFFER
-            && (0..n).step_by(2).any(|j| {
-                let p = s + j;
-                (e.stored.contains(&p) || e.stored.contains(&(p + 1))) && !e.pairs.contains(&p)
-            })
-    }
-
-    /// Slots `s .. s + lanes` loaded lane by lane: the low 32 bits of each
-    /// (narrow) or each whole slot, each load folded into its insertion.
-    fn load_lanes(&mut self, s: SlotId, narrow: bool) -> Value {
-        let (scalar, vector, n) = if narrow {
-            (types::I32, types::I32X4, 4)
-        } else {
-            (types::I64, types::I64X2, 2)
-        };
-        let f = vector_flags();
-        let first = self.b.ins().load(scalar, f, self.state, s as i32 * 8);
-        let mut v = self.b.ins().scalar_to_vector(vector, first);
-        for j in 1..n {
-            let x = self.b.ins().load(scalar, f, self.state, (s as i32 + j) * 8);
-            v = self.b.ins().insertlane(v, x, j as u8);
-        }
-        v
     }
 
     /// A vector of the slots' values, one per lane, from scalar loads (which
@@ -933,7 +868,7 @@ impl Gen<'_> {
                     let v = self.load_slot(s);
                     self.splat(v, narrow)
                 }
-                Some(Inputs::Consecutive(s)) => self.vload(e, s, narrow),
+                Some(Inputs::Consecutive(s)) => self.vload(s, narrow),
                 Some(Inputs::Gather(slots)) => self.gather(&slots, narrow),
                 None => unreachable!("lanes checked isomorphic"),
             },
@@ -1046,12 +981,6 @@ struct Emit<'a> {
     dag: &'a Dag,
     scalar: HashMap<u32, Value>,
     vector: HashMap<(Vec<u32>, bool), Value>,
-    /// Slots the run stores, and the first slots of the 16-byte stores it
-    /// makes (see [`Gen::vload`]).
-    stored: HashSet<SlotId>,
-    pairs: HashSet<SlotId>,
-    /// Store instructions the run makes.
-    stores: u32,
 }
 
 #[cfg(test)]
