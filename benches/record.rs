@@ -52,6 +52,7 @@ fn schema() -> Schema {
         events: vec![EventInfo {
             name: "op".to_owned(),
             args: vec!["pc".to_owned(), "value".to_owned()],
+            signed_widths: vec![],
         }],
         fifos: vec![],
         counters: vec![

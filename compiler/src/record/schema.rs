@@ -73,9 +73,24 @@ pub fn program_schema(
     let events = program
         .traces
         .iter()
-        .map(|t| EventInfo {
-            name: t.name.clone(),
-            args: t.args.iter().map(|(n, _)| n.clone()).collect(),
+        .map(|t| {
+            // Each argument is one scalar (aggregates are flattened by
+            // then), so each is signed by its own type; bools and enums are
+            // unsigned types. All unsigned stays the empty default.
+            let widths: Vec<u32> = t
+                .args
+                .iter()
+                .map(|(_, ty)| if ty.signed { u32::from(ty.width) } else { 0 })
+                .collect();
+            EventInfo {
+                name: t.name.clone(),
+                args: t.args.iter().map(|(n, _)| n.clone()).collect(),
+                signed_widths: if widths.iter().any(|&w| w != 0) {
+                    widths
+                } else {
+                    Vec::new()
+                },
+            }
         })
         .collect();
     let fifos = program

@@ -42,6 +42,18 @@ pub enum SchemaError {
         /// Its width.
         width: u32,
     },
+    /// An event's signed widths are not one per argument, each 0 to 64.
+    #[error(
+        "event {event:?} has signed widths {widths:?} for {args} arguments; give none or one per argument, each 0 (unsigned) to 64"
+    )]
+    SignedWidths {
+        /// The event.
+        event: String,
+        /// Its signed widths.
+        widths: Vec<u32>,
+        /// How many arguments it declares.
+        args: usize,
+    },
     /// A domain has a zero period.
     #[error("domain {0:?} has a zero period")]
     ZeroPeriod(String),

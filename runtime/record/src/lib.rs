@@ -27,6 +27,7 @@ pub use output::RecordOutput;
 pub use record::{CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRecord, TraceRecord};
 pub use schema::{
     CounterInfo, DomainInfo, EventInfo, FifoInfo, MAX_ARGS, Schema, SignalInfo, UnitInfo,
+    sign_extend,
 };
 pub use sink::{DropCounts, FifoInterest, Interest, Recorder};
 pub use time::Time;

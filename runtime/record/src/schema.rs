@@ -60,6 +60,31 @@ pub struct EventInfo {
     pub name: String,
     /// Argument names, in the order records carry the values.
     pub args: Vec<String>,
+    /// Per argument, its width when it is a signed integer (1 to 64), or 0
+    /// for an unsigned one (bools and enums too); empty when every argument
+    /// is unsigned, the default, so schemas and manifests written before
+    /// this field existed still read. Records always carry raw bits; the
+    /// writers sign-extend a signed argument from this width, once per
+    /// value, from a per-event table built at start (never per record).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signed_widths: Vec<u32>,
+}
+
+impl EventInfo {
+    /// The signed width of argument `i`: `Some(width)` for a signed
+    /// argument, `None` for an unsigned one.
+    pub fn signed_width(&self, i: usize) -> Option<u32> {
+        self.signed_widths.get(i).copied().filter(|&w| w != 0)
+    }
+}
+
+/// Reads the raw bits of a `width`-bit two's complement value (1 to 64) as
+/// an `i64`: bit `width - 1` is the sign, bits above it are ignored, so a
+/// masked value and an already sign-extended one read the same.
+#[inline(always)]
+pub fn sign_extend(bits: u64, width: u32) -> i64 {
+    let shift = 64 - width.clamp(1, 64);
+    ((bits << shift) as i64) >> shift
 }
 
 /// A CDC FIFO between a writer and a reader domain.
@@ -120,6 +145,16 @@ impl Schema {
             }
             for a in &e.args {
                 check_name("argument", a)?;
+            }
+            let widths_fit = e.signed_widths.is_empty()
+                || (e.signed_widths.len() == e.args.len()
+                    && e.signed_widths.iter().all(|&w| w <= 64));
+            if !widths_fit {
+                return Err(SchemaError::SignedWidths {
+                    event: e.name.clone(),
+                    widths: e.signed_widths.clone(),
+                    args: e.args.len(),
+                });
             }
         }
         for f in &self.fifos {

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::RecordError;
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput, put_u64, put_u128, whole_lines};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TraceRecord};
-use crate::schema::Schema;
+use crate::schema::{MAX_ARGS, Schema, sign_extend};
 use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
 
 /// The manifest's file name.
@@ -118,6 +118,10 @@ struct EventText {
     rest: Vec<Piece>,
     /// Declared arguments.
     argc: usize,
+    /// Per argument, its signed width or 0 for unsigned; `None` when every
+    /// argument is unsigned, so such events take the plain loop and pay one
+    /// test per record for signedness.
+    signed: Option<[u32; MAX_ARGS]>,
 }
 
 struct FifoText {
@@ -218,6 +222,15 @@ impl TextWriter {
                         .map(|a| Piece::new(format!(" {a}=").as_bytes()))
                         .collect(),
                     argc: e.args.len(),
+                    signed: (0..e.args.len())
+                        .any(|i| e.signed_width(i).is_some())
+                        .then(|| {
+                            let mut widths = [0; MAX_ARGS];
+                            for (i, w) in widths.iter_mut().enumerate().take(e.args.len()) {
+                                *w = e.signed_width(i).unwrap_or(0);
+                            }
+                            widths
+                        }),
                 }
             })
             .collect();
@@ -438,6 +451,22 @@ fn start_line<'a>(
     Ok((log, start + pos))
 }
 
+/// Writes a trace argument: its raw bits as an unsigned number when `width`
+/// is 0, else sign-extended from `width` bits, with a `-` when negative (at
+/// most 20 bytes either way, what the line buffer reserves per number).
+#[inline(always)]
+fn put_arg(line: &mut [u8], mut pos: usize, value: u64, width: u32) -> usize {
+    if width == 0 {
+        return put_u64(line, pos, value);
+    }
+    let v = sign_extend(value, width);
+    if v < 0 {
+        line[pos] = b'-';
+        pos += 1;
+    }
+    put_u64(line, pos, v.unsigned_abs())
+}
+
 /// The error for an index the schema does not have. A function, so that
 /// `ok_or_else` builds it only on the error path (an eager `ok_or` built
 /// and dropped one per record).
@@ -493,10 +522,22 @@ impl Recorder for TextWriter {
         let mut pos = head.put(line, pos);
         pos = event.head.put(line, pos);
         if let Some((&first, others)) = r.args.split_first() {
-            pos = put_u64(line, pos, first);
-            for (name, &value) in event.rest.iter().zip(others) {
-                pos = name.put(line, pos);
-                pos = put_u64(line, pos, value);
+            match &event.signed {
+                None => {
+                    pos = put_u64(line, pos, first);
+                    for (name, &value) in event.rest.iter().zip(others) {
+                        pos = name.put(line, pos);
+                        pos = put_u64(line, pos, value);
+                    }
+                }
+                Some(widths) => {
+                    pos = put_arg(line, pos, first, widths[0]);
+                    for ((name, &value), &width) in event.rest.iter().zip(others).zip(&widths[1..])
+                    {
+                        pos = name.put(line, pos);
+                        pos = put_arg(line, pos, value, width);
+                    }
+                }
             }
         }
         line[pos] = b'\n';
@@ -642,6 +683,7 @@ mod tests {
                     "an_argument_name_beyond_sixteen".to_owned(),
                     "c".to_owned(),
                 ],
+                signed_widths: vec![],
             }],
             fifos: vec![FifoInfo {
                 path: format!("{long}.port_name"),
@@ -715,6 +757,97 @@ mod tests {
                 .expect("counter");
                 want.push(format!("{cycle} {time}ps C {long}.counter {value}"));
             }
+        }
+        w.finish(&DropCounts::default()).expect("finish");
+        let text = fs::read_to_string(dir.join("00-d.log")).expect("log");
+        let got: Vec<&str> = text.lines().skip(1).collect();
+        assert_eq!(got, want);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Signed arguments print sign-extended from their width, whether the
+    /// record carries masked raw bits or an already sign-extended value;
+    /// unsigned arguments beside them print their raw bits; an event with
+    /// only unsigned arguments prints as before.
+    #[test]
+    fn signed_arguments_print_sign_extended() {
+        let names = ["b", "w", "d", "q", "one", "u", "s5"];
+        let schema = Schema {
+            design: "t".to_owned(),
+            domains: vec![DomainInfo {
+                name: "d".to_owned(),
+                period: Time::new(1000, 1).expect("nonzero"),
+                phase: Time::ZERO,
+            }],
+            units: vec![UnitInfo {
+                path: "top".to_owned(),
+                domain: 0,
+            }],
+            events: vec![
+                EventInfo {
+                    name: "mixed".to_owned(),
+                    args: names.iter().map(|n| (*n).to_owned()).collect(),
+                    signed_widths: vec![8, 16, 32, 64, 1, 0, 5],
+                },
+                EventInfo {
+                    name: "plain".to_owned(),
+                    args: vec!["u".to_owned()],
+                    signed_widths: vec![0],
+                },
+            ],
+            fifos: vec![],
+            counters: vec![],
+            signals: vec![],
+        };
+        let dir = std::env::temp_dir().join(format!("chronon-text-signed-{}", std::process::id()));
+        let mut w = TextWriter::create(&dir, &schema).expect("create");
+        // (values as records may carry them, the expected text).
+        let cases: [([u64; 7], &str); 4] = [
+            (
+                [0xfd, 0x8000, 0xffff_ffff, u64::MAX, 1, u64::MAX, 0x1f],
+                "b=-3 w=-32768 d=-1 q=-1 one=-1 u=18446744073709551615 s5=-1",
+            ),
+            (
+                [
+                    (-3i64) as u64,
+                    (-2i64) as u64,
+                    0x8000_0000,
+                    1 << 63,
+                    0,
+                    7,
+                    0x0f,
+                ],
+                "b=-3 w=-2 d=-2147483648 q=-9223372036854775808 one=0 u=7 s5=15",
+            ),
+            (
+                [0x7f, 0x7fff, 0x7fff_ffff, i64::MAX as u64, 0, 0, 0x10],
+                "b=127 w=32767 d=2147483647 q=9223372036854775807 one=0 u=0 s5=-16",
+            ),
+            ([0, 5, 0, 0, 0, 1, 0], "b=0 w=5 d=0 q=0 one=0 u=1 s5=0"),
+        ];
+        let mut want = Vec::new();
+        for (cycle, (args, text)) in cases.iter().enumerate() {
+            let time = Time::new(1000 * cycle as u128, 1).expect("nonzero");
+            w.trace(&TraceRecord {
+                domain: 0,
+                cycle: cycle as u64,
+                time,
+                unit: 0,
+                event: 0,
+                args,
+            })
+            .expect("trace");
+            want.push(format!("{cycle} {time}ps T top mixed {text}"));
+            w.trace(&TraceRecord {
+                domain: 0,
+                cycle: cycle as u64,
+                time,
+                unit: 0,
+                event: 1,
+                args: &args[5..6],
+            })
+            .expect("trace");
+            want.push(format!("{cycle} {time}ps T top plain u={}", args[5]));
         }
         w.finish(&DropCounts::default()).expect("finish");
         let text = fs::read_to_string(dir.join("00-d.log")).expect("log");

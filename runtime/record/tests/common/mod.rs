@@ -85,14 +85,17 @@ pub fn schema() -> Schema {
             EventInfo {
                 name: "issue".to_owned(),
                 args: vec!["pc".to_owned(), "op".to_owned()],
+                signed_widths: vec![],
             },
             EventInfo {
                 name: "retire".to_owned(),
                 args: vec!["pc".to_owned()],
+                signed_widths: vec![],
             },
             EventInfo {
                 name: "stall".to_owned(),
                 args: vec![],
+                signed_widths: vec![],
             },
         ],
         fifos: vec![FifoInfo {
