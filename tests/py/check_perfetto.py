@@ -135,6 +135,16 @@ def wire_checks(packets):
             for n, wt, _ in te:
                 if n in (47, 48) and wt != 1:
                     fail("TrackEvent field %d has wire type %d, not unpacked fixed64" % (n, wt))
+            # Each debug annotation (field 4): one interned name and one
+            # varint value, uint_value (3) or int_value (4).
+            for n, wt, v in te:
+                if n != 4:
+                    continue
+                da = list(fields(v))
+                values = [(m, w) for m, w, _ in da if m in (3, 4)]
+                if [m for m, _, _ in da if m == 1] != [1] or len(values) != 1 or values[0][1] != 0:
+                    fail("packet %d: a debug annotation is not one name_iid and one "
+                         "varint uint_value (3) or int_value (4)" % idx)
             tf = {n: v for n, _, v in te}
             track = tf.get(11)
             if track not in seen_tracks:
@@ -191,7 +201,11 @@ def content(packets):
         name = names[e.name_iid] if e.name_iid else None
         if e.name_iid and e.name_iid not in names:
             fail("name iid %d not interned" % e.name_iid)
-        args = {arg_names[a.name_iid]: a.uint_value for a in e.debug_annotations}
+        # Signed arguments are int_value (sign-extended), unsigned uint_value.
+        args = {
+            arg_names[a.name_iid]: a.int_value if a.HasField("int_value") else a.uint_value
+            for a in e.debug_annotations
+        }
         counter = e.counter_value if e.type == pb.TrackEvent.TYPE_COUNTER else None
         row = [now, e.type, name, args, list(e.flow_ids), list(e.terminating_flow_ids), counter]
         if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:

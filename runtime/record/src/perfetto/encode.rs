@@ -2,7 +2,7 @@
 //! prost writes for the same [`super::proto`] structs, without building
 //! them: no allocation per event.
 
-use crate::schema::MAX_ARGS;
+use crate::schema::{MAX_ARGS, sign_extend};
 
 /// Appends `v` as a protobuf varint.
 #[inline]
@@ -43,8 +43,11 @@ pub(crate) struct Event<'a> {
     pub track: u64,
     /// Interned argument names, parallel to `arg_values`.
     pub arg_iids: &'a [u64],
-    /// Argument values.
+    /// Argument values (raw bits).
     pub arg_values: &'a [u64],
+    /// Per argument, its signed width or 0 for unsigned, from
+    /// [`crate::EventInfo::signed_widths`]; empty when all are unsigned.
+    pub arg_widths: &'a [u32],
     /// Counter value, for counter events.
     pub counter: Option<i64>,
     /// A flow through this event.
@@ -118,6 +121,18 @@ impl<const N: usize> Scratch<N> {
     }
 }
 
+/// The field tag and varint value of argument `i`: `uint_value` (3) with the
+/// raw bits of an unsigned argument, `int_value` (4) with a signed one
+/// sign-extended to 64 bits (a negative one is a 10-byte varint, as prost
+/// writes an `int64`).
+#[inline(always)]
+fn annotation_value(widths: &[u32], i: usize, value: u64) -> (u8, u64) {
+    match widths.get(i) {
+        Some(&w) if w != 0 => (0x20, sign_extend(value, w) as u64),
+        _ => (0x18, value),
+    }
+}
+
 /// Appends one `Trace.packet` holding `event`, as prost would encode the
 /// corresponding [`super::proto::TracePacket`].
 #[inline]
@@ -134,14 +149,15 @@ pub(crate) fn put_event_packet(
     }
     // The track event first, after room for the header.
     s.len = HEAD;
-    for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
+    for (i, (&iid, &value)) in event.arg_iids.iter().zip(event.arg_values).enumerate() {
+        let (tag, value) = annotation_value(event.arg_widths, i, value);
         s.byte(0x22); // debug_annotations = 4
         // At most 22 bytes follow: the length is one byte, patched below.
         let at = s.len;
         s.byte(0);
         s.byte(0x08); // name_iid = 1
         s.varint(iid);
-        s.byte(0x18); // uint_value = 3
+        s.byte(tag); // uint_value = 3 or int_value = 4
         s.varint(value);
         s.bytes[at & (SCRATCH - 1)] = (s.len - at - 1) as u8;
     }
@@ -206,7 +222,8 @@ fn put_event_packet_sized(
     event: &Event<'_>,
 ) {
     let mut annotations = 0;
-    for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
+    for (i, (&iid, &value)) in event.arg_iids.iter().zip(event.arg_values).enumerate() {
+        let (_, value) = annotation_value(event.arg_widths, i, value);
         let len = 2 + varint_len(iid) + varint_len(value);
         annotations += 1 + varint_len(len as u64) + len;
     }
@@ -244,12 +261,13 @@ fn put_event_packet_sized(
     put_varint(buf, u64::from(sequence_id));
     buf.push(0x5a); // track_event = 11
     put_varint(buf, te as u64);
-    for (&iid, &value) in event.arg_iids.iter().zip(event.arg_values) {
+    for (i, (&iid, &value)) in event.arg_iids.iter().zip(event.arg_values).enumerate() {
+        let (tag, value) = annotation_value(event.arg_widths, i, value);
         buf.push(0x22); // debug_annotations = 4
         put_varint(buf, (2 + varint_len(iid) + varint_len(value)) as u64);
         buf.push(0x08); // name_iid = 1
         put_varint(buf, iid);
-        buf.push(0x18); // uint_value = 3
+        buf.push(tag); // uint_value = 3 or int_value = 4
         put_varint(buf, value);
     }
     if event.kind != 0 {
@@ -314,6 +332,7 @@ mod tests {
                 track: 1 << 33,
                 arg_iids: &[1, 2],
                 arg_values: &[0, u64::MAX],
+                arg_widths: &[],
                 counter: None,
                 flow: Some(5 << 40),
                 terminating_flow: None,
@@ -324,6 +343,7 @@ mod tests {
                 track: 9,
                 arg_iids: &[],
                 arg_values: &[],
+                arg_widths: &[],
                 counter: Some(-3),
                 flow: None,
                 terminating_flow: None,
@@ -334,6 +354,7 @@ mod tests {
                 track: 2,
                 arg_iids: &[],
                 arg_values: &[],
+                arg_widths: &[],
                 counter: None,
                 flow: None,
                 terminating_flow: Some(u64::MAX),
@@ -344,6 +365,7 @@ mod tests {
                 track: 2,
                 arg_iids: &[],
                 arg_values: &[],
+                arg_widths: &[],
                 counter: None,
                 flow: None,
                 terminating_flow: None,
@@ -356,6 +378,7 @@ mod tests {
                 track: u64::MAX,
                 arg_iids: &[u64::MAX; MAX_ARGS],
                 arg_values: &[u64::MAX; MAX_ARGS],
+                arg_widths: &[],
                 counter: Some(i64::MIN),
                 flow: Some(u64::MAX),
                 terminating_flow: Some(1),
@@ -367,6 +390,32 @@ mod tests {
                 track: 4,
                 arg_iids: &[300; MAX_ARGS + 1],
                 arg_values: &[1 << 40; MAX_ARGS + 1],
+                arg_widths: &[],
+                counter: None,
+                flow: None,
+                terminating_flow: None,
+            },
+            // Signed arguments at the widest: negative int64 varints are
+            // 10 bytes, beside unsigned ones and one-bit signed ones.
+            Event {
+                kind: 3,
+                name_iid: u64::MAX,
+                track: u64::MAX,
+                arg_iids: &[u64::MAX; MAX_ARGS],
+                arg_values: &[1 << 63, 0xfd, 0x8000, u64::MAX, 1, 0x7fff_ffff, 0, 5],
+                arg_widths: &[64, 8, 16, 0, 1, 32, 64, 3],
+                counter: Some(-1),
+                flow: Some(u64::MAX),
+                terminating_flow: Some(u64::MAX),
+            },
+            // Signed beyond the scratch encoder: the sizing one.
+            Event {
+                kind: 3,
+                name_iid: 1,
+                track: 4,
+                arg_iids: &[300; MAX_ARGS + 1],
+                arg_values: &[u64::MAX - 2; MAX_ARGS + 1],
+                arg_widths: &[64, 8, 0, 16, 32, 2, 1, 64, 0],
                 counter: None,
                 flow: None,
                 terminating_flow: None,
@@ -391,9 +440,24 @@ mod tests {
                             .arg_iids
                             .iter()
                             .zip(e.arg_values)
-                            .map(|(&n, &v)| DebugAnnotation {
-                                name_iid: Some(n),
-                                uint_value: Some(v),
+                            .enumerate()
+                            .map(|(a, (&n, &v))| {
+                                // Signed: the low `w` bits, the sign bit
+                                // copied above them.
+                                let w = e.arg_widths.get(a).copied().unwrap_or(0);
+                                let signed = (w != 0).then(|| {
+                                    let low = if w == 64 { v } else { v & ((1 << w) - 1) };
+                                    if low >> (w - 1) & 1 == 1 && w < 64 {
+                                        (low | (u64::MAX << w)) as i64
+                                    } else {
+                                        low as i64
+                                    }
+                                });
+                                DebugAnnotation {
+                                    name_iid: Some(n),
+                                    uint_value: if signed.is_some() { None } else { Some(v) },
+                                    int_value: signed,
+                                }
                             })
                             .collect(),
                         r#type: (e.kind != 0).then_some(e.kind),

@@ -169,15 +169,19 @@ pub const TYPE_INSTANT: i32 = 3;
 /// `TrackEvent.Type.TYPE_COUNTER`.
 pub const TYPE_COUNTER: i32 = 4;
 
-/// `DebugAnnotation` (only interned names and unsigned values).
+/// `DebugAnnotation` (only interned names and integer values: unsigned
+/// arguments as `uint_value`, signed ones as `int_value`).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct DebugAnnotation {
     /// Interned argument name.
     #[prost(uint64, optional, tag = "1")]
     pub name_iid: Option<u64>,
-    /// Value.
+    /// Value of an unsigned argument (raw bits).
     #[prost(uint64, optional, tag = "3")]
     pub uint_value: Option<u64>,
+    /// Value of a signed argument, sign-extended from its width.
+    #[prost(int64, optional, tag = "4")]
+    pub int_value: Option<i64>,
 }
 
 /// `InternedData`.
