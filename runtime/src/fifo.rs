@@ -24,7 +24,7 @@
 use std::ptr::NonNull;
 
 use crate::channel::copy_item;
-use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
+use crate::trace::{FifoEvent, FifoEventKind, FifoKinds, Timestamp};
 
 /// The read port kind of a CDC FIFO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +151,8 @@ pub(crate) struct CdcFifo {
     pub(crate) txns: Txns,
     /// The writer and reader units, named by commit events.
     pub(crate) units: (u32, u32),
+    /// The event kinds the sink takes from this FIFO (none: unobserved).
+    pub(crate) kinds: FifoKinds,
 }
 
 /// Absolute item counts that turn pointer moves into transaction ids.
@@ -239,6 +241,7 @@ impl CdcFifo {
             committed_instant: u64::MAX,
             txns: Txns::default(),
             units: (0, 0),
+            kinds: FifoKinds::NONE,
         }
     }
 
@@ -287,10 +290,18 @@ impl CdcFifo {
         unsafe { std::slice::from_raw_parts(self.st().output, self.width) }
     }
 
-    /// Tells native code whether FIFO operations must record events (a
-    /// sink observes commits): it then calls the host for them.
-    pub(crate) fn set_observed(&mut self, observed: bool) {
-        self.st_mut().observed = u8::from(observed);
+    /// Sets the event kinds the sink takes from this FIFO, and tells native
+    /// code whether FIFO operations may record events (some kind is
+    /// wanted): it then calls the host for them.
+    pub(crate) fn set_observed(&mut self, kinds: FifoKinds) {
+        self.kinds = kinds;
+        self.st_mut().observed = u8::from(!kinds.is_empty());
+    }
+
+    /// Whether the sink takes this FIFO's `kind` events.
+    #[inline(always)]
+    pub(crate) fn observes(&self, kind: FifoEventKind) -> bool {
+        self.kinds.contains(kind)
     }
 
     /// Writer: `can_send()`.
@@ -448,7 +459,8 @@ impl CdcFifo {
             as u32
     }
 
-    /// [`CdcFifo::commit`], and the events it caused pushed to `out`: the
+    /// [`CdcFifo::commit`], and the events it caused that the sink takes
+    /// (`kinds`, see [`CdcFifo::set_observed`]) pushed to `out`: the
     /// writer's `Full`/`NotFull`; the reader's `Output` (registered), one
     /// `Visible` per item the synchronized write pointer passed, `Empty`/
     /// `NotEmpty`, and the new FWFT head's `Output`. `sides` gives each
@@ -468,8 +480,14 @@ impl CdcFifo {
         // The synchronizer tails this commit saw (read pointer for the
         // writer, write pointer for the reader).
         let (read_tail, write_tail) = (self.read_sync.last_tail(), self.write_sync.last_tail());
+        let kinds = self.kinds;
         let t = &mut self.txns;
+        // The bookkeeping above and below runs for every observed FIFO (the
+        // transaction ids depend on it); only the pushes are selected.
         let mut event = |kind, domain, (cycle, unit): (u64, u32), txn, occupancy| {
+            if !kinds.contains(kind) {
+                return;
+            }
             out.push(FifoEvent {
                 fifo: id,
                 kind,
@@ -511,8 +529,10 @@ impl CdcFifo {
             }
             let seen =
                 t.seen_by_reader + ((u64::from(write_tail).wrapping_sub(t.seen_by_reader)) & mask);
-            for txn in t.seen_by_reader..seen {
-                event(FifoEventKind::Visible, domain, side, txn, occupancy);
+            if kinds.contains(FifoEventKind::Visible) {
+                for txn in t.seen_by_reader..seen {
+                    event(FifoEventKind::Visible, domain, side, txn, occupancy);
+                }
             }
             t.seen_by_reader = seen;
             if empty_now != empty {

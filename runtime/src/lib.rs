@@ -34,5 +34,6 @@ pub use tick::{
 };
 pub use time::{Clock, Picos, TimeError};
 pub use trace::{
-    FifoEvent, FifoEventKind, MemorySink, OwnedRecord, Timestamp, TraceRecord, TraceSink,
+    FifoEvent, FifoEventKind, FifoKinds, MemorySink, Observation, OwnedRecord, Timestamp,
+    TraceRecord, TraceSink,
 };

@@ -45,8 +45,15 @@ pub(crate) struct Core {
     pub(crate) assertions: Vec<crate::design::FaultSiteDecl>,
     pub(crate) trace: TraceBuffer,
     pub(crate) tracing: bool,
-    /// The sink wants FIFO events and per-domain commit calls.
+    /// The sink wants FIFO events or per-domain commit calls: the instant's
+    /// records go through `TraceBuffer::flush_observed`.
     pub(crate) observe: bool,
+    /// The sink wants events of some FIFO (`CdcFifo::kinds`): FIFO commits
+    /// are searched per instant (not the precomputed program) and the
+    /// replay loop is not used.
+    pub(crate) fifo_observed: bool,
+    /// The sink wants `domain_committed` calls.
+    pub(crate) commits: bool,
     /// The sink asked the run to stop (it failed).
     pub(crate) sink_stopped: bool,
     pub(crate) faults: Vec<Fault>,
@@ -537,6 +544,8 @@ impl Simulation {
             trace: TraceBuffer::new(),
             tracing: false,
             observe: false,
+            fifo_observed: false,
+            commits: false,
             sink_stopped: false,
             faults: Vec::new(),
             finish: false,
@@ -574,32 +583,37 @@ impl Simulation {
     /// or FIFO joins two domains, at most one domain's ticks can stop the
     /// run, the calendar replays a pattern, and no trace sink is installed.
     pub fn runs_ahead(&self) -> bool {
-        self.ahead.enabled && self.ahead.possible && !self.core.tracing && !self.core.observe
+        self.ahead.enabled && self.ahead.possible && self.sink.is_none()
     }
 
     /// Installs the trace sink (records are dropped while none is installed).
     ///
-    /// A sink that observes commits also gets CDC FIFO events and a call per
-    /// domain edge (see [`TraceSink`]).
+    /// The sink also gets what its [`TraceSink::observation`] asks for
+    /// (CDC FIFO events per FIFO and kind, a call per domain edge), and the
+    /// runtime produces nothing else.
     pub fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) {
-        self.core.observe = sink.observes_commits();
-        self.core
-            .fifos
-            .iter_mut()
-            .for_each(|f| f.set_observed(self.core.observe));
+        let observation = sink.observation(self.core.fifos.len());
+        for (i, f) in self.core.fifos.iter_mut().enumerate() {
+            f.set_observed(observation.kinds(i));
+        }
+        self.core.fifo_observed = self.core.fifos.iter().any(|f| !f.kinds.is_empty());
+        self.core.commits = observation.commits;
+        self.core.observe = self.core.fifo_observed || self.core.commits;
         self.core.sink_stopped = false;
         self.sink = Some(sink);
-        self.core.tracing = true;
+        self.core.tracing = observation.traces;
     }
 
     /// Removes and returns the trace sink.
     pub fn take_trace_sink(&mut self) -> Option<Box<dyn TraceSink>> {
         self.core.tracing = false;
         self.core.observe = false;
+        self.core.fifo_observed = false;
+        self.core.commits = false;
         self.core
             .fifos
             .iter_mut()
-            .for_each(|f| f.set_observed(false));
+            .for_each(|f| f.set_observed(crate::trace::FifoKinds::NONE));
         self.sink.take()
     }
 
@@ -753,10 +767,11 @@ impl Simulation {
                 }
             }
         }
-        // The replay loop can run the instants when nothing observes commits
-        // and every FIFO commit is precomputed; it hands back to the checked
-        // step below before pattern mode and near an overflow.
-        let replayable = !self.core.observe
+        // The replay loop can run the instants when the sink takes no FIFO
+        // event (commit calls it makes itself) and every FIFO commit is
+        // precomputed; it hands back to the checked step below before
+        // pattern mode and near an overflow.
+        let replayable = !self.core.fifo_observed
             && self.instant_program.is_some()
             && (self.core.fifos.is_empty() || self.fifo_program.is_some());
         loop {
@@ -948,7 +963,7 @@ impl Simulation {
                 fifo.committed_instant = instant;
                 let has_edge = |domain: u32| domains.contains(&domain);
                 let (w, r) = (has_edge(fifo.writer_domain), has_edge(fifo.reader_domain));
-                if core.observe {
+                if !fifo.kinds.is_empty() {
                     let side = |edge: bool, domain: u32, unit: u32| {
                         edge.then(|| (calendar.cycle(domain as usize), unit))
                     };
@@ -991,6 +1006,9 @@ impl Simulation {
         };
         let any_extras = *any_extras;
         let ticks_per_ps = core.ticks_per_ps;
+        // The caller checked that the sink takes no FIFO event, so this is
+        // commit calls only.
+        let observe = core.observe;
         let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
         let mut done = *instants;
         let end = calendar.replay(last_tick, |position, time, cycles| {
@@ -1021,7 +1039,7 @@ impl Simulation {
                 }
             }
             let core = &mut *ctx.core;
-            if !core.trace.is_empty() {
+            if !observe && !core.trace.is_empty() {
                 let stamp = Timestamp {
                     ticks: time,
                     ticks_per_ps,
@@ -1041,6 +1059,22 @@ impl Simulation {
                     for c in &fifos.commits[fifos.spans[position].clone()] {
                         core.fifos[c.fifo as usize].commit(c.writer, c.reader);
                     }
+                }
+            }
+            if let Some(sink) = sink {
+                // As in `step`: the sink's commit calls (it takes no FIFO
+                // event here), after every commit of the instant.
+                if observe {
+                    let stamp = Timestamp {
+                        ticks: time,
+                        ticks_per_ps,
+                    };
+                    let edges = edges.iter().map(|e| (e.domain, cycles[e.domain as usize]));
+                    core.trace.flush_observed(stamp, edges, true, sink.as_mut());
+                }
+                if sink.stop_requested() {
+                    core.sink_stopped = true;
+                    core.stop_requested = true;
                 }
             }
             done += 1;
@@ -1112,7 +1146,7 @@ impl Simulation {
             let program = fifo_program
                 .as_ref()
                 .zip(calendar.pattern_position())
-                .filter(|_| !core.observe);
+                .filter(|_| !core.fifo_observed);
             if let Some((program, position)) = program {
                 for c in &program.commits[program.spans[position].clone()] {
                     core.fifos[c.fifo as usize].commit(c.writer, c.reader);
@@ -1121,22 +1155,23 @@ impl Simulation {
                 Self::commit_fifos(calendar, core, plans, *instants);
             }
         }
-        if core.observe {
-            let stamp = Timestamp {
-                ticks: time,
-                ticks_per_ps: core.ticks_per_ps,
-            };
-            let edges = domains.iter().map(|&d| (d, calendar.cycle(d as usize)));
-            match sink {
-                Some(sink) => {
-                    core.trace.flush_observed(stamp, edges, sink.as_mut());
-                    if sink.stop_requested() {
-                        core.sink_stopped = true;
-                        core.stop_requested = true;
-                    }
+        match sink {
+            Some(sink) => {
+                if core.observe {
+                    let stamp = Timestamp {
+                        ticks: time,
+                        ticks_per_ps: core.ticks_per_ps,
+                    };
+                    let edges = domains.iter().map(|&d| (d, calendar.cycle(d as usize)));
+                    core.trace
+                        .flush_observed(stamp, edges, core.commits, sink.as_mut());
                 }
-                None => core.trace.clear(),
+                if sink.stop_requested() {
+                    core.sink_stopped = true;
+                    core.stop_requested = true;
+                }
             }
+            None => core.trace.clear(),
         }
         *instants += 1;
         Ok(core.stop_requested)
@@ -1657,5 +1692,168 @@ mod run_ahead_tests {
     fn two_domains_that_can_stop_keep_the_instant_loop() {
         let (sim, _) = design(Ending::Finish(10), true);
         assert!(!sim.runs_ahead());
+    }
+}
+
+#[cfg(test)]
+mod observation_tests {
+    //! A sink gets what its `observation` asks for and nothing else: the
+    //! events of a selective sink are exactly those of a sink that takes
+    //! everything, filtered; commit calls and records do not depend on the
+    //! FIFO selection (a sink that takes no FIFO event runs in the replay
+    //! loop, which makes the commit calls itself).
+
+    use super::*;
+    use crate::design::FifoSpec;
+    use crate::fifo::ReadPort;
+    use crate::trace::{FifoEvent, FifoEventKind, FifoKinds, Observation, TraceRecord};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Everything a sink was handed, in order, as text.
+    #[derive(Clone)]
+    struct Log {
+        observation: Observation,
+        seen: Rc<RefCell<Vec<String>>>,
+    }
+
+    impl TraceSink for Log {
+        fn record(&mut self, r: &TraceRecord<'_>) {
+            let line = format!("T {} {} {} {:?}", r.unit, r.cycle, r.time.ticks, r.args);
+            self.seen.borrow_mut().push(line);
+        }
+        fn observation(&self, _fifos: usize) -> Observation {
+            self.observation.clone()
+        }
+        fn fifo(&mut self, e: &FifoEvent) {
+            self.seen.borrow_mut().push(format!("F {e:?}"));
+        }
+        fn domain_committed(&mut self, domain: u32, cycle: u64, time: Timestamp) {
+            let line = format!("C {domain} {cycle} {}", time.ticks);
+            self.seen.borrow_mut().push(line);
+        }
+    }
+
+    /// Writer at 3 ns and reader at 2 ns (phase 0.5 ns) around two CDC
+    /// FIFOs, one registered and one FWFT; both sides trace. Returns the
+    /// simulation with `observation`'s sink installed, and its log.
+    fn run(observation: Observation) -> (Simulation, Vec<String>) {
+        let mut b = DesignBuilder::new();
+        let clock = |p: i128, ph: i128| {
+            Clock::new(Picos::from_integer(p), Picos::new(ph, 2)).expect("clock")
+        };
+        let wd = b.domain("w", clock(3000, 0));
+        let rd = b.domain("r", clock(2000, 1000));
+        let w = b.unit("top.w", wd, &[0]);
+        let r = b.unit("top.r", rd, &[0]);
+        let fifo = |b: &mut DesignBuilder, name: &str, read_port| {
+            b.fifo(FifoSpec {
+                name: name.into(),
+                writer: w,
+                reader: r,
+                depth: 4,
+                sync: 2,
+                width: 1,
+                read_port,
+            })
+        };
+        let reg = fifo(&mut b, "top.reg", ReadPort::Registered);
+        let fwft = fifo(&mut b, "top.fwft", ReadPort::Fwft);
+        b.set_tick(w, move |ctx: &mut TickCtx<'_>| {
+            let n = ctx.reg(0);
+            // Bursts fill the FIFOs (full flags), pauses drain them.
+            if n % 16 < 11 {
+                ctx.fifo_try_send(reg, &[n]);
+                ctx.fifo_try_send(fwft, &[n]);
+            }
+            ctx.trace(0, &[n]);
+            ctx.set_reg(0, n + 1);
+        })
+        .expect("writer");
+        b.set_tick(r, move |ctx: &mut TickCtx<'_>| {
+            let n = ctx.reg(0);
+            let mut v = [0];
+            if !n.is_multiple_of(3) {
+                ctx.fifo_take(reg, &mut v);
+                ctx.fifo_request(reg);
+                ctx.fifo_recv(fwft, &mut v);
+            }
+            ctx.trace(1, &[v[0]]);
+            ctx.set_reg(0, n + 1);
+        })
+        .expect("reader");
+        let mut sim = b.build().expect("valid design");
+        assert!(sim.uses_calendar_pattern());
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        sim.set_trace_sink(Box::new(Log {
+            observation,
+            seen: seen.clone(),
+        }));
+        let stop = sim.run(RunLimit::Edges {
+            domain: wd,
+            count: 400,
+        });
+        assert_eq!(stop, Stop::LimitReached);
+        let log = seen.borrow().clone();
+        (sim, log)
+    }
+
+    #[test]
+    fn a_sink_gets_exactly_what_it_asks_for() {
+        let (everything, all) = run(Observation::everything(2));
+        let kinds = |k: &str| all.iter().filter(|l| l.contains(k)).count();
+        // The design exercises every kind on some FIFO.
+        for kind in FifoEventKind::ALL {
+            assert!(kinds(&format!("kind: {kind:?},")) > 0, "no {kind:?} event");
+        }
+        assert!(all.iter().any(|l| l.starts_with("C ")));
+
+        // Some kinds of the FWFT FIFO only: the same lines, less the others.
+        let some = FifoKinds::NONE
+            .with(FifoEventKind::Visible)
+            .with(FifoEventKind::Consume)
+            .with(FifoEventKind::Empty);
+        let selective = Observation {
+            traces: true,
+            fifo: vec![FifoKinds::NONE, some],
+            commits: true,
+        };
+        let (selected, got) = run(selective);
+        let expected: Vec<String> = all
+            .iter()
+            .filter(|l| {
+                !l.starts_with("F ")
+                    || (l.contains("fifo: 1,")
+                        && FifoEventKind::ALL
+                            .iter()
+                            .any(|&k| some.contains(k) && l.contains(&format!("kind: {k:?},"))))
+            })
+            .cloned()
+            .collect();
+        assert_eq!(got, expected);
+        // The transaction ids of the kept events did not depend on the rest.
+        assert!(got.iter().any(|l| l.contains("kind: Consume,")));
+
+        // No FIFO event: the replay loop, with its own commit calls; then
+        // commits only and records only.
+        let no_fifo = |traces, commits| Observation {
+            traces,
+            fifo: Vec::new(),
+            commits,
+        };
+        let keep = |t: bool, c: bool| -> Vec<String> {
+            all.iter()
+                .filter(|l| (t && l.starts_with("T ")) || (c && l.starts_with("C ")))
+                .cloned()
+                .collect()
+        };
+        for (t, c) in [(true, true), (false, true), (true, false), (false, false)] {
+            let (sim, got) = run(no_fifo(t, c));
+            assert_eq!(got, keep(t, c), "traces {t}, commits {c}");
+            // The simulation itself is the same whatever is observed.
+            assert_eq!(sim.core.cur, everything.core.cur);
+            assert_eq!(sim.instants, everything.instants);
+        }
+        assert_eq!(selected.core.cur, everything.core.cur);
     }
 }

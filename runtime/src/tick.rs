@@ -366,12 +366,12 @@ impl<'a> TickCtx<'a> {
         }
     }
 
-    /// Whether FIFO operations record events for the sink (it observes
-    /// commits): they then name the unit acting, so a group tick that defers
-    /// [`TickCtx::enter`] must enter before them.
+    /// Whether FIFO operations may record events for the sink (it takes
+    /// events of some FIFO): they then name the unit acting, so a group
+    /// tick that defers [`TickCtx::enter`] must enter before them.
     #[inline]
     pub fn observing(&self) -> bool {
-        self.core.observe
+        self.core.fifo_observed
     }
 
     /// The number of units the running tick acts for (1 unless it is a group tick).
@@ -566,7 +566,7 @@ impl TickCtx<'_> {
         let sent = self.core.fifos[fifo.0 as usize].try_send(item);
         // FIFO items in flight are counted from the FIFO's own pointers
         // (`CdcFifo::in_flight`): JIT code writes without calling here.
-        if sent && self.core.observe {
+        if sent && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Write) {
             let txn = self.core.fifos[fifo.0 as usize].txns.writes;
             self.fifo_event(fifo, FifoEventKind::Write, txn);
         }
@@ -588,7 +588,7 @@ impl TickCtx<'_> {
     #[inline(always)]
     pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
         let accepted = self.core.fifos[fifo.0 as usize].request();
-        if accepted && self.core.observe {
+        if accepted && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Read) {
             let txn = self.core.fifos[fifo.0 as usize].txns.reads;
             self.fifo_event(fifo, FifoEventKind::Read, txn);
         }
@@ -605,7 +605,7 @@ impl TickCtx<'_> {
     #[inline(always)]
     pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let got = self.core.fifos[fifo.0 as usize].take(out);
-        if got && self.core.observe {
+        if got && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Consume) {
             let txn = self.core.fifos[fifo.0 as usize].txns.output;
             self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
@@ -616,7 +616,7 @@ impl TickCtx<'_> {
     #[inline(always)]
     pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let got = self.core.fifos[fifo.0 as usize].recv(out);
-        if got && self.core.observe {
+        if got && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Consume) {
             let txn = self.core.fifos[fifo.0 as usize].txns.reads;
             self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
@@ -705,7 +705,7 @@ impl TickCtx<'_> {
         self.fault(kind, construct);
     }
 
-    /// Buffers a FIFO event of this tick (only when a sink observes commits).
+    /// Buffers a FIFO event of this tick (only of a kind the sink takes from the FIFO).
     #[cold]
     fn fifo_event(&mut self, fifo: FifoId, kind: FifoEventKind, txn: u64) {
         let f = &self.core.fifos[fifo.0 as usize];

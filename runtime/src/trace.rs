@@ -97,22 +97,120 @@ pub struct FifoEvent {
     pub occupancy: u32,
 }
 
+impl FifoEventKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FifoEventKind; 9] = [
+        FifoEventKind::Write,
+        FifoEventKind::Visible,
+        FifoEventKind::Read,
+        FifoEventKind::Output,
+        FifoEventKind::Consume,
+        FifoEventKind::Full,
+        FifoEventKind::NotFull,
+        FifoEventKind::Empty,
+        FifoEventKind::NotEmpty,
+    ];
+}
+
+/// A set of [`FifoEventKind`]s, one bit per kind (bit `kind as u16`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct FifoKinds(pub u16);
+
+impl FifoKinds {
+    /// No kind.
+    pub const NONE: FifoKinds = FifoKinds(0);
+    /// Every kind.
+    pub const ALL: FifoKinds = FifoKinds((1 << FifoEventKind::ALL.len()) - 1);
+
+    /// Whether `kind` is in the set.
+    #[inline(always)]
+    pub fn contains(self, kind: FifoEventKind) -> bool {
+        self.0 & (1 << kind as u16) != 0
+    }
+
+    /// The set with `kind` added.
+    pub fn with(self, kind: FifoEventKind) -> FifoKinds {
+        FifoKinds(self.0 | (1 << kind as u16))
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+/// What a sink observes besides nothing at all; the runtime asks once, when
+/// the sink is installed ([`TraceSink::observation`]), and produces only
+/// that: a FIFO with no kind wanted runs unobserved (the JIT's inline
+/// operations, no commit bookkeeping), an unwanted kind is never built, and
+/// a sink that wants no FIFO event keeps the pattern-mode replay loop.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Observation {
+    /// Whether the sink takes trace records ([`TraceSink::record`]); when
+    /// not, ticks' traces are not even buffered.
+    pub traces: bool,
+    /// Per FIFO (builder id), the event kinds the sink takes; a FIFO past
+    /// the end of the list: none.
+    pub fifo: Vec<FifoKinds>,
+    /// Whether the sink takes one [`TraceSink::domain_committed`] call per
+    /// domain edge.
+    pub commits: bool,
+}
+
+impl Observation {
+    /// Trace records only (what a plain sink gets).
+    pub fn traces_only() -> Observation {
+        Observation {
+            traces: true,
+            fifo: Vec::new(),
+            commits: false,
+        }
+    }
+
+    /// Everything: trace records, every event of each of `fifos` FIFOs and
+    /// the commit calls.
+    pub fn everything(fifos: usize) -> Observation {
+        Observation {
+            traces: true,
+            fifo: vec![FifoKinds::ALL; fifos],
+            commits: true,
+        }
+    }
+
+    /// The kinds wanted of FIFO `fifo`.
+    pub fn kinds(&self, fifo: usize) -> FifoKinds {
+        self.fifo.get(fifo).copied().unwrap_or(FifoKinds::NONE)
+    }
+}
+
 /// Receives trace records in canonical order. Called once per record, never
 /// from inside a tick.
 ///
-/// A sink that answers `true` to [`TraceSink::observes_commits`] also gets
-/// CDC FIFO events and one [`TraceSink::domain_committed`] call per domain
-/// edge. Per instant and domain (declaration order) it then sees: the
-/// domain's trace records and tick FIFO events in canonical order, the
-/// domain's FIFO commit events, then `domain_committed`.
+/// What else it gets is what [`TraceSink::observation`] asks for: CDC FIFO
+/// events (per FIFO and kind) and one [`TraceSink::domain_committed`] call
+/// per domain edge. Per instant and domain (declaration order) it then
+/// sees: the domain's trace records and tick FIFO events in canonical
+/// order, the domain's FIFO commit events, then `domain_committed`.
 pub trait TraceSink {
     /// Takes one record.
     fn record(&mut self, record: &TraceRecord<'_>);
 
-    /// Whether the sink wants FIFO events and commit calls; asked once, when
-    /// it is installed. The runtime does no extra work when this is `false`.
+    /// Whether the sink wants every FIFO event and the commit calls: the
+    /// default [`TraceSink::observation`] asks for everything when `true`,
+    /// for trace records only when `false`.
     fn observes_commits(&self) -> bool {
         false
+    }
+
+    /// What the sink observes, for a design of `fifos` CDC FIFOs; asked
+    /// once, when it is installed. The runtime does no work for what is
+    /// not asked for.
+    fn observation(&self, fifos: usize) -> Observation {
+        if self.observes_commits() {
+            Observation::everything(fifos)
+        } else {
+            Observation::traces_only()
+        }
     }
 
     /// Takes one CDC FIFO event.
@@ -127,7 +225,7 @@ pub trait TraceSink {
     }
 
     /// Whether the sink failed and the run must stop; asked once per instant
-    /// when the sink observes commits. The run stops with
+    /// while the sink is installed. The run stops with
     /// `Stop::SinkStopped` once the instant has completed.
     fn stop_requested(&self) -> bool {
         false
@@ -280,13 +378,15 @@ impl TraceBuffer {
         }
     }
 
-    /// Hands the instant's records, FIFO commit events and per-domain commit
-    /// calls to `sink`, domain by domain (`edges`: the instant's domains in
-    /// declaration order with their cycles), and clears the buffer.
+    /// Hands the instant's records, FIFO commit events and (with `commits`)
+    /// per-domain commit calls to `sink`, domain by domain (`edges`: the
+    /// instant's domains in declaration order with their cycles), and
+    /// clears the buffer.
     pub(crate) fn flush_observed(
         &mut self,
         time: Timestamp,
         edges: impl Iterator<Item = (u32, u64)>,
+        commits: bool,
         sink: &mut dyn TraceSink,
     ) {
         self.sort();
@@ -298,10 +398,14 @@ impl TraceBuffer {
                 self.emit(p, time, sink);
                 next += 1;
             }
-            for e in self.commits.iter().filter(|e| e.domain == domain) {
-                sink.fifo(&FifoEvent { time, ..*e });
+            if !self.commits.is_empty() {
+                for e in self.commits.iter().filter(|e| e.domain == domain) {
+                    sink.fifo(&FifoEvent { time, ..*e });
+                }
             }
-            sink.domain_committed(domain, cycle, time);
+            if commits {
+                sink.domain_committed(domain, cycle, time);
+            }
         }
         for p in &self.pending[next..] {
             self.emit(p, time, sink);

@@ -11,7 +11,7 @@ use chronon_record::{
     CounterRecord, FifoEventKind, FifoInterest, FifoRecord, RecordError, Recorder, SignalRecord,
     TickRecord, Time, TraceRecord,
 };
-use chronon_runtime::{FifoEvent, Timestamp, TraceSink};
+use chronon_runtime::{FifoEvent, FifoKinds, Observation, Timestamp, TraceSink};
 
 use super::RecordOptions;
 use super::filter::TraceFilter;
@@ -302,6 +302,41 @@ impl Inner {
         }
     }
 
+    /// What the runtime must produce for the writers (see
+    /// [`RecordingSink::observation`](TraceSink::observation)).
+    fn observation(&self, fifos: usize) -> Observation {
+        let kept_kinds = chronon_runtime::FifoEventKind::ALL
+            .iter()
+            .filter(|&&k| self.fifo_kind_kept[kind(k) as usize])
+            .fold(FifoKinds::NONE, |set, &k| set.with(k));
+        let fifo = (0..fifos)
+            .map(|f| {
+                let taken = match &self.fifo_pass {
+                    FifoPass::None => false,
+                    FifoPass::All => true,
+                    FifoPass::Occupancy { shown, .. } => {
+                        shown.get(f).is_some_and(|s| *s != Show::Hidden)
+                    }
+                };
+                if taken && self.fifo_kept.get(f).copied().unwrap_or(false) {
+                    kept_kinds
+                } else {
+                    FifoKinds::NONE
+                }
+            })
+            .collect();
+        let commits = (0..self.counters.len()).any(|d| {
+            !self.counters[d].is_empty()
+                || !self.tick_units[d].is_empty()
+                || !self.signals[d].is_empty()
+        });
+        Observation {
+            traces: self.trace_wanted,
+            fifo,
+            commits,
+        }
+    }
+
     fn committed(&mut self, domain: u32, cycle: u64, time: Time) {
         let d = domain as usize;
         // No division per domain edge for the common interval of 1.
@@ -404,6 +439,16 @@ impl TraceSink for RecordingSink {
 
     fn observes_commits(&self) -> bool {
         true
+    }
+
+    /// Only what some writer uses: trace records if a writer takes them;
+    /// per FIFO, the kinds the filter keeps when some writer takes that
+    /// FIFO's events (occupancy writers take every kept kind of a dumped
+    /// FIFO: which event first shows a new occupancy depends on the
+    /// domains' order, so no kind can be left out exactly); commit calls
+    /// if some domain has counters, tick slices or dumped registers.
+    fn observation(&self, fifos: usize) -> Observation {
+        self.inner.borrow().observation(fifos)
     }
 
     fn fifo(&mut self, e: &FifoEvent) {
