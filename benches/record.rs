@@ -317,6 +317,37 @@ fn main() {
             &edges,
         )
     });
+    // The same stream with `value` a signed 16-bit argument (about half of
+    // the values negative): the writers' signed-argument path.
+    let mut signed = schema.clone();
+    signed.events[0].signed_widths = vec![0, 16];
+    let signed_text = root.join("text-signed-discarded");
+    measure("text signed (discarded)", "events", &signed_text, || {
+        let sinks: Vec<Box<dyn RecordOutput>> =
+            vec![Box::new(std::io::sink()), Box::new(std::io::sink())];
+        trace_stream(
+            &mut TextWriter::with_outputs(&signed_text, &signed, sinks).expect("create"),
+            &edges,
+        )
+    });
+    let signed_plain = root.join("signed-discarded.pftrace");
+    measure(
+        "perfetto signed (discarded)",
+        "events",
+        &signed_plain,
+        || {
+            trace_stream(
+                &mut PerfettoWriter::with_output(
+                    Box::new(std::io::sink()),
+                    signed_plain.clone(),
+                    &signed,
+                    PerfettoConfig::default(),
+                )
+                .expect("create"),
+                &edges,
+            )
+        },
+    );
     let vcd = root.join("run.vcd");
     measure("vcd", "changes", &vcd, || {
         signal_stream(
