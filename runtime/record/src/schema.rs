@@ -245,3 +245,64 @@ mod time_text {
         Time::parse(&text).ok_or_else(|| D::Error::custom(format!("bad exact time {text:?}")))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with_widths(widths: Vec<u32>) -> Schema {
+        Schema {
+            design: "t".to_owned(),
+            events: vec![EventInfo {
+                name: "e".to_owned(),
+                args: vec!["a".to_owned(), "b".to_owned()],
+                signed_widths: widths,
+            }],
+            ..Schema::default()
+        }
+    }
+
+    /// Signed widths are none or one per argument, each 0 to 64.
+    #[test]
+    fn signed_widths_are_validated() {
+        for ok in [vec![], vec![0, 0], vec![8, 0], vec![1, 64]] {
+            assert_eq!(with_widths(ok.clone()).validate(), Ok(()), "{ok:?}");
+        }
+        for bad in [vec![8], vec![8, 0, 0], vec![0, 65]] {
+            assert!(
+                matches!(
+                    with_widths(bad.clone()).validate(),
+                    Err(SchemaError::SignedWidths { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+    }
+
+    /// An event without the field (a manifest written before it existed)
+    /// reads as all unsigned, and all unsigned writes no field.
+    #[test]
+    fn signed_widths_default_to_none() {
+        let old: EventInfo =
+            serde_json::from_str(r#"{"name":"e","args":["a"]}"#).expect("old event");
+        assert!(old.signed_widths.is_empty() && old.signed_width(0).is_none());
+        let text = serde_json::to_string(&old).expect("serialises");
+        assert!(!text.contains("signed_widths"), "{text}");
+        let signed = with_widths(vec![0, 12]);
+        let e = &signed.events[0];
+        assert_eq!((e.signed_width(0), e.signed_width(1)), (None, Some(12)));
+    }
+
+    /// Sign extension reads bit `width - 1` as the sign and ignores the
+    /// bits above it.
+    #[test]
+    fn sign_extension() {
+        assert_eq!(sign_extend(0xfd, 8), -3);
+        assert_eq!(sign_extend(0xffff_ffff_ffff_fffd, 8), -3);
+        assert_eq!(sign_extend(0x17f, 8), 127);
+        assert_eq!(sign_extend(1, 1), -1);
+        assert_eq!(sign_extend(2, 1), 0);
+        assert_eq!(sign_extend(1 << 63, 64), i64::MIN);
+        assert_eq!(sign_extend(0x10, 5), -16);
+    }
+}
