@@ -10,7 +10,9 @@
 //! ```
 //!
 //! `<time>` is exact: whole picoseconds, then `+R/D` when there is a
-//! remainder. `manifest.json` holds the schema, the file names, the record
+//! remainder. A trace `<value>` is a decimal: the raw bits of an unsigned
+//! argument, a signed one (see [`crate::EventInfo::signed_widths`])
+//! sign-extended from its width, with a `-` when negative. `manifest.json` holds the schema, the file names, the record
 //! counts, the dropped counts and whether the run finished; [`crate::merge`]
 //! rebuilds the global order from the directory.
 
