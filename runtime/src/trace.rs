@@ -389,6 +389,16 @@ impl TraceBuffer {
         commits: bool,
         sink: &mut dyn TraceSink,
     ) {
+        if self.pending.is_empty() && self.commits.is_empty() {
+            // Nothing recorded in the instant (a sink that takes commit
+            // calls only): no sort, merge or clear.
+            if commits {
+                for (domain, cycle) in edges {
+                    sink.domain_committed(domain, cycle, time);
+                }
+            }
+            return;
+        }
         self.sort();
         let mut next = 0;
         for (domain, cycle) in edges {
