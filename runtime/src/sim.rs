@@ -599,6 +599,9 @@ impl Simulation {
         self.core.fifo_observed = self.core.fifos.iter().any(|f| !f.kinds.is_empty());
         self.core.commits = observation.commits;
         self.core.observe = self.core.fifo_observed || self.core.commits;
+        self.core
+            .trace
+            .set_occupancy_changes(&observation.occupancy_changes);
         self.core.sink_stopped = false;
         self.sink = Some(sink);
         self.core.tracing = observation.traces;
@@ -610,6 +613,7 @@ impl Simulation {
         self.core.observe = false;
         self.core.fifo_observed = false;
         self.core.commits = false;
+        self.core.trace.set_occupancy_changes(&[]);
         self.core
             .fifos
             .iter_mut()
@@ -1817,6 +1821,7 @@ mod observation_tests {
             traces: true,
             fifo: vec![FifoKinds::NONE, some],
             commits: true,
+            occupancy_changes: Vec::new(),
         };
         let (selected, got) = run(selective);
         let expected: Vec<String> = all
@@ -1834,12 +1839,41 @@ mod observation_tests {
         // The transaction ids of the kept events did not depend on the rest.
         assert!(got.iter().any(|l| l.contains("kind: Consume,")));
 
+        // Occupancy changes only, of the registered FIFO: its events whose
+        // occupancy differs from the last one passed on (from 0).
+        let changes = Observation {
+            occupancy_changes: vec![true],
+            ..Observation::everything(2)
+        };
+        let (_, got) = run(changes);
+        let mut last = 0;
+        let expected: Vec<String> = all
+            .iter()
+            .filter(|l| {
+                if !l.starts_with("F ") || !l.contains("fifo: 0,") {
+                    return true;
+                }
+                let occupancy: u32 = l
+                    .split("occupancy: ")
+                    .nth(1)
+                    .and_then(|r| r.trim_end_matches(" }").parse().ok())
+                    .expect("occupancy field");
+                let changed = occupancy != last;
+                last = occupancy;
+                changed
+            })
+            .cloned()
+            .collect();
+        assert_eq!(got, expected);
+        assert!(got.len() < all.len() && got.iter().any(|l| l.contains("fifo: 0,")));
+
         // No FIFO event: the replay loop, with its own commit calls; then
         // commits only and records only.
         let no_fifo = |traces, commits| Observation {
             traces,
             fifo: Vec::new(),
             commits,
+            occupancy_changes: Vec::new(),
         };
         let keep = |t: bool, c: bool| -> Vec<String> {
             all.iter()

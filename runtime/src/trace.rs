@@ -155,6 +155,11 @@ pub struct Observation {
     /// Whether the sink takes one [`TraceSink::domain_committed`] call per
     /// domain edge.
     pub commits: bool,
+    /// Per FIFO (builder id): pass on only the events whose occupancy
+    /// differs from that of the FIFO's last event passed on (the first
+    /// compared with 0), in the order the sink receives them; a FIFO past
+    /// the end of the list: every event of its kinds.
+    pub occupancy_changes: Vec<bool>,
 }
 
 impl Observation {
@@ -164,6 +169,7 @@ impl Observation {
             traces: true,
             fifo: Vec::new(),
             commits: false,
+            occupancy_changes: Vec::new(),
         }
     }
 
@@ -174,6 +180,7 @@ impl Observation {
             traces: true,
             fifo: vec![FifoKinds::ALL; fifos],
             commits: true,
+            occupancy_changes: Vec::new(),
         }
     }
 
@@ -297,6 +304,33 @@ pub(crate) struct TraceBuffer {
     in_order: bool,
     /// FIFO commit events of the instant, in commit order (time filled in at flush).
     pub(crate) commits: Vec<FifoEvent>,
+    /// FIFOs whose events pass only when their occupancy changes.
+    changes: OccupancyChanges,
+}
+
+/// Per FIFO: whether only occupancy changes are passed on
+/// ([`Observation::occupancy_changes`]), and the occupancy of the last
+/// event passed on.
+#[derive(Debug, Default)]
+struct OccupancyChanges {
+    only: Vec<bool>,
+    last: Vec<u32>,
+}
+
+impl OccupancyChanges {
+    /// Whether `e` goes to the sink (and, if so, it is the FIFO's last).
+    #[inline]
+    fn passes(&mut self, e: &FifoEvent) -> bool {
+        let f = e.fifo as usize;
+        match (self.only.get(f), self.last.get_mut(f)) {
+            (Some(true), Some(last)) => {
+                let changed = *last != e.occupancy;
+                *last = e.occupancy;
+                changed
+            }
+            _ => true,
+        }
+    }
 }
 
 impl TraceBuffer {
@@ -306,7 +340,17 @@ impl TraceBuffer {
             args: Vec::with_capacity(1024),
             in_order: true,
             commits: Vec::new(),
+            changes: OccupancyChanges::default(),
         }
+    }
+
+    /// Passes only occupancy changes of the FIFOs `only` names (see
+    /// [`Observation::occupancy_changes`]), from an occupancy of 0.
+    pub(crate) fn set_occupancy_changes(&mut self, only: &[bool]) {
+        self.changes = OccupancyChanges {
+            only: only.to_vec(),
+            last: vec![0; only.len()],
+        };
     }
 
     /// Buffers a record from unit `unit` (path rank `rank`) of `domain`.
@@ -364,7 +408,7 @@ impl TraceBuffer {
         }
     }
 
-    fn emit(&self, p: &Pending, time: Timestamp, sink: &mut dyn TraceSink) {
+    fn emit(&mut self, p: &Pending, time: Timestamp, sink: &mut dyn TraceSink) {
         match p.payload {
             Payload::Trace { event, args } => sink.record(&TraceRecord {
                 domain: p.domain,
@@ -374,7 +418,11 @@ impl TraceBuffer {
                 event,
                 args: &self.args[args.0 as usize..args.1 as usize],
             }),
-            Payload::Fifo(e) => sink.fifo(&FifoEvent { time, ..e }),
+            Payload::Fifo(e) => {
+                if self.changes.passes(&e) {
+                    sink.fifo(&FifoEvent { time, ..e });
+                }
+            }
         }
     }
 
@@ -402,23 +450,25 @@ impl TraceBuffer {
         self.sort();
         let mut next = 0;
         for (domain, cycle) in edges {
-            while let Some(p) = self.pending.get(next)
+            while let Some(&p) = self.pending.get(next)
                 && p.domain <= domain
             {
-                self.emit(p, time, sink);
+                self.emit(&p, time, sink);
                 next += 1;
             }
-            if !self.commits.is_empty() {
-                for e in self.commits.iter().filter(|e| e.domain == domain) {
-                    sink.fifo(&FifoEvent { time, ..*e });
+            for i in 0..self.commits.len() {
+                let e = self.commits[i];
+                if e.domain == domain && self.changes.passes(&e) {
+                    sink.fifo(&FifoEvent { time, ..e });
                 }
             }
             if commits {
                 sink.domain_committed(domain, cycle, time);
             }
         }
-        for p in &self.pending[next..] {
-            self.emit(p, time, sink);
+        while let Some(&p) = self.pending.get(next) {
+            self.emit(&p, time, sink);
+            next += 1;
         }
         self.clear();
     }
@@ -426,8 +476,9 @@ impl TraceBuffer {
     /// Hands the instant's records to `sink` in canonical order and clears the buffer.
     pub(crate) fn flush(&mut self, time: Timestamp, sink: &mut dyn TraceSink) {
         self.sort();
-        for p in &self.pending {
-            self.emit(p, time, sink);
+        for i in 0..self.pending.len() {
+            let p = self.pending[i];
+            self.emit(&p, time, sink);
         }
         self.clear();
     }

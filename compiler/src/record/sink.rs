@@ -350,10 +350,22 @@ impl Inner {
                 || !self.tick_units[d].is_empty()
                 || !self.signals[d].is_empty()
         });
+        // Occupancy changes alone can be selected in the runtime when no
+        // writer takes the FIFO's other events and no window start hides
+        // events from `fifo()`: its `last` then sees exactly the events
+        // the runtime hands over, so both keep the same last occupancy
+        // (events after a window's end are never kept either way).
+        let occupancy_changes = match &self.fifo_pass {
+            FifoPass::Occupancy { shown, .. } if self.filter.from.is_none() => {
+                shown.iter().map(|s| *s == Show::Changes).collect()
+            }
+            _ => Vec::new(),
+        };
         Observation {
             traces: self.trace_wanted,
             fifo,
             commits,
+            occupancy_changes,
         }
     }
 
