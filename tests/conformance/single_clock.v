@@ -7,8 +7,9 @@
 //
 // Each unit's tick is a part of one always @(posedge clk): blocking
 // assignments for its locals, non-blocking ones for its registers. Results
-// are stored in unsigned regs of the Chronon type's width, so `%0d` prints
-// the bit pattern as Chronon's text log does. Lines follow the text log's
+// are stored in unsigned regs of the Chronon type's width; values of a signed
+// Chronon type are displayed through `$signed`, so `%0d` prints them as
+// Chronon's text log does (sign-extended, '-3'). Lines follow the text log's
 // record order within an edge: by unit instance path, then program order.
 `timescale 1ps / 1ps
 module single_clock_tb;
@@ -196,16 +197,18 @@ module single_clock_tb;
         gt = $signed(a8) > t8;
         if (now <= limit) begin
             $display("clk %0d %0dps T top.alu add add8=%0d sub8=%0d mul8=%0d sadd8=%0d ssub8=%0d smul8=%0d mix16=%0d smix16=%0d",
-                     cyc, now, add8, sub8, mul8, sadd8, ssub8, smul8, mix16, smix16);
+                     cyc, now, add8, sub8, mul8, $signed(sadd8), $signed(ssub8), $signed(smul8), mix16,
+                     $signed(smix16));
             $display("clk %0d %0dps T top.alu cast sext=%0d zext=%0d neg=%0d tr8=%0d trs8=%0d tr16=%0d",
-                     cyc, now, sext, zext, neg, tr8, trs8, tr16);
+                     cyc, now, sext, $signed(zext), $signed(neg), tr8, $signed(trs8), $signed(tr16));
             $display("clk %0d %0dps T top.alu wide mul32=%0d smul64=%0d inv=%0d bits=%0d",
-                     cyc, now, mul32, smul64, inv, bits);
+                     cyc, now, mul32, $signed(smul64), inv, bits);
             $display("clk %0d %0dps T top.alu shift shl8=%0d shr8=%0d sar8=%0d shl32=%0d sar32=%0d shr64=%0d sar64=%0d shl16=%0d",
-                     cyc, now, shl8, shr8, sar8, shl32, sar32, shr64, sar64, shl16);
+                     cyc, now, shl8, shr8, $signed(sar8), shl32, $signed(sar32), shr64, $signed(sar64),
+                     $signed(shl16));
             $display("clk %0d %0dps T top.alu div div8=%0d rem8=%0d sdiv8=%0d srem8=%0d sdiv32=%0d srem32=%0d div16=%0d",
-                     cyc, now, div8, rem8, $unsigned(sdiv8), $unsigned(srem8),
-                     $unsigned(sdiv32), $unsigned(srem32), div16);
+                     cyc, now, div8, rem8, $signed(sdiv8), $signed(srem8),
+                     $signed(sdiv32), $signed(srem32), div16);
             $display("clk %0d %0dps T top.alu cmp lt=%0d slt=%0d ge=%0d eq=%0d ne=%0d le64=%0d gt=%0d",
                      cyc, now, lt, slt, ge, eq, ne, le64, gt);
         end
@@ -225,7 +228,7 @@ module single_clock_tb;
         c <= c - 8'd1;
         if (now <= limit) begin
             $display("clk %0d %0dps T top.regs regs before=%0d seen=%0d p=%0d q=%0d c=%0d",
-                     cyc, now, before, seen, p, q, c);
+                     cyc, now, before, seen, p, q, $signed(c));
             $display("clk %0d %0dps T top.regs arr a0=%0d a1=%0d a2=%0d a3=%0d",
                      cyc, now, a[0], a[1], a[2], a[3]);
         end
