@@ -593,18 +593,116 @@ impl Simulation {
     /// runtime produces nothing else.
     pub fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) {
         let observation = sink.observation(self.core.fifos.len());
+        let watch = self.occupancy_watch(&observation);
         for (i, f) in self.core.fifos.iter_mut().enumerate() {
-            f.set_observed(observation.kinds(i));
+            f.set_observed(if watch.is_some() {
+                crate::trace::FifoKinds::NONE
+            } else {
+                observation.kinds(i)
+            });
         }
         self.core.fifo_observed = self.core.fifos.iter().any(|f| !f.kinds.is_empty());
         self.core.commits = observation.commits;
-        self.core.observe = self.core.fifo_observed || self.core.commits;
+        self.core.observe = self.core.fifo_observed || self.core.commits || watch.is_some();
         self.core
             .trace
             .set_occupancy_changes(&observation.occupancy_changes);
+        self.core
+            .trace
+            .set_occupancy_watch(watch.unwrap_or_default(), self.core.fifos.len());
         self.core.sink_stopped = false;
         self.sink = Some(sink);
         self.core.tracing = observation.traces;
+    }
+
+    /// Per domain, the FIFO sides whose committed occupancy replaces the
+    /// events `observation` asks for (in the domain's tick order), when that
+    /// hands the sink exactly the occupancy changes the events would
+    /// (`Observation::occupancy_only`); `None` otherwise, and then every
+    /// FIFO is observed as asked. Exact when every observed FIFO:
+    ///
+    /// - is asked for every event kind with `occupancy_changes`: each
+    ///   write and read then has a tick event (`Write`, `Read`, FWFT
+    ///   `Consume`) that shows its new occupancy;
+    /// - has sides in two domains whose edges never coincide (phase
+    ///   difference not a multiple of the periods' gcd): each instant has
+    ///   one side's edge, whose events all show, once its tick has acted,
+    ///   the occupancy that side's commit leaves (a `Consume` before the
+    ///   `Read` of the same tick shows the unchanged one). When both sides
+    ///   share an instant, the events show values in between, which depend
+    ///   on the domains' order and the order of calls in a tick;
+    /// - is empty now, as the sink's last occupancy (0);
+    ///
+    /// and no two observed FIFOs have a side in the same unit (changes in
+    /// one domain's slot are then ordered by their units' rank, as the
+    /// events are, not by the order of calls within a tick).
+    fn occupancy_watch(
+        &self,
+        observation: &crate::trace::Observation,
+    ) -> Option<Vec<Vec<crate::trace::Watched>>> {
+        use crate::fifo::ReadPort;
+        use crate::trace::{FifoEventKind, FifoKinds, Watched};
+        if !observation.occupancy_only {
+            return None;
+        }
+        let clocks = self.calendar.tick_clocks();
+        let mut by_domain: Vec<Vec<(u32, Watched)>> = vec![Vec::new(); clocks.len()];
+        let mut units = Vec::new();
+        for (i, f) in self.core.fifos.iter().enumerate() {
+            let kinds = observation.kinds(i);
+            if kinds.is_empty() {
+                continue;
+            }
+            if kinds != FifoKinds::ALL
+                || !observation
+                    .occupancy_changes
+                    .get(i)
+                    .copied()
+                    .unwrap_or(false)
+                || !f.is_idle()
+            {
+                return None;
+            }
+            let (w, r) = (f.writer_domain as usize, f.reader_domain as usize);
+            let (cw, cr) = (clocks.get(w)?, clocks.get(r)?);
+            let gcd = {
+                let (mut a, mut b) = (cw.period, cr.period);
+                while b != 0 {
+                    (a, b) = (b, a % b);
+                }
+                a
+            };
+            if w == r || cw.phase.abs_diff(cr.phase) % gcd == 0 {
+                return None;
+            }
+            let read_kind = match f.read_port {
+                ReadPort::Registered => FifoEventKind::Read,
+                ReadPort::Fwft => FifoEventKind::Consume,
+            };
+            let (wu, ru) = f.units;
+            for (domain, unit, kind) in [(w, wu, FifoEventKind::Write), (r, ru, read_kind)] {
+                units.push(unit);
+                let rank = self.core.units.get(unit as usize)?.rank;
+                let side = Watched {
+                    fifo: i as u32,
+                    kind,
+                    unit,
+                };
+                by_domain[domain].push((rank, side));
+            }
+        }
+        units.sort_unstable();
+        if units.windows(2).any(|u| u[0] == u[1]) {
+            return None;
+        }
+        let by_domain: Vec<Vec<Watched>> = by_domain
+            .into_iter()
+            .map(|mut sides| {
+                sides.sort_unstable_by_key(|&(rank, w)| (rank, w.fifo));
+                sides.into_iter().map(|(_, w)| w).collect()
+            })
+            .collect();
+        by_domain.iter().any(|d| !d.is_empty()).then_some(by_domain)
     }
 
     /// Removes and returns the trace sink.
@@ -614,6 +712,7 @@ impl Simulation {
         self.core.fifo_observed = false;
         self.core.commits = false;
         self.core.trace.set_occupancy_changes(&[]);
+        self.core.trace.set_occupancy_watch(Vec::new(), 0);
         self.core
             .fifos
             .iter_mut()
@@ -1011,8 +1110,8 @@ impl Simulation {
         let any_extras = *any_extras;
         let ticks_per_ps = core.ticks_per_ps;
         // The caller checked that the sink takes no FIFO event, so this is
-        // commit calls only.
-        let observe = core.observe;
+        // commit calls and watched occupancies only.
+        let (observe, commits) = (core.observe, core.commits);
         let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
         let mut done = *instants;
         let end = calendar.replay(last_tick, |position, time, cycles| {
@@ -1074,7 +1173,8 @@ impl Simulation {
                         ticks_per_ps,
                     };
                     let edges = edges.iter().map(|e| (e.domain, cycles[e.domain as usize]));
-                    core.trace.flush_observed(stamp, edges, true, sink.as_mut());
+                    core.trace
+                        .flush_observed(stamp, edges, commits, &core.fifos, sink.as_mut());
                 }
                 if sink.stop_requested() {
                     core.sink_stopped = true;
@@ -1167,8 +1267,13 @@ impl Simulation {
                         ticks_per_ps: core.ticks_per_ps,
                     };
                     let edges = domains.iter().map(|&d| (d, calendar.cycle(d as usize)));
-                    core.trace
-                        .flush_observed(stamp, edges, core.commits, sink.as_mut());
+                    core.trace.flush_observed(
+                        stamp,
+                        edges,
+                        core.commits,
+                        &core.fifos,
+                        sink.as_mut(),
+                    );
                 }
                 if sink.stop_requested() {
                     core.sink_stopped = true;
@@ -1822,6 +1927,7 @@ mod observation_tests {
             fifo: vec![FifoKinds::NONE, some],
             commits: true,
             occupancy_changes: Vec::new(),
+            occupancy_only: false,
         };
         let (selected, got) = run(selective);
         let expected: Vec<String> = all
@@ -1874,6 +1980,7 @@ mod observation_tests {
             fifo: Vec::new(),
             commits,
             occupancy_changes: Vec::new(),
+            occupancy_only: false,
         };
         let keep = |t: bool, c: bool| -> Vec<String> {
             all.iter()
@@ -1889,5 +1996,118 @@ mod observation_tests {
             assert_eq!(sim.instants, everything.instants);
         }
         assert_eq!(selected.core.cur, everything.core.cur);
+    }
+
+    /// Writers at 3 ns and readers at 2 ns (phase `reader_phase` ps)
+    /// around three CDC FIFOs, each between its own two units: registered
+    /// with `take` before `request`, registered with `request` before
+    /// `take`, and FWFT. Returns the sink's log and whether the FIFOs ran
+    /// unobserved (the occupancy watch).
+    fn run_three(observation: Observation, reader_phase: i128) -> (Vec<String>, bool) {
+        let mut b = DesignBuilder::new();
+        let clock = |p: i128, ph: i128| {
+            Clock::new(Picos::from_integer(p), Picos::from_integer(ph)).expect("clock")
+        };
+        let wd = b.domain("w", clock(3000, 0));
+        let rd = b.domain("r", clock(2000, reader_phase));
+        let ports = [ReadPort::Registered, ReadPort::Registered, ReadPort::Fwft];
+        let mut fifos = Vec::new();
+        for (i, read_port) in ports.into_iter().enumerate() {
+            let w = b.unit(&format!("top.w{i}"), wd, &[0]);
+            let r = b.unit(&format!("top.r{i}"), rd, &[0]);
+            let fifo = b.fifo(FifoSpec {
+                name: format!("top.f{i}"),
+                writer: w,
+                reader: r,
+                depth: 4,
+                sync: 2,
+                width: 1,
+                read_port,
+            });
+            fifos.push((w, r, fifo));
+        }
+        for (i, &(w, r, fifo)) in fifos.iter().enumerate() {
+            let burst = 9 + i as u64;
+            b.set_tick(w, move |ctx: &mut TickCtx<'_>| {
+                let n = ctx.reg(0);
+                // Bursts fill the FIFOs (full flags), pauses drain them.
+                if n % 16 < burst {
+                    ctx.fifo_try_send(fifo, &[n]);
+                }
+                ctx.set_reg(0, n + 1);
+            })
+            .expect("writer");
+            b.set_tick(r, move |ctx: &mut TickCtx<'_>| {
+                let n = ctx.reg(0);
+                let mut v = [0];
+                if !n.is_multiple_of(3) {
+                    match i {
+                        0 => {
+                            ctx.fifo_take(fifo, &mut v);
+                            ctx.fifo_request(fifo);
+                        }
+                        1 => {
+                            ctx.fifo_request(fifo);
+                            ctx.fifo_take(fifo, &mut v);
+                        }
+                        _ => {
+                            ctx.fifo_recv(fifo, &mut v);
+                        }
+                    }
+                }
+                ctx.set_reg(0, n + 1);
+            })
+            .expect("reader");
+        }
+        let mut sim = b.build().expect("valid design");
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        sim.set_trace_sink(Box::new(Log {
+            observation,
+            seen: seen.clone(),
+        }));
+        let watched = !sim.core.fifo_observed;
+        let stop = sim.run(RunLimit::Edges {
+            domain: wd,
+            count: 400,
+        });
+        assert_eq!(stop, Stop::LimitReached);
+        let log = seen.borrow().clone();
+        (log, watched)
+    }
+
+    /// Occupancy alone (`Observation::occupancy_only`): where the reader's
+    /// and writer's edges never coincide, the runtime compares committed
+    /// occupancies instead of observing events and hands over the same
+    /// changes (kind, side, cycle, time, occupancy; transaction 0); where
+    /// they coincide, it observes the events as asked.
+    #[test]
+    fn occupancy_alone_is_the_events_occupancy_changes() {
+        let changes = |occupancy_only| Observation {
+            occupancy_changes: vec![true; 3],
+            occupancy_only,
+            ..Observation::everything(3)
+        };
+        for phase in [500, 0] {
+            let (events, watched) = run_three(changes(false), phase);
+            assert!(!watched);
+            let (alone, watched) = run_three(changes(true), phase);
+            assert_eq!(watched, phase != 0, "phase {phase}");
+            let fifo_lines = events.iter().filter(|l| l.starts_with("F ")).count();
+            assert!(fifo_lines > 100, "phase {phase}: {fifo_lines} changes");
+            if watched {
+                let no_txn = |l: &String| {
+                    let Some((head, tail)) = l.split_once("txn: ") else {
+                        return l.clone();
+                    };
+                    let rest = tail.split_once(',').map_or("", |(_, r)| r);
+                    format!("{head}txn: _,{rest}")
+                };
+                let events: Vec<String> = events.iter().map(no_txn).collect();
+                let alone: Vec<String> = alone.iter().map(no_txn).collect();
+                assert_eq!(alone, events, "phase {phase}");
+            } else {
+                assert_eq!(alone, events, "phase {phase}");
+            }
+        }
     }
 }

@@ -7,6 +7,7 @@
 //! After warm-up the buffer no longer grows, so tracing does not allocate.
 
 use crate::calendar::TimeBase;
+use crate::fifo::CdcFifo;
 use crate::time::{Picos, TimeError};
 
 /// An exact instant time: a tick count of the design's time base.
@@ -160,6 +161,15 @@ pub struct Observation {
     /// compared with 0), in the order the sink receives them; a FIFO past
     /// the end of the list: every event of its kinds.
     pub occupancy_changes: Vec<bool>,
+    /// Whether the sink reads nothing of the FIFOs named by
+    /// `occupancy_changes` but the FIFO, the time and the occupancy. The
+    /// runtime may then, where that gives exactly the changes the events
+    /// would show, hand over one event per change of the committed
+    /// occupancy instead, built from the FIFO's pointers with no event
+    /// observation at all (the JIT's inline operations, the replay loop):
+    /// kind `Write` in the writer's slot, `Read` (registered) or `Consume`
+    /// (FWFT) in the reader's, that side's unit and cycle, transaction 0.
+    pub occupancy_only: bool,
 }
 
 impl Observation {
@@ -170,6 +180,7 @@ impl Observation {
             fifo: Vec::new(),
             commits: false,
             occupancy_changes: Vec::new(),
+            occupancy_only: false,
         }
     }
 
@@ -181,6 +192,7 @@ impl Observation {
             fifo: vec![FifoKinds::ALL; fifos],
             commits: true,
             occupancy_changes: Vec::new(),
+            occupancy_only: false,
         }
     }
 
@@ -306,6 +318,29 @@ pub(crate) struct TraceBuffer {
     pub(crate) commits: Vec<FifoEvent>,
     /// FIFOs whose events pass only when their occupancy changes.
     changes: OccupancyChanges,
+    /// FIFOs whose committed occupancy is compared at their sides' edges
+    /// instead of observing their events.
+    watch: OccupancyWatch,
+}
+
+/// A FIFO side whose committed occupancy is compared after each of its
+/// domain's edges ([`Observation::occupancy_only`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Watched {
+    /// The FIFO (builder id).
+    pub(crate) fifo: u32,
+    /// The kind of the event handed over for a change in this side's slot.
+    pub(crate) kind: FifoEventKind,
+    /// The side's unit.
+    pub(crate) unit: u32,
+}
+
+/// Per domain, the watched FIFO sides in the domain's tick order (unit
+/// rank), and per FIFO the occupancy last handed over.
+#[derive(Debug, Default)]
+struct OccupancyWatch {
+    by_domain: Vec<Vec<Watched>>,
+    last: Vec<u32>,
 }
 
 /// Per FIFO: whether only occupancy changes are passed on
@@ -341,6 +376,49 @@ impl TraceBuffer {
             in_order: true,
             commits: Vec::new(),
             changes: OccupancyChanges::default(),
+            watch: OccupancyWatch::default(),
+        }
+    }
+
+    /// Watches the committed occupancy of the FIFO sides `by_domain` lists
+    /// (per domain, in tick order), from an occupancy of 0, for `fifos`
+    /// FIFOs; empty lists: none.
+    pub(crate) fn set_occupancy_watch(&mut self, by_domain: Vec<Vec<Watched>>, fifos: usize) {
+        self.watch = OccupancyWatch {
+            by_domain,
+            last: vec![0; fifos],
+        };
+    }
+
+    /// Hands `sink` the changes of the watched FIFOs of `domain`'s slot.
+    #[inline]
+    fn watched_changes(
+        &mut self,
+        domain: u32,
+        cycle: u64,
+        time: Timestamp,
+        fifos: &[CdcFifo],
+        sink: &mut dyn TraceSink,
+    ) {
+        let Some(sides) = self.watch.by_domain.get(domain as usize) else {
+            return;
+        };
+        for w in sides {
+            let occupancy = fifos[w.fifo as usize].committed_occupancy();
+            let last = &mut self.watch.last[w.fifo as usize];
+            if *last != occupancy {
+                *last = occupancy;
+                sink.fifo(&FifoEvent {
+                    fifo: w.fifo,
+                    kind: w.kind,
+                    domain,
+                    cycle,
+                    time,
+                    unit: w.unit,
+                    txn: 0,
+                    occupancy,
+                });
+            }
         }
     }
 
@@ -426,22 +504,26 @@ impl TraceBuffer {
         }
     }
 
-    /// Hands the instant's records, FIFO commit events and (with `commits`)
-    /// per-domain commit calls to `sink`, domain by domain (`edges`: the
-    /// instant's domains in declaration order with their cycles), and
-    /// clears the buffer.
+    /// Hands the instant's records, FIFO commit events, the watched FIFOs'
+    /// occupancy changes (after the domain's records: each change is first
+    /// shown by a tick event, see [`Observation::occupancy_only`]) and
+    /// (with `commits`) per-domain commit calls to `sink`, domain by domain
+    /// (`edges`: the instant's domains in declaration order with their
+    /// cycles), and clears the buffer.
     pub(crate) fn flush_observed(
         &mut self,
         time: Timestamp,
         edges: impl Iterator<Item = (u32, u64)>,
         commits: bool,
+        fifos: &[CdcFifo],
         sink: &mut dyn TraceSink,
     ) {
         if self.pending.is_empty() && self.commits.is_empty() {
             // Nothing recorded in the instant (a sink that takes commit
-            // calls only): no sort, merge or clear.
-            if commits {
-                for (domain, cycle) in edges {
+            // calls and watched occupancies only): no sort, merge or clear.
+            for (domain, cycle) in edges {
+                self.watched_changes(domain, cycle, time, fifos, sink);
+                if commits {
                     sink.domain_committed(domain, cycle, time);
                 }
             }
@@ -462,6 +544,7 @@ impl TraceBuffer {
                     sink.fifo(&FifoEvent { time, ..e });
                 }
             }
+            self.watched_changes(domain, cycle, time, fifos, sink);
             if commits {
                 sink.domain_committed(domain, cycle, time);
             }

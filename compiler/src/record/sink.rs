@@ -361,11 +361,16 @@ impl Inner {
             }
             _ => Vec::new(),
         };
+        // `fifo()` reads only the FIFO, kind (every kind is kept where the
+        // runtime may replace the events), time and occupancy of those
+        // FIFOs' events, and only occupancy writers take them.
+        let occupancy_only = !occupancy_changes.is_empty();
         Observation {
             traces: self.trace_wanted,
             fifo,
             commits,
             occupancy_changes,
+            occupancy_only,
         }
     }
 
