@@ -484,7 +484,11 @@ fn start_line(
     pos = log.times.put(line, pos + 1, time);
     line[pos..pos + 3].copy_from_slice(b"ps ");
     pos += 3;
-    log.prefix.copy_from_slice(&line[..PREFIX]);
+    // Saved as it is copied back: 48 bytes, whole chunks only beyond.
+    log.prefix[..48].copy_from_slice(&line[..48]);
+    if pos > 48 {
+        log.prefix[48..].copy_from_slice(&line[48..PREFIX]);
+    }
     log.prefix_len = pos;
     log.key = Some(this);
     Ok((log, start + pos))
