@@ -160,6 +160,46 @@ struct FifoText {
     /// Per kind, in [`FifoEventKind::ALL`] order (a fixed array: the kind
     /// indexes it without a bounds check).
     kinds: [FifoKindText; FifoEventKind::ALL.len()],
+    /// The text of recent transaction ids, slot `txn % TXN_SLOTS`.
+    txns: Box<[TxnText; TXN_SLOTS]>,
+}
+
+/// Transaction-id texts kept per FIFO. Every transaction appears in about
+/// six lines (write, visible, read, output, consume, sometimes full/empty
+/// changes) while up to a FIFO's depth plus the synchronizer's stages are
+/// in flight, so the id is formatted once and copied after: one compare
+/// and a 24-byte copy instead of about 30 instructions of digits.
+const TXN_SLOTS: usize = 32;
+
+/// One transaction id and its digits.
+#[derive(Clone, Copy)]
+struct TxnText {
+    txn: u64,
+    /// The digits, then scratch (a copy takes all 24 bytes).
+    text: [u8; 24],
+    len: usize,
+}
+
+impl TxnText {
+    fn new(txn: u64) -> TxnText {
+        let mut text = [0; 24];
+        let len = put_u64(&mut text, 0, txn);
+        TxnText { txn, text, len }
+    }
+}
+
+impl FifoText {
+    /// Writes `txn` at `line[pos..]` from the cache, formatting it on a
+    /// miss; stores 24 bytes after `pos`; returns the position after it.
+    #[inline(always)]
+    fn put_txn(&mut self, line: &mut [u8], pos: usize, txn: u64) -> usize {
+        let slot = &mut self.txns[(txn % TXN_SLOTS as u64) as usize];
+        if slot.txn != txn {
+            *slot = TxnText::new(txn);
+        }
+        line[pos..pos + 24].copy_from_slice(&slot.text);
+        pos + slot.len
+    }
 }
 
 /// Longest text of one number: a `u64`.
@@ -278,6 +318,8 @@ impl TextWriter {
                     },
                     in_tick: k.in_tick(),
                 }),
+                // Slot i starts with id i: every slot is valid from the start.
+                txns: Box::new(std::array::from_fn(|i| TxnText::new(i as u64))),
             })
             .collect();
         let counters: Vec<(Piece, u32)> = schema
@@ -617,9 +659,10 @@ impl Recorder for TextWriter {
             ..
         } = self;
         let fifo = fifos
-            .get(r.fifo as usize)
+            .get_mut(r.fifo as usize)
             .ok_or_else(|| unknown("fifo", r.fifo))?;
         let kind = &fifo.kinds[r.kind as usize];
+        let (head, domain) = (&kind.head, kind.domain);
         let tail = if kind.in_tick {
             let tail = unit_tails
                 .get(r.unit as usize)
@@ -628,10 +671,10 @@ impl Recorder for TextWriter {
         } else {
             None
         };
-        let (log, pos) = start_line(logs, kind.domain, r.cycle, r.time)?;
+        let (log, pos) = start_line(logs, domain, r.cycle, r.time)?;
         let line = &mut log.chunk[..];
-        let mut pos = kind.head.put(line, pos);
-        pos = put_u64(line, pos, r.txn);
+        let mut pos = head.put(line, pos);
+        pos = fifo.put_txn(line, pos, r.txn);
         line[pos..pos + 5].copy_from_slice(b" occ=");
         pos = put_small(line, pos + 5, r.occupancy);
         if let Some(tail) = tail {
@@ -720,6 +763,38 @@ mod tests {
             let at = (v % 7) as usize;
             let end = put_small(&mut line, at, v);
             assert_eq!(&line[at..end], v.to_string().as_bytes(), "{v}");
+        }
+    }
+
+    /// Transaction ids from the per-FIFO cache read as `Display` writes
+    /// them through hits, misses, ids that share a slot (`t` and `t + 32`)
+    /// and the slots' initial ids.
+    #[test]
+    fn cached_transaction_ids_format_exactly() {
+        let mut fifo = FifoText {
+            kinds: FifoEventKind::ALL.map(|_| FifoKindText {
+                head: Piece::new(b""),
+                domain: 0,
+                in_tick: false,
+            }),
+            txns: Box::new(std::array::from_fn(|i| TxnText::new(i as u64))),
+        };
+        let mut line = [b'x'; 64];
+        let mut seed = 11u64;
+        for i in 0..50_000u64 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let txn = match seed >> 61 {
+                0 => i / 6,
+                1 => i / 6 + 32,
+                2 => seed >> 3,
+                3 => u64::MAX - (seed >> 62),
+                _ => (i / 6).saturating_sub(seed >> 60),
+            };
+            let at = (i % 9) as usize;
+            let end = fifo.put_txn(&mut line, at, txn);
+            assert_eq!(&line[at..end], txn.to_string().as_bytes(), "{txn}");
         }
     }
 
