@@ -315,6 +315,133 @@ fn vcd_register_changes_match_the_trace_events() {
     );
 }
 
+/// The example of the VCD occupancy definition: a writer at 200 MHz and a
+/// reader at 100 MHz around a depth-4 CDC FIFO, so every reader edge is a
+/// writer edge too; `writer_first` declares the writer's clock first.
+fn shared_instants_design(writer_first: bool) -> String {
+    let (first, second) = ("clock wclk = 200 MHz;\n", "clock rclk = 100 MHz;\n");
+    let clocks = if writer_first {
+        format!("{first}{second}")
+    } else {
+        format!("{second}{first}")
+    };
+    clocks
+        + "unit Writer {\n    out tx: u32;\n    reg next: u32 = 0;\n    tick {\n        \
+           if tx.try_send(next) {\n            next <= next + 1;\n        }\n    }\n}\n\
+           unit Reader {\n    in rx: u32 cdc;\n    reg got: u32 = 0;\n    tick {\n        \
+           if let Some(_) = rx.take() {\n            got <= got + 1;\n        }\n        \
+           rx.request();\n    }\n}\n\
+           system Top {\n    inst w: Writer on wclk;\n    inst r: Reader on rclk;\n    \
+           cdc w.tx -> r.rx depth 4 sync 2;\n}\n"
+}
+
+/// `(fs, value)` changes of the VCD variable named `name` after
+/// `$dumpvars` (a minimal reader, independent of the writer).
+fn vcd_changes(vcd: &str, name: &str) -> Vec<(u128, u64)> {
+    let id = vcd
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (f.first() == Some(&"$var") && f.get(4) == Some(&name)).then(|| f[3].to_string())
+        })
+        .next()
+        .expect("variable declared");
+    let body = vcd.split("$dumpvars").nth(1).expect("$dumpvars");
+    let body = body.split_once("$end").expect("$dumpvars end").1;
+    let mut now = 0;
+    let mut out = Vec::new();
+    for line in body.lines() {
+        if let Some(t) = line.strip_prefix('#') {
+            now = t.parse().expect("time");
+        } else if let Some((value, var)) = line.strip_prefix('b').and_then(|l| l.split_once(' '))
+            && var == id
+        {
+            out.push((now, u64::from_str_radix(value, 2).expect("binary value")));
+        }
+    }
+    out
+}
+
+/// VCD's `<fifo>.occupancy` is the committed occupancy (items written
+/// minus items read, both committed) at the end of each instant, one value
+/// per instant: where the FIFO's two sides share instants it no longer
+/// depends on the order the clocks are declared in (it used to dump 3
+/// then 2 at 60 ns with the writer's clock first, 1, 2, 3 at 60 ns and 2 at
+/// 65 ns with it second). Expected values come from the text log's writes
+/// and reads, counted per instant.
+#[test]
+fn vcd_fifo_occupancy_is_the_committed_occupancy_per_instant() {
+    let python = Command::new("python3")
+        .args(["-c", "import pywellen, vcd"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let mut dumped = Vec::new();
+    for writer_first in [true, false] {
+        let dir = scratch(&format!("occupancy-{writer_first}"));
+        let design = dir.join("shared.chr");
+        std::fs::write(&design, shared_instants_design(writer_first)).expect("design");
+        let rec = RecordOptions {
+            trace_dir: Some(dir.join("text")),
+            vcd: Some(dir.join("wave.vcd")),
+            vcd_signals: vec!["*.occupancy".into()],
+            ..RecordOptions::default()
+        };
+        run_design(design.to_str().expect("utf-8 path"), EngineKind::Jit, &rec);
+        // The model: per instant, committed writes minus reads.
+        let mut model: Vec<(u128, u64)> = Vec::new();
+        let (mut count, mut last, mut now) = (0i64, 0i64, None);
+        let mut close = |now: Option<Time>, count: i64, model: &mut Vec<(u128, u64)>| {
+            if let Some(t) = now
+                && count != last
+            {
+                last = count;
+                model.push((t.floor_fs().expect("fs"), count as u64));
+            }
+        };
+        for e in text_fifo_events(&dir.join("text")) {
+            if now != Some(e.time) {
+                close(now, count, &mut model);
+                now = Some(e.time);
+            }
+            match e.kind.as_str() {
+                "write" => count += 1,
+                "read" => count -= 1,
+                _ => {}
+            }
+        }
+        close(now, count, &mut model);
+        assert!(model.len() > 100, "{} changes", model.len());
+        let vcd = std::fs::read_to_string(dir.join("wave.vcd")).expect("vcd");
+        let changes = vcd_changes(&vcd, "occupancy");
+        assert_eq!(changes, model, "writer first: {writer_first}");
+        if python {
+            let rows: Vec<_> = model
+                .iter()
+                .map(|&(t, v)| serde_json::json!([t, v]))
+                .collect();
+            let expect = serde_json::json!({"signals": {"top.r.rx.occupancy": rows}});
+            std::fs::write(dir.join("expect.json"), expect.to_string()).expect("expectation");
+            let out = Command::new("python3")
+                .arg("tests/py/check_vcd.py")
+                .arg(dir.join("wave.vcd"))
+                .arg(dir.join("expect.json"))
+                .output()
+                .expect("python3 runs");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{stdout}");
+        }
+        dumped.push(changes);
+    }
+    // 2,000 edges of the first clock: the run with the writer's clock
+    // first is the shorter; it is a prefix of the other.
+    let end = dumped[0].last().expect("changes").0;
+    let longer: Vec<_> = dumped[1].iter().filter(|c| c.0 <= end).copied().collect();
+    assert_eq!(dumped[0], longer, "the clocks' declaration order");
+    // 60 and 65 ns: 2 in both orders, no change.
+    let at = |fs: u128| dumped[0].iter().rev().find(|c| c.0 <= fs).map(|c| c.1);
+    assert_eq!((at(60_000_000), at(65_000_000)), (Some(2), Some(2)));
+}
+
 /// A FIFO event of the text logs: exact time, FIFO path, kind, item.
 #[derive(Debug, Clone, PartialEq)]
 struct TextFifoEvent {

@@ -453,18 +453,13 @@ impl CdcFifo {
     }
 
     /// Items in storage after the last commit (no pending write or read
-    /// counted): what every event of an instant in which only one side has
-    /// an edge shows once that side's tick has acted (see
-    /// `Simulation::occupancy_watch`).
+    /// counted): items written minus items consumed, both committed; at the
+    /// end of an instant, the value the occupancy watch hands over (see
+    /// `Observation::occupancy_watch`).
     #[inline]
     pub(crate) fn committed_occupancy(&self) -> u32 {
         let s = self.st();
         s.write_ptr.wrapping_sub(s.read_ptr) & self.pointer_mask
-    }
-
-    /// Whether the FIFO holds nothing, committed or pending.
-    pub(crate) fn is_idle(&self) -> bool {
-        self.committed_occupancy() == 0 && !self.write_pending() && self.st().read_pending == 0
     }
 
     /// Items in storage, counting this instant's pending write and read.

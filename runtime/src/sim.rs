@@ -595,11 +595,7 @@ impl Simulation {
         let observation = sink.observation(self.core.fifos.len());
         let watch = self.occupancy_watch(&observation);
         for (i, f) in self.core.fifos.iter_mut().enumerate() {
-            f.set_observed(if watch.is_some() {
-                crate::trace::FifoKinds::NONE
-            } else {
-                observation.kinds(i)
-            });
+            f.set_observed(observation.kinds(i));
         }
         self.core.fifo_observed = self.core.fifos.iter().any(|f| !f.kinds.is_empty());
         self.core.commits = observation.commits;
@@ -615,91 +611,39 @@ impl Simulation {
         self.core.tracing = observation.traces;
     }
 
-    /// Per domain, the FIFO sides whose committed occupancy replaces the
-    /// events `observation` asks for (in the domain's tick order), when that
-    /// hands the sink exactly the occupancy changes the events would
-    /// (`Observation::occupancy_only`); `None` otherwise, and then every
-    /// FIFO is observed as asked. Exact when every observed FIFO:
-    ///
-    /// - is asked for every event kind with `occupancy_changes`: each
-    ///   write and read then has a tick event (`Write`, `Read`, FWFT
-    ///   `Consume`) that shows its new occupancy;
-    /// - has sides in two domains whose edges never coincide (phase
-    ///   difference not a multiple of the periods' gcd): each instant has
-    ///   one side's edge, whose events all show, once its tick has acted,
-    ///   the occupancy that side's commit leaves (a `Consume` before the
-    ///   `Read` of the same tick shows the unchanged one). When both sides
-    ///   share an instant, the events show values in between, which depend
-    ///   on the domains' order and the order of calls in a tick;
-    /// - is empty now, as the sink's last occupancy (0);
-    ///
-    /// and no two observed FIFOs have a side in the same unit (changes in
-    /// one domain's slot are then ordered by their units' rank, as the
-    /// events are, not by the order of calls within a tick).
-    fn occupancy_watch(
-        &self,
-        observation: &crate::trace::Observation,
-    ) -> Option<Vec<Vec<crate::trace::Watched>>> {
-        use crate::fifo::ReadPort;
-        use crate::trace::{FifoEventKind, FifoKinds, Watched};
-        if !observation.occupancy_only {
-            return None;
-        }
-        let clocks = self.calendar.tick_clocks();
-        let mut by_domain: Vec<Vec<(u32, Watched)>> = vec![Vec::new(); clocks.len()];
-        let mut units = Vec::new();
+    /// Per domain, the FIFOs of `observation.occupancy_watch` with a side
+    /// in it, in the domain's tick order (unit rank, then FIFO); `None`
+    /// when no FIFO is watched. A FIFO with both sides in one domain is
+    /// listed once there.
+    fn occupancy_watch(&self, observation: &crate::trace::Observation) -> Option<Vec<Vec<u32>>> {
+        let domains = self.calendar.tick_clocks().len();
+        let mut by_domain: Vec<Vec<(u32, u32)>> = vec![Vec::new(); domains];
+        let rank = |unit: u32| {
+            self.core
+                .units
+                .get(unit as usize)
+                .map_or(u32::MAX, |u| u.rank)
+        };
         for (i, f) in self.core.fifos.iter().enumerate() {
-            let kinds = observation.kinds(i);
-            if kinds.is_empty() {
+            if !observation.occupancy_watch.get(i).copied().unwrap_or(false) {
                 continue;
             }
-            if kinds != FifoKinds::ALL
-                || !observation
-                    .occupancy_changes
-                    .get(i)
-                    .copied()
-                    .unwrap_or(false)
-                || !f.is_idle()
-            {
-                return None;
-            }
-            let (w, r) = (f.writer_domain as usize, f.reader_domain as usize);
-            let (cw, cr) = (clocks.get(w)?, clocks.get(r)?);
-            let gcd = {
-                let (mut a, mut b) = (cw.period, cr.period);
-                while b != 0 {
-                    (a, b) = (b, a % b);
-                }
-                a
-            };
-            if w == r || cw.phase.abs_diff(cr.phase) % gcd == 0 {
-                return None;
-            }
-            let read_kind = match f.read_port {
-                ReadPort::Registered => FifoEventKind::Read,
-                ReadPort::Fwft => FifoEventKind::Consume,
-            };
             let (wu, ru) = f.units;
-            for (domain, unit, kind) in [(w, wu, FifoEventKind::Write), (r, ru, read_kind)] {
-                units.push(unit);
-                let rank = self.core.units.get(unit as usize)?.rank;
-                let side = Watched {
-                    fifo: i as u32,
-                    kind,
-                    unit,
-                };
-                by_domain[domain].push((rank, side));
+            let sides = [(f.writer_domain, rank(wu)), (f.reader_domain, rank(ru))];
+            for (k, &(domain, rank)) in sides.iter().enumerate() {
+                if k == 1 && domain == f.writer_domain {
+                    continue;
+                }
+                if let Some(d) = by_domain.get_mut(domain as usize) {
+                    d.push((rank, i as u32));
+                }
             }
         }
-        units.sort_unstable();
-        if units.windows(2).any(|u| u[0] == u[1]) {
-            return None;
-        }
-        let by_domain: Vec<Vec<Watched>> = by_domain
+        let by_domain: Vec<Vec<u32>> = by_domain
             .into_iter()
-            .map(|mut sides| {
-                sides.sort_unstable_by_key(|&(rank, w)| (rank, w.fifo));
-                sides.into_iter().map(|(_, w)| w).collect()
+            .map(|mut fifos| {
+                fifos.sort_unstable();
+                fifos.into_iter().map(|(_, f)| f).collect()
             })
             .collect();
         by_domain.iter().any(|d| !d.is_empty()).then_some(by_domain)
@@ -1927,7 +1871,7 @@ mod observation_tests {
             fifo: vec![FifoKinds::NONE, some],
             commits: true,
             occupancy_changes: Vec::new(),
-            occupancy_only: false,
+            occupancy_watch: Vec::new(),
         };
         let (selected, got) = run(selective);
         let expected: Vec<String> = all
@@ -1980,7 +1924,7 @@ mod observation_tests {
             fifo: Vec::new(),
             commits,
             occupancy_changes: Vec::new(),
-            occupancy_only: false,
+            occupancy_watch: Vec::new(),
         };
         let keep = |t: bool, c: bool| -> Vec<String> {
             all.iter()
@@ -1998,18 +1942,54 @@ mod observation_tests {
         assert_eq!(selected.core.cur, everything.core.cur);
     }
 
+    /// A FIFO event: FIFO, kind, time (ticks), occupancy.
+    type Event = (u32, FifoEventKind, u128, u32);
+    /// A watched occupancy change: FIFO, time (ticks), occupancy.
+    type Change = (u32, u128, u32);
+
+    /// Keeps FIFO events and watched occupancy changes.
+    struct Occupancies {
+        observation: Observation,
+        events: Rc<RefCell<Vec<Event>>>,
+        watched: Rc<RefCell<Vec<Change>>>,
+    }
+
+    impl TraceSink for Occupancies {
+        fn record(&mut self, _r: &TraceRecord<'_>) {}
+        fn observation(&self, _fifos: usize) -> Observation {
+            self.observation.clone()
+        }
+        fn fifo(&mut self, e: &FifoEvent) {
+            let event = (e.fifo, e.kind, e.time.ticks, e.occupancy);
+            self.events.borrow_mut().push(event);
+        }
+        fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
+            let change = (fifo, time.ticks, occupancy);
+            self.watched.borrow_mut().push(change);
+        }
+    }
+
+    /// FIFO events and watched occupancy changes of a run.
+    type Run = (Vec<Event>, Vec<Change>);
+
     /// Writers at 3 ns and readers at 2 ns (phase `reader_phase` ps)
     /// around three CDC FIFOs, each between its own two units: registered
     /// with `take` before `request`, registered with `request` before
-    /// `take`, and FWFT. Returns the sink's log and whether the FIFOs ran
-    /// unobserved (the occupancy watch).
-    fn run_three(observation: Observation, reader_phase: i128) -> (Vec<String>, bool) {
+    /// `take`, and FWFT; the writer's domain declared first or second.
+    /// Returns the sink's FIFO events and watched changes, and whether the
+    /// FIFOs ran unobserved.
+    fn run_three(observation: Observation, reader_phase: i128, writer_first: bool) -> (Run, bool) {
         let mut b = DesignBuilder::new();
         let clock = |p: i128, ph: i128| {
             Clock::new(Picos::from_integer(p), Picos::from_integer(ph)).expect("clock")
         };
-        let wd = b.domain("w", clock(3000, 0));
-        let rd = b.domain("r", clock(2000, reader_phase));
+        let (wd, rd) = if writer_first {
+            let wd = b.domain("w", clock(3000, 0));
+            (wd, b.domain("r", clock(2000, reader_phase)))
+        } else {
+            let rd = b.domain("r", clock(2000, reader_phase));
+            (b.domain("w", clock(3000, 0)), rd)
+        };
         let ports = [ReadPort::Registered, ReadPort::Registered, ReadPort::Fwft];
         let mut fifos = Vec::new();
         for (i, read_port) in ports.into_iter().enumerate() {
@@ -2019,7 +1999,7 @@ mod observation_tests {
                 name: format!("top.f{i}"),
                 writer: w,
                 reader: r,
-                depth: 4,
+                depth: 8,
                 sync: 2,
                 width: 1,
                 read_port,
@@ -2040,7 +2020,9 @@ mod observation_tests {
             b.set_tick(r, move |ctx: &mut TickCtx<'_>| {
                 let n = ctx.reg(0);
                 let mut v = [0];
-                if !n.is_multiple_of(3) {
+                // Reads at the edges that meet the writer's (n % 3 == 0
+                // with phase 0) too.
+                if n % 3 != 1 {
                     match i {
                         0 => {
                             ctx.fifo_take(fifo, &mut v);
@@ -2060,54 +2042,106 @@ mod observation_tests {
             .expect("reader");
         }
         let mut sim = b.build().expect("valid design");
-        let seen = Rc::new(RefCell::new(Vec::new()));
-        sim.set_trace_sink(Box::new(Log {
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let watched = Rc::new(RefCell::new(Vec::new()));
+        sim.set_trace_sink(Box::new(Occupancies {
             observation,
-            seen: seen.clone(),
+            events: events.clone(),
+            watched: watched.clone(),
         }));
-        let watched = !sim.core.fifo_observed;
+        let unobserved = !sim.core.fifo_observed;
         let stop = sim.run(RunLimit::Edges {
             domain: wd,
             count: 400,
         });
         assert_eq!(stop, Stop::LimitReached);
-        let log = seen.borrow().clone();
-        (log, watched)
+        let run = (events.borrow().clone(), watched.borrow().clone());
+        (run, unobserved)
     }
 
-    /// Occupancy alone (`Observation::occupancy_only`): where the reader's
-    /// and writer's edges never coincide, the runtime compares committed
-    /// occupancies instead of observing events and hands over the same
-    /// changes (kind, side, cycle, time, occupancy; transaction 0); where
-    /// they coincide, it observes the events as asked.
+    /// The occupancy watch hands over, per FIFO and instant where it
+    /// changed, the committed occupancy at the end of the instant: the
+    /// same in both declaration orders, equal to a model counting the
+    /// events' writes minus reads (registered) or consumes (FWFT) per
+    /// instant, whether the FIFOs' events are observed too or not. Where
+    /// the sides' edges never coincide, that is exactly the changes of the
+    /// events' occupancies (what VCD showed before the watch).
     #[test]
-    fn occupancy_alone_is_the_events_occupancy_changes() {
-        let changes = |occupancy_only| Observation {
-            occupancy_changes: vec![true; 3],
-            occupancy_only,
+    fn occupancy_watch_is_the_committed_occupancy_per_instant() {
+        let with_events = Observation {
+            occupancy_watch: vec![true; 3],
             ..Observation::everything(3)
         };
+        let alone = Observation {
+            occupancy_watch: vec![true; 3],
+            ..Observation::traces_only()
+        };
         for phase in [500, 0] {
-            let (events, watched) = run_three(changes(false), phase);
-            assert!(!watched);
-            let (alone, watched) = run_three(changes(true), phase);
-            assert_eq!(watched, phase != 0, "phase {phase}");
-            let fifo_lines = events.iter().filter(|l| l.starts_with("F ")).count();
-            assert!(fifo_lines > 100, "phase {phase}: {fifo_lines} changes");
-            if watched {
-                let no_txn = |l: &String| {
-                    let Some((head, tail)) = l.split_once("txn: ") else {
-                        return l.clone();
-                    };
-                    let rest = tail.split_once(',').map_or("", |(_, r)| r);
-                    format!("{head}txn: _,{rest}")
-                };
-                let events: Vec<String> = events.iter().map(no_txn).collect();
-                let alone: Vec<String> = alone.iter().map(no_txn).collect();
-                assert_eq!(alone, events, "phase {phase}");
-            } else {
-                assert_eq!(alone, events, "phase {phase}");
+            let mut seen = Vec::new();
+            for writer_first in [true, false] {
+                let ((events, watched), unobserved) =
+                    run_three(with_events.clone(), phase, writer_first);
+                assert!(!unobserved);
+                let ((none, watched_alone), unobserved) =
+                    run_three(alone.clone(), phase, writer_first);
+                assert!(unobserved && none.is_empty());
+                assert_eq!(watched_alone, watched, "phase {phase}");
+                // The model: committed writes minus consumes, per instant.
+                let mut model = Vec::new();
+                let mut count = [0i64; 3];
+                let mut last = [0i64; 3];
+                let mut both_sides = 0;
+                let mut instants: Vec<u128> = events.iter().map(|e| e.2).collect();
+                instants.dedup();
+                for &t in &instants {
+                    let mut sides = [[false; 2]; 3];
+                    for &(f, kind, _, _) in events.iter().filter(|e| e.2 == t) {
+                        let f = f as usize;
+                        let consume = if f == 2 {
+                            FifoEventKind::Consume
+                        } else {
+                            FifoEventKind::Read
+                        };
+                        if kind == FifoEventKind::Write {
+                            count[f] += 1;
+                            sides[f][0] = true;
+                        } else if kind == consume {
+                            count[f] -= 1;
+                            sides[f][1] = true;
+                        }
+                    }
+                    both_sides += sides.iter().filter(|s| s[0] && s[1]).count();
+                    for f in 0..3 {
+                        if count[f] != last[f] {
+                            last[f] = count[f];
+                            model.push((f as u32, t, count[f] as u32));
+                        }
+                    }
+                }
+                model.sort_by_key(|&(f, t, _)| (t, f));
+                let mut watched_sorted = watched.clone();
+                watched_sorted.sort_by_key(|&(f, t, _)| (t, f));
+                assert_eq!(watched_sorted, model, "phase {phase}");
+                assert!(model.len() > 100, "phase {phase}: {} changes", model.len());
+                // Instants where a write and a consume of one FIFO
+                // coincide exist exactly with coincident edges.
+                assert_eq!(both_sides > 0, phase == 0, "phase {phase}");
+                if phase != 0 {
+                    let mut last = [0u32; 3];
+                    let event_changes: Vec<Change> = events
+                        .iter()
+                        .filter(|e| {
+                            let changed = last[e.0 as usize] != e.3;
+                            last[e.0 as usize] = e.3;
+                            changed
+                        })
+                        .map(|e| (e.0, e.2, e.3))
+                        .collect();
+                    assert_eq!(watched, event_changes, "phase {phase}");
+                }
+                seen.push(watched_sorted);
             }
+            assert_eq!(seen[0], seen[1], "phase {phase}: declaration order");
         }
     }
 }

@@ -161,15 +161,16 @@ pub struct Observation {
     /// compared with 0), in the order the sink receives them; a FIFO past
     /// the end of the list: every event of its kinds.
     pub occupancy_changes: Vec<bool>,
-    /// Whether the sink reads nothing of the FIFOs named by
-    /// `occupancy_changes` but the FIFO, the time and the occupancy. The
-    /// runtime may then, where that gives exactly the changes the events
-    /// would show, hand over one event per change of the committed
-    /// occupancy instead, built from the FIFO's pointers with no event
-    /// observation at all (the JIT's inline operations, the replay loop):
-    /// kind `Write` in the writer's slot, `Read` (registered) or `Consume`
-    /// (FWFT) in the reader's, that side's unit and cycle, transaction 0.
-    pub occupancy_only: bool,
+    /// Per FIFO (by index; a FIFO past the end: no): whether the sink takes
+    /// the FIFO's committed occupancy (items written minus items consumed,
+    /// both committed) at the end of each instant in which it changed,
+    /// through [`TraceSink::fifo_occupancy`]: at most one value per FIFO
+    /// and instant, whatever the order of the domains or of the calls in a
+    /// tick, compared from 0 when the sink is installed. Independent of the
+    /// FIFO's events (`fifo`): a FIFO watched and not observed runs with no
+    /// event observation at all (the JIT's inline operations, the replay
+    /// loop).
+    pub occupancy_watch: Vec<bool>,
 }
 
 impl Observation {
@@ -180,7 +181,7 @@ impl Observation {
             fifo: Vec::new(),
             commits: false,
             occupancy_changes: Vec::new(),
-            occupancy_only: false,
+            occupancy_watch: Vec::new(),
         }
     }
 
@@ -192,7 +193,7 @@ impl Observation {
             fifo: vec![FifoKinds::ALL; fifos],
             commits: true,
             occupancy_changes: Vec::new(),
-            occupancy_only: false,
+            occupancy_watch: Vec::new(),
         }
     }
 
@@ -235,6 +236,14 @@ pub trait TraceSink {
     /// Takes one CDC FIFO event.
     fn fifo(&mut self, event: &FifoEvent) {
         let _ = event;
+    }
+
+    /// A watched FIFO's committed occupancy changed in the instant at
+    /// `time` (see [`Observation::occupancy_watch`]); called after the
+    /// instant's commits, in the slot of the first domain (declaration
+    /// order) of the instant with a side of the FIFO.
+    fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
+        let _ = (fifo, time, occupancy);
     }
 
     /// A domain's edge has been evaluated and committed: registers, stage
@@ -323,23 +332,12 @@ pub(crate) struct TraceBuffer {
     watch: OccupancyWatch,
 }
 
-/// A FIFO side whose committed occupancy is compared after each of its
-/// domain's edges ([`Observation::occupancy_only`]).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Watched {
-    /// The FIFO (builder id).
-    pub(crate) fifo: u32,
-    /// The kind of the event handed over for a change in this side's slot.
-    pub(crate) kind: FifoEventKind,
-    /// The side's unit.
-    pub(crate) unit: u32,
-}
-
-/// Per domain, the watched FIFO sides in the domain's tick order (unit
-/// rank), and per FIFO the occupancy last handed over.
+/// Per domain, the watched FIFOs with a side in it, in the domain's tick
+/// order (unit rank, then FIFO), and per FIFO the occupancy last handed
+/// over.
 #[derive(Debug, Default)]
 struct OccupancyWatch {
-    by_domain: Vec<Vec<Watched>>,
+    by_domain: Vec<Vec<u32>>,
     last: Vec<u32>,
 }
 
@@ -380,10 +378,10 @@ impl TraceBuffer {
         }
     }
 
-    /// Watches the committed occupancy of the FIFO sides `by_domain` lists
-    /// (per domain, in tick order), from an occupancy of 0, for `fifos`
-    /// FIFOs; empty lists: none.
-    pub(crate) fn set_occupancy_watch(&mut self, by_domain: Vec<Vec<Watched>>, fifos: usize) {
+    /// Watches the committed occupancy of the FIFOs `by_domain` lists (per
+    /// domain, those with a side in it, in tick order), from an occupancy
+    /// of 0, for `fifos` FIFOs; empty lists: none.
+    pub(crate) fn set_occupancy_watch(&mut self, by_domain: Vec<Vec<u32>>, fifos: usize) {
         self.watch = OccupancyWatch {
             by_domain,
             last: vec![0; fifos],
@@ -391,33 +389,26 @@ impl TraceBuffer {
     }
 
     /// Hands `sink` the changes of the watched FIFOs of `domain`'s slot.
+    /// Called after the instant's commits, so a FIFO whose two sides share
+    /// the instant shows its final value once, in the first of its
+    /// domains' slots (the later one then sees no change).
     #[inline]
     fn watched_changes(
         &mut self,
         domain: u32,
-        cycle: u64,
         time: Timestamp,
         fifos: &[CdcFifo],
         sink: &mut dyn TraceSink,
     ) {
-        let Some(sides) = self.watch.by_domain.get(domain as usize) else {
+        let Some(watched) = self.watch.by_domain.get(domain as usize) else {
             return;
         };
-        for w in sides {
-            let occupancy = fifos[w.fifo as usize].committed_occupancy();
-            let last = &mut self.watch.last[w.fifo as usize];
+        for &f in watched {
+            let occupancy = fifos[f as usize].committed_occupancy();
+            let last = &mut self.watch.last[f as usize];
             if *last != occupancy {
                 *last = occupancy;
-                sink.fifo(&FifoEvent {
-                    fifo: w.fifo,
-                    kind: w.kind,
-                    domain,
-                    cycle,
-                    time,
-                    unit: w.unit,
-                    txn: 0,
-                    occupancy,
-                });
+                sink.fifo_occupancy(f, time, occupancy);
             }
         }
     }
@@ -505,8 +496,8 @@ impl TraceBuffer {
     }
 
     /// Hands the instant's records, FIFO commit events, the watched FIFOs'
-    /// occupancy changes (after the domain's records: each change is first
-    /// shown by a tick event, see [`Observation::occupancy_only`]) and
+    /// occupancy changes (after the domain's records, see
+    /// [`Observation::occupancy_watch`]) and
     /// (with `commits`) per-domain commit calls to `sink`, domain by domain
     /// (`edges`: the instant's domains in declaration order with their
     /// cycles), and clears the buffer.
@@ -522,7 +513,7 @@ impl TraceBuffer {
             // Nothing recorded in the instant (a sink that takes commit
             // calls and watched occupancies only): no sort, merge or clear.
             for (domain, cycle) in edges {
-                self.watched_changes(domain, cycle, time, fifos, sink);
+                self.watched_changes(domain, time, fifos, sink);
                 if commits {
                     sink.domain_committed(domain, cycle, time);
                 }
@@ -544,7 +535,7 @@ impl TraceBuffer {
                     sink.fifo(&FifoEvent { time, ..e });
                 }
             }
-            self.watched_changes(domain, cycle, time, fifos, sink);
+            self.watched_changes(domain, time, fifos, sink);
             if commits {
                 sink.domain_committed(domain, cycle, time);
             }

@@ -35,71 +35,39 @@ fn kind(k: chronon_runtime::FifoEventKind) -> FifoEventKind {
     }
 }
 
-/// Which FIFO events the sink passes on: the union of the writers'
-/// [`FifoInterest`]s, decided before any conversion so that events no
-/// writer uses cost a few loads (VCD alone dumps occupancy, which most FIFO
-/// events leave unchanged).
+/// What the writers take of the FIFOs, from their [`FifoInterest`]s: the
+/// FIFO events (text, Perfetto), or the committed occupancy at the end of
+/// each instant (VCD's `<fifo>.occupancy`), which the runtime computes
+/// itself (`Observation::occupancy_watch`) so that no FIFO event is
+/// produced for it.
 #[derive(Debug, PartialEq, Eq)]
-enum FifoPass {
-    /// No writer takes FIFO events.
-    None,
-    /// Some writer takes every event.
-    All,
-    /// Occupancy changes, per FIFO (by index) as [`Show`] says. `last` is
-    /// the occupancy of the last event passed on per FIFO: the writers'
-    /// buffers keep the same per-FIFO value from the same events, so an
-    /// event dropped here is one every buffer would drop as unchanged.
-    Occupancy { shown: Vec<Show>, last: Vec<u32> },
+struct FifoTakers {
+    /// Some writer takes every FIFO event.
+    events: bool,
+    /// Per FIFO: whether some occupancy writer dumps it (a FIFO missing
+    /// from a writer's list is dumped: its buffer passes it unfiltered).
+    occupancy: Vec<bool>,
 }
 
-/// What the writers that dump occupancy take of one FIFO's events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Show {
-    /// Nothing.
-    Hidden,
-    /// Events that change its occupancy.
-    Changes,
-    /// Every event (a writer whose list does not name the FIFO; see
-    /// `FifoInterest::Occupancy`).
-    Every,
-}
-
-impl FifoPass {
+impl FifoTakers {
     /// The union of `interests` over `fifos` FIFOs.
-    fn of<'a>(interests: impl Iterator<Item = &'a FifoInterest>, fifos: usize) -> FifoPass {
-        let mut pass = FifoPass::None;
+    fn of<'a>(interests: impl Iterator<Item = &'a FifoInterest>, fifos: usize) -> FifoTakers {
+        let mut takers = FifoTakers {
+            events: false,
+            occupancy: vec![false; fifos],
+        };
         for interest in interests {
             match interest {
                 FifoInterest::None => {}
-                FifoInterest::All => return FifoPass::All,
+                FifoInterest::All => takers.events = true,
                 FifoInterest::Occupancy(list) => {
-                    let mine = (0..fifos).map(|f| match list.get(f) {
-                        Some(true) => Show::Changes,
-                        Some(false) => Show::Hidden,
-                        None => Show::Every,
-                    });
-                    match &mut pass {
-                        FifoPass::Occupancy { shown, .. } => {
-                            for (s, m) in shown.iter_mut().zip(mine) {
-                                // Every > Changes > Hidden.
-                                *s = match (*s, m) {
-                                    (Show::Every, _) | (_, Show::Every) => Show::Every,
-                                    (Show::Changes, _) | (_, Show::Changes) => Show::Changes,
-                                    _ => Show::Hidden,
-                                };
-                            }
-                        }
-                        _ => {
-                            pass = FifoPass::Occupancy {
-                                shown: mine.collect(),
-                                last: vec![0; fifos],
-                            }
-                        }
+                    for (f, o) in takers.occupancy.iter_mut().enumerate() {
+                        *o |= list.get(f).copied().unwrap_or(true);
                     }
                 }
             }
         }
-        pass
+        takers
     }
 }
 
@@ -110,9 +78,7 @@ pub(super) struct Inner {
     /// Whether any writer takes trace events (each writer's buffer checks
     /// again; this spares the conversion when none does).
     trace_wanted: bool,
-    fifo_pass: FifoPass,
-    /// `fifo_pass` is [`FifoPass::All`]: the common case in one flag.
-    fifo_all: bool,
+    fifo_takers: FifoTakers,
     filter: TraceFilter,
     ticks_per_ps: u64,
     state: StateView,
@@ -230,7 +196,7 @@ impl Inner {
         }
         let slots = state.read(<[u64]>::len);
         let trace_wanted = recorders.iter().any(|r| r.interest().trace);
-        let fifo_pass = FifoPass::of(
+        let fifo_takers = FifoTakers::of(
             recorders.iter().map(|r| &r.interest().fifo),
             program.fifos.len(),
         );
@@ -250,8 +216,7 @@ impl Inner {
             recorders,
             error: None,
             trace_wanted,
-            fifo_all: matches!(fifo_pass, FifoPass::All),
-            fifo_pass,
+            fifo_takers,
             filter,
             ticks_per_ps,
             state,
@@ -282,6 +247,31 @@ impl Inner {
         }
         for r in &mut self.recorders {
             if let Err(e) = f(r) {
+                self.error = Some(e);
+                return;
+            }
+        }
+    }
+
+    /// Hands a FIFO record to every writer that takes FIFO events
+    /// (`events`) or, else, dumped occupancy; the first error stops
+    /// recording.
+    #[inline]
+    fn each_fifo_taker(
+        &mut self,
+        events: bool,
+        mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
+    ) {
+        if self.error.is_some() {
+            return;
+        }
+        for r in &mut self.recorders {
+            let takes = match r.interest().fifo {
+                FifoInterest::None => false,
+                FifoInterest::All => events,
+                FifoInterest::Occupancy(_) => !events,
+            };
+            if takes && let Err(e) = f(r) {
                 self.error = Some(e);
                 return;
             }
@@ -329,48 +319,32 @@ impl Inner {
             .iter()
             .filter(|&&k| self.fifo_kind_kept[kind(k) as usize])
             .fold(FifoKinds::NONE, |set, &k| set.with(k));
+        let kept = |f: usize| self.fifo_kept.get(f).copied().unwrap_or(false);
         let fifo = (0..fifos)
             .map(|f| {
-                let taken = match &self.fifo_pass {
-                    FifoPass::None => false,
-                    FifoPass::All => true,
-                    FifoPass::Occupancy { shown, .. } => {
-                        shown.get(f).is_some_and(|s| *s != Show::Hidden)
-                    }
-                };
-                if taken && self.fifo_kept.get(f).copied().unwrap_or(false) {
+                if self.fifo_takers.events && kept(f) {
                     kept_kinds
                 } else {
                     FifoKinds::NONE
                 }
             })
             .collect();
+        // Dumped occupancy is a signal, not an event: the event kinds the
+        // filter keeps do not apply to it, the units it keeps do.
+        let occupancy_watch = (0..fifos)
+            .map(|f| kept(f) && self.fifo_takers.occupancy.get(f).copied().unwrap_or(false))
+            .collect();
         let commits = (0..self.counters.len()).any(|d| {
             !self.counters[d].is_empty()
                 || !self.tick_units[d].is_empty()
                 || !self.signals[d].is_empty()
         });
-        // Occupancy changes alone can be selected in the runtime when no
-        // writer takes the FIFO's other events and no window start hides
-        // events from `fifo()`: its `last` then sees exactly the events
-        // the runtime hands over, so both keep the same last occupancy
-        // (events after a window's end are never kept either way).
-        let occupancy_changes = match &self.fifo_pass {
-            FifoPass::Occupancy { shown, .. } if self.filter.from.is_none() => {
-                shown.iter().map(|s| *s == Show::Changes).collect()
-            }
-            _ => Vec::new(),
-        };
-        // `fifo()` reads only the FIFO, kind (every kind is kept where the
-        // runtime may replace the events), time and occupancy of those
-        // FIFOs' events, and only occupancy writers take them.
-        let occupancy_only = !occupancy_changes.is_empty();
         Observation {
             traces: self.trace_wanted,
             fifo,
             commits,
-            occupancy_changes,
-            occupancy_only,
+            occupancy_changes: Vec::new(),
+            occupancy_watch,
         }
     }
 
@@ -495,11 +469,11 @@ impl TraceSink for RecordingSink {
     }
 
     /// Only what some writer uses: trace records if a writer takes them;
-    /// per FIFO, the kinds the filter keeps when some writer takes that
-    /// FIFO's events (occupancy writers take every kept kind of a dumped
-    /// FIFO: which event first shows a new occupancy depends on the
-    /// domains' order, so no kind can be left out exactly); commit calls
-    /// if some domain has counters, tick slices or dumped registers.
+    /// per FIFO, the kinds the filter keeps when some writer takes FIFO
+    /// events, and the committed occupancy of the FIFOs an occupancy writer
+    /// dumps (never their events: those show values within an instant
+    /// that depend on the domains' order); commit calls if some domain has
+    /// counters, tick slices or dumped registers.
     fn observation(&self, fifos: usize) -> Observation {
         self.inner.borrow().observation(fifos)
     }
@@ -512,27 +486,8 @@ impl TraceSink for RecordingSink {
         if !inner.fifo_kept[f] || !inner.fifo_kind_kept[kind as usize] {
             return;
         }
-        // Every event (text, Perfetto) takes one test here; for occupancy
-        // alone an unchanged occupancy is decided before the time is
-        // converted, and the last value is updated only for an event that
-        // is passed on.
-        let mut changed = None;
-        if !inner.fifo_all {
-            match &inner.fifo_pass {
-                FifoPass::Occupancy { shown, last } => match shown[f] {
-                    Show::Hidden => return,
-                    Show::Changes if last[f] == e.occupancy => return,
-                    Show::Changes => changed = Some(f),
-                    Show::Every => {}
-                },
-                _ => return,
-            }
-        }
         let time = inner.time(e.time);
         if inner.filter.keeps_time(time) {
-            if let (Some(f), FifoPass::Occupancy { last, .. }) = (changed, &mut inner.fifo_pass) {
-                last[f] = e.occupancy;
-            }
             let record = FifoRecord {
                 fifo: e.fifo,
                 kind,
@@ -542,7 +497,30 @@ impl TraceSink for RecordingSink {
                 txn: e.txn,
                 occupancy: e.occupancy,
             };
-            inner.each(|w| w.fifo(&record));
+            inner.each_fifo_taker(true, |w| w.fifo(&record));
+        }
+    }
+
+    /// A dumped FIFO's committed occupancy at the end of an instant, for
+    /// the occupancy writers only: they see the occupancy as a signal,
+    /// never an event (kind, cycle, unit and transaction unused).
+    fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
+        let mut inner = self.inner.borrow_mut();
+        if !inner.fifo_kept.get(fifo as usize).copied().unwrap_or(false) {
+            return;
+        }
+        let time = inner.time(time);
+        if inner.filter.keeps_time(time) {
+            let record = FifoRecord {
+                fifo,
+                kind: FifoEventKind::Write,
+                cycle: 0,
+                time,
+                unit: 0,
+                txn: 0,
+                occupancy,
+            };
+            inner.each_fifo_taker(false, |w| w.fifo(&record));
         }
     }
 
@@ -579,33 +557,33 @@ impl TraceSink for RecordingSink {
 mod tests {
     use super::*;
 
-    /// The union of the writers' FIFO interests: any writer taking every
-    /// event wins; occupancy lists merge per FIFO, a FIFO missing from a
-    /// list is passed whole (that writer's buffer passes it unfiltered).
+    /// The union of the writers' FIFO interests: events when any writer
+    /// takes every event; occupancy lists merge per FIFO, a FIFO missing
+    /// from a list is dumped (that writer's buffer passes it unfiltered).
     #[test]
     fn fifo_interests_unite_per_fifo() {
         use FifoInterest as I;
-        let of = |interests: &[I]| FifoPass::of(interests.iter(), 3);
-        assert_eq!(of(&[]), FifoPass::None);
-        assert_eq!(of(&[I::None, I::None]), FifoPass::None);
+        let of = |interests: &[I]| FifoTakers::of(interests.iter(), 3);
+        let takers = |events, occupancy: [bool; 3]| FifoTakers {
+            events,
+            occupancy: occupancy.to_vec(),
+        };
+        assert_eq!(of(&[]), takers(false, [false; 3]));
+        assert_eq!(of(&[I::None, I::None]), takers(false, [false; 3]));
         assert_eq!(
             of(&[I::Occupancy(vec![true, false, true]), I::All]),
-            FifoPass::All
+            takers(true, [true, false, true])
         );
-        let occupancy = |shown: Vec<Show>| FifoPass::Occupancy {
-            shown,
-            last: vec![0; 3],
-        };
         assert_eq!(
             of(&[I::None, I::Occupancy(vec![true, false, false])]),
-            occupancy(vec![Show::Changes, Show::Hidden, Show::Hidden])
+            takers(false, [true, false, false])
         );
         assert_eq!(
             of(&[
                 I::Occupancy(vec![false, true, false]),
                 I::Occupancy(vec![true, false]),
             ]),
-            occupancy(vec![Show::Changes, Show::Changes, Show::Every])
+            takers(false, [true, true, true])
         );
     }
 }
