@@ -275,8 +275,11 @@ enum Slot {
 }
 
 impl Recorder for VcdWriter {
-    /// Signals, and the occupancy of the dumped FIFOs: a FIFO event that
-    /// leaves the occupancy as it was writes nothing.
+    /// Signals, and the occupancy of the dumped FIFOs: a record that
+    /// leaves the occupancy as it was writes nothing. Through `chronc` the
+    /// records are the FIFO's committed occupancy at the end of each
+    /// instant where it changed (`Observation::occupancy_watch`), never its
+    /// events, so `<fifo>.occupancy` has one value per instant.
     fn interest(&self) -> Interest {
         Interest {
             trace: false,
