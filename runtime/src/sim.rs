@@ -1245,7 +1245,7 @@ mod tests {
 
     /// A sink whose records the test reads while the simulation owns it.
     #[derive(Clone, Default)]
-    struct Shared(Rc<RefCell<Vec<OwnedRecord>>>);
+    pub(super) struct Shared(pub(super) Rc<RefCell<Vec<OwnedRecord>>>);
 
     impl TraceSink for Shared {
         fn record(&mut self, r: &TraceRecord<'_>) {
@@ -1255,7 +1255,7 @@ mod tests {
         }
     }
 
-    fn clock(period: i128, phase: i128) -> Clock {
+    pub(super) fn clock(period: i128, phase: i128) -> Clock {
         Clock::new(Picos::from_integer(period), Picos::from_integer(phase)).expect("clock")
     }
 
@@ -1350,24 +1350,10 @@ mod run_ahead_tests {
     //! split, whether a unit finishes or faults, and when a sink is
     //! attached afterwards.
 
+    use super::tests::{Shared, clock};
     use super::*;
     use crate::design::{FifoSpec, StageId};
     use crate::fifo::ReadPort;
-    use crate::trace::{OwnedRecord, TraceRecord};
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    /// A sink whose records the test reads while the simulation owns it.
-    #[derive(Clone, Default)]
-    struct Shared(Rc<RefCell<Vec<OwnedRecord>>>);
-
-    impl TraceSink for Shared {
-        fn record(&mut self, r: &TraceRecord<'_>) {
-            let mut memory = crate::trace::MemorySink::default();
-            memory.record(r);
-            self.0.borrow_mut().extend(memory.records);
-        }
-    }
 
     /// A tick that promises never to stop the run.
     struct Quiet<F>(F);
@@ -1379,10 +1365,6 @@ mod run_ahead_tests {
         fn can_stop(&self) -> bool {
             false
         }
-    }
-
-    fn clock(period: i128, phase: i128) -> Clock {
-        Clock::new(Picos::from_integer(period), Picos::from_integer(phase)).expect("clock")
     }
 
     /// Folds the edge (cycle, time) into register 0 and counts in register 1.
