@@ -86,6 +86,22 @@ fn icarus_installed() -> bool {
     works("iverilog", "-V") && works("vvp", "-V")
 }
 
+/// Compiles `tests/conformance/<design>.v` into a scratch directory and
+/// reads `<design>.chr`: the directory (removed on drop), the `vvp` image and
+/// the Chronon design. `None`, with a note, where Icarus Verilog is not
+/// installed.
+fn twin(design: &str) -> Option<(Scratch, PathBuf, String)> {
+    if !icarus_installed() {
+        println!("note: iverilog is not installed; the cases of {design}.v are skipped");
+        return None;
+    }
+    let scratch = Scratch::new(design);
+    let image = compile_twin(&format!("{design}.v"), &scratch);
+    let chr =
+        std::fs::read_to_string(Path::new(DIR).join(format!("{design}.chr"))).expect("the design");
+    Some((scratch, image, chr))
+}
+
 /// Compiles a Verilog testbench once; the path of the `vvp` image.
 fn compile_twin(file: &str, scratch: &Scratch) -> PathBuf {
     let out = scratch.0.join(format!("{file}.vvp"));
@@ -662,14 +678,9 @@ fn fifo_matrix_covers_every_dimension() {
 
 #[test]
 fn cdc_fifo_matches_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the CDC FIFO conformance matrix is skipped");
+    let Some((_dir, image, template)) = twin("cdc_fifo") else {
         return;
-    }
-    let scratch = Scratch::new("fifo");
-    let image = compile_twin("cdc_fifo.v", &scratch);
-    let template =
-        std::fs::read_to_string(Path::new(DIR).join("cdc_fifo.chr")).expect("the template");
+    };
     let cases = fifo_cases();
     let mut throttled = 0;
     let mut second_requests = 0;
@@ -720,14 +731,9 @@ fn saw(logs: &Logs, unit: &str, needle: &str) -> bool {
 /// xorshift stimulus.
 #[test]
 fn single_clock_semantics_match_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the single-clock conformance design is skipped");
+    let Some((_dir, image, text)) = twin("single_clock") else {
         return;
-    }
-    let scratch = Scratch::new("single");
-    let image = compile_twin("single_clock.v", &scratch);
-    let text =
-        std::fs::read_to_string(Path::new(DIR).join("single_clock.chr")).expect("the design");
+    };
     let limit = 2_000_000;
     let theirs = run_twin(&image, &[format!("+limit={limit}")]);
     for engine in [EngineKind::Jit, EngineKind::Interp] {
@@ -772,13 +778,9 @@ fn channel_cases() -> Vec<ChannelCase> {
 
 #[test]
 fn channels_match_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the channel conformance cases are skipped");
+    let Some((_dir, image, template)) = twin("channel") else {
         return;
-    }
-    let scratch = Scratch::new("channel");
-    let image = compile_twin("channel.v", &scratch);
-    let template = std::fs::read_to_string(Path::new(DIR).join("channel.chr")).expect("the design");
+    };
     let limit = 300_000;
     let mut refused = 0;
     for (n, case) in channel_cases().iter().enumerate() {
@@ -853,15 +855,9 @@ fn fan_cases() -> Vec<FanCase> {
 
 #[test]
 fn fan_out_fan_in_and_rates_match_icarus() {
-    if !icarus_installed() {
-        println!(
-            "note: iverilog is not installed; the fan-out/fan-in conformance cases are skipped"
-        );
+    let Some((_dir, image, template)) = twin("fan") else {
         return;
-    }
-    let scratch = Scratch::new("fan");
-    let image = compile_twin("fan.v", &scratch);
-    let template = std::fs::read_to_string(Path::new(DIR).join("fan.chr")).expect("the design");
+    };
     let limit = 300_000;
     let (mut both, mut merged) = (0, 0);
     for (n, case) in fan_cases().iter().enumerate() {
@@ -921,13 +917,9 @@ fn fan_out_fan_in_and_rates_match_icarus() {
 /// traffic mode on each unit across the cases.
 #[test]
 fn zero_latency_chains_match_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the chain conformance cases are skipped");
+    let Some((_dir, image, template)) = twin("chain") else {
         return;
-    }
-    let scratch = Scratch::new("chain");
-    let image = compile_twin("chain.v", &scratch);
-    let template = std::fs::read_to_string(Path::new(DIR).join("chain.chr")).expect("the design");
+    };
     let limit = 300_000;
     let mut through = 0;
     for n in 0..24u64 {
@@ -986,14 +978,9 @@ const TRIPLES: [[(u64, u64); 3]; 6] = [
 /// domain.
 #[test]
 fn three_clock_fifo_network_matches_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the three-clock conformance cases are skipped");
+    let Some((_dir, image, template)) = twin("cdc_multi") else {
         return;
-    }
-    let scratch = Scratch::new("multi");
-    let image = compile_twin("cdc_multi.v", &scratch);
-    let template =
-        std::fs::read_to_string(Path::new(DIR).join("cdc_multi.chr")).expect("the design");
+    };
     let mut relayed = 0;
     let mut cases = 0;
     for (i, clocks) in TRIPLES.iter().enumerate() {
@@ -1078,14 +1065,9 @@ fn three_clock_fifo_network_matches_icarus() {
 /// instant up to the time of edge N-1, none after), on both read styles.
 #[test]
 fn long_fifo_runs_match_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the long FIFO conformance runs are skipped");
+    let Some((_dir, image, template)) = twin("cdc_fifo") else {
         return;
-    }
-    let scratch = Scratch::new("long");
-    let image = compile_twin("cdc_fifo.v", &scratch);
-    let template =
-        std::fs::read_to_string(Path::new(DIR).join("cdc_fifo.chr")).expect("the template");
+    };
     let edges = 70_000;
     for (style, engine) in [
         (ReadStyle::TakeFirst, EngineKind::Jit),
@@ -1176,10 +1158,6 @@ fn random_fifo_cases(seed: u64, count: usize) -> Vec<FifoCase> {
 /// or others (a long local hunt).
 #[test]
 fn random_fifo_cases_match_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the random FIFO conformance cases are skipped");
-        return;
-    }
     let env = |name: &str, default: u64| {
         std::env::var(name)
             .ok()
@@ -1188,10 +1166,9 @@ fn random_fifo_cases_match_icarus() {
     };
     let count = env("CHRONON_CONFORMANCE_CASES", 40) as usize;
     let seed = env("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
-    let scratch = Scratch::new("random");
-    let image = compile_twin("cdc_fifo.v", &scratch);
-    let template =
-        std::fs::read_to_string(Path::new(DIR).join("cdc_fifo.chr")).expect("the template");
+    let Some((_dir, image, template)) = twin("cdc_fifo") else {
+        return;
+    };
     for (n, case) in random_fifo_cases(seed, count).iter().enumerate() {
         let engine = if n % 2 == 0 {
             EngineKind::Jit
