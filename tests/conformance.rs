@@ -107,6 +107,9 @@ fn compile_twin(file: &str, scratch: &Scratch) -> PathBuf {
     let out = scratch.0.join(format!("{file}.vvp"));
     let result = Command::new("iverilog")
         .arg("-g2005")
+        // The twins include traffic.vh, the stimulus they share.
+        .arg("-I")
+        .arg(DIR)
         .arg("-o")
         .arg(&out)
         .arg(Path::new(DIR).join(file))

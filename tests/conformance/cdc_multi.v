@@ -30,18 +30,7 @@ module cdc_multi_tb;
     reg xclk = 0;
     reg yclk = 0;
 
-    function [15:0] lfsr_next(input [15:0] x);
-        lfsr_next = (x >> 1) ^ ({16{x[0]}} & 16'hB400);
-    endfunction
-
-    function active(input [31:0] mode, input [31:0] c, input [15:0] lfsr);
-        case (mode)
-            1: active = (c % 16) < 5;
-            2: active = lfsr[0];
-            3: active = lfsr[1] & lfsr[0];
-            default: active = 1'b1;
-        endcase
-    endfunction
+    `include "traffic.vh"
 
     function [31:0] gray(input [31:0] b);
         gray = b ^ (b >> 1);

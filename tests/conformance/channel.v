@@ -20,18 +20,7 @@ module channel_tb;
     reg clk = 0;
     reg [63:0] now;
 
-    function [15:0] lfsr_next(input [15:0] x);
-        lfsr_next = (x >> 1) ^ ({16{x[0]}} & 16'hB400);
-    endfunction
-
-    function active(input [31:0] mode, input [31:0] cyc, input [15:0] lfsr);
-        case (mode)
-            1: active = (cyc % 16) < 5;
-            2: active = lfsr[0];
-            3: active = lfsr[1] & lfsr[0];
-            default: active = 1'b1;
-        endcase
-    endfunction
+    `include "traffic.vh"
 
     // The channel.
     reg [31:0] item [0:QN-1];

@@ -29,18 +29,7 @@ module fan_tb;
     reg clk = 0;
     reg [63:0] now, cyc;
 
-    function [15:0] lfsr_next(input [15:0] x);
-        lfsr_next = (x >> 1) ^ ({16{x[0]}} & 16'hB400);
-    endfunction
-
-    function active(input [31:0] mode, input [31:0] c, input [15:0] lfsr);
-        case (mode)
-            1: active = (c % 16) < 5;
-            2: active = lfsr[0];
-            3: active = lfsr[1] & lfsr[0];
-            default: active = 1'b1;
-        endcase
-    endfunction
+    `include "traffic.vh"
 
     // Links a, b, c: items, arrival edges, head and tail counters.
     reg [31:0] a_item [0:QN-1];
