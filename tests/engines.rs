@@ -14,7 +14,7 @@ use chronon_compiler::testing::random_program::random_program;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, RunLimit, Stop};
-use chronon_suite::designs::chr_files;
+use chronon_suite::designs::{chr_files, lower_text};
 
 #[test]
 fn engines_agree_on_random_programs() {
@@ -46,22 +46,7 @@ fn designs() -> Vec<std::path::PathBuf> {
 /// time for at most `max_instants`, and panics with `label` and the instant
 /// if the stop reasons or the state digests ever differ.
 fn assert_engines_agree_per_instant(label: &str, text: &str, max_instants: u64) {
-    let mut sources = SourceMap::new();
-    sources.add(format!("{label}.chr"), text.to_string());
-    let compiled = compile(
-        &mut sources,
-        &CompileOptions {
-            require_top: true,
-            ..CompileOptions::default()
-        },
-    );
-    let Some(design) = compiled.design else {
-        panic!(
-            "{label} does not compile: {:#?}\n{text}",
-            compiled.diagnostics
-        );
-    };
-    let program = Arc::new(lower(&design, &sources).expect("lowers"));
+    let program = Arc::new(lower_text(label, text));
     let mut sims: Vec<Simulator> = [EngineKind::Interp, EngineKind::Jit]
         .into_iter()
         .map(|e| Simulator::new(program.clone(), e).expect("builds"))

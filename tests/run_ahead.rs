@@ -10,29 +10,14 @@
 
 use std::sync::Arc;
 
-use chronon_compiler::lower::lower;
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_compiler::testing::random_design::random_design;
-use chronon_lang::span::SourceMap;
-use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, Picos, RunLimit};
-use chronon_suite::designs::chr_files;
+use chronon_suite::designs::{chr_files, lower_text};
 
 /// The three runs: JIT with run-ahead, JIT without, interpreter.
 fn simulators(label: &str, text: &str) -> Vec<Simulator> {
-    let mut sources = SourceMap::new();
-    sources.add(format!("{label}.chr"), text.to_string());
-    let compiled = compile(
-        &mut sources,
-        &CompileOptions {
-            require_top: true,
-            ..CompileOptions::default()
-        },
-    );
-    let Some(design) = compiled.design else {
-        panic!("{label}: {:#?}\n{text}", compiled.diagnostics);
-    };
-    let program = Arc::new(lower(&design, &sources).expect("lowers"));
+    let program = Arc::new(lower_text(label, text));
     let mut sims: Vec<Simulator> = [EngineKind::Jit, EngineKind::Jit, EngineKind::Interp]
         .into_iter()
         .map(|e| Simulator::new(program.clone(), e).expect("builds"))

@@ -12,6 +12,7 @@ use chronon_compiler::testing::differential::compare_engines_verbose;
 use chronon_compiler::testing::rng::Rng;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
+use chronon_suite::designs::lower_text;
 
 /// A random expression of type `ty` (`width` bits) over the names `vars`.
 fn expr(rng: &mut Rng, ty: &str, width: u32, vars: &[&str], depth: u32) -> String {
@@ -92,22 +93,7 @@ fn vectorized_designs_agree_with_the_interpreter() {
     let mut vectorized = 0;
     for seed in 0..120 {
         let (label, text, n) = design(seed);
-        let mut sources = SourceMap::new();
-        sources.add(format!("{label}.chr"), text.clone());
-        let compiled = compile(
-            &mut sources,
-            &CompileOptions {
-                require_top: true,
-                ..CompileOptions::default()
-            },
-        );
-        let Some(design) = compiled.design else {
-            panic!(
-                "{label} does not compile: {:#?}\n{text}",
-                compiled.diagnostics
-            );
-        };
-        let program = lower(&design, &sources).expect("lowers");
+        let program = lower_text(&label, &text);
         let groups = vector_groups(&program);
         // The element-wise update `a[i] <= ...` alone makes N / 4 groups
         // (N / 2 for 64-bit lanes): from 32 stages on, enough to vectorize.

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use chronon_compiler::run::{RunOptions, run};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
 
 /// The `.chr` files directly under `dir`, sorted by name.
 pub fn chr_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
@@ -50,4 +51,26 @@ pub fn summary_on_both_engines(
         .to_string_lossy()
         .into_owned();
     (name, summaries.swap_remove(0))
+}
+
+/// Compiles `text` as `<label>.chr` (a top system required) and lowers it as
+/// `chronc` does; panics with the diagnostics and the source if it does not
+/// compile.
+pub fn lower_text(label: &str, text: &str) -> chronon_compiler::ir::Program {
+    let mut sources = SourceMap::new();
+    sources.add(format!("{label}.chr"), text.to_string());
+    let compiled = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        },
+    );
+    let Some(design) = compiled.design else {
+        panic!(
+            "{label} does not compile: {:#?}\n{text}",
+            compiled.diagnostics
+        );
+    };
+    chronon_compiler::lower::lower(&design, &sources).expect("lowers")
 }
