@@ -602,9 +602,6 @@ impl Simulation {
         self.core.observe = self.core.fifo_observed || self.core.commits || watch.is_some();
         self.core
             .trace
-            .set_occupancy_changes(&observation.occupancy_changes);
-        self.core
-            .trace
             .set_occupancy_watch(watch.unwrap_or_default(), self.core.fifos.len());
         self.core.sink_stopped = false;
         self.sink = Some(sink);
@@ -655,7 +652,6 @@ impl Simulation {
         self.core.observe = false;
         self.core.fifo_observed = false;
         self.core.commits = false;
-        self.core.trace.set_occupancy_changes(&[]);
         self.core.trace.set_occupancy_watch(Vec::new(), 0);
         self.core
             .fifos
@@ -1852,7 +1848,6 @@ mod observation_tests {
             traces: true,
             fifo: vec![FifoKinds::NONE, some],
             commits: true,
-            occupancy_changes: Vec::new(),
             occupancy_watch: Vec::new(),
         };
         let (selected, got) = run(selective);
@@ -1871,41 +1866,12 @@ mod observation_tests {
         // The transaction ids of the kept events did not depend on the rest.
         assert!(got.iter().any(|l| l.contains("kind: Consume,")));
 
-        // Occupancy changes only, of the registered FIFO: its events whose
-        // occupancy differs from the last one passed on (from 0).
-        let changes = Observation {
-            occupancy_changes: vec![true],
-            ..Observation::everything(2)
-        };
-        let (_, got) = run(changes);
-        let mut last = 0;
-        let expected: Vec<String> = all
-            .iter()
-            .filter(|l| {
-                if !l.starts_with("F ") || !l.contains("fifo: 0,") {
-                    return true;
-                }
-                let occupancy: u32 = l
-                    .split("occupancy: ")
-                    .nth(1)
-                    .and_then(|r| r.trim_end_matches(" }").parse().ok())
-                    .expect("occupancy field");
-                let changed = occupancy != last;
-                last = occupancy;
-                changed
-            })
-            .cloned()
-            .collect();
-        assert_eq!(got, expected);
-        assert!(got.len() < all.len() && got.iter().any(|l| l.contains("fifo: 0,")));
-
         // No FIFO event: the replay loop, with its own commit calls; then
         // commits only and records only.
         let no_fifo = |traces, commits| Observation {
             traces,
             fifo: Vec::new(),
             commits,
-            occupancy_changes: Vec::new(),
             occupancy_watch: Vec::new(),
         };
         let keep = |t: bool, c: bool| -> Vec<String> {

@@ -156,11 +156,6 @@ pub struct Observation {
     /// Whether the sink takes one [`TraceSink::domain_committed`] call per
     /// domain edge.
     pub commits: bool,
-    /// Per FIFO (builder id): pass on only the events whose occupancy
-    /// differs from that of the FIFO's last event passed on (the first
-    /// compared with 0), in the order the sink receives them; a FIFO past
-    /// the end of the list: every event of its kinds.
-    pub occupancy_changes: Vec<bool>,
     /// Per FIFO (by index; a FIFO past the end: no): whether the sink takes
     /// the FIFO's committed occupancy (items written minus items consumed,
     /// both committed) at the end of each instant in which it changed,
@@ -180,7 +175,6 @@ impl Observation {
             traces: true,
             fifo: Vec::new(),
             commits: false,
-            occupancy_changes: Vec::new(),
             occupancy_watch: Vec::new(),
         }
     }
@@ -192,7 +186,6 @@ impl Observation {
             traces: true,
             fifo: vec![FifoKinds::ALL; fifos],
             commits: true,
-            occupancy_changes: Vec::new(),
             occupancy_watch: Vec::new(),
         }
     }
@@ -325,8 +318,6 @@ pub(crate) struct TraceBuffer {
     in_order: bool,
     /// FIFO commit events of the instant, in commit order (time filled in at flush).
     pub(crate) commits: Vec<FifoEvent>,
-    /// FIFOs whose events pass only when their occupancy changes.
-    changes: OccupancyChanges,
     /// FIFOs whose committed occupancy is compared at their sides' edges
     /// instead of observing their events.
     watch: OccupancyWatch,
@@ -341,31 +332,6 @@ struct OccupancyWatch {
     last: Vec<u32>,
 }
 
-/// Per FIFO: whether only occupancy changes are passed on
-/// ([`Observation::occupancy_changes`]), and the occupancy of the last
-/// event passed on.
-#[derive(Debug, Default)]
-struct OccupancyChanges {
-    only: Vec<bool>,
-    last: Vec<u32>,
-}
-
-impl OccupancyChanges {
-    /// Whether `e` goes to the sink (and, if so, it is the FIFO's last).
-    #[inline]
-    fn passes(&mut self, e: &FifoEvent) -> bool {
-        let f = e.fifo as usize;
-        match (self.only.get(f), self.last.get_mut(f)) {
-            (Some(true), Some(last)) => {
-                let changed = *last != e.occupancy;
-                *last = e.occupancy;
-                changed
-            }
-            _ => true,
-        }
-    }
-}
-
 impl TraceBuffer {
     pub(crate) fn new() -> Self {
         TraceBuffer {
@@ -373,7 +339,6 @@ impl TraceBuffer {
             args: Vec::with_capacity(1024),
             in_order: true,
             commits: Vec::new(),
-            changes: OccupancyChanges::default(),
             watch: OccupancyWatch::default(),
         }
     }
@@ -411,15 +376,6 @@ impl TraceBuffer {
                 sink.fifo_occupancy(f, time, occupancy);
             }
         }
-    }
-
-    /// Passes only occupancy changes of the FIFOs `only` names (see
-    /// [`Observation::occupancy_changes`]), from an occupancy of 0.
-    pub(crate) fn set_occupancy_changes(&mut self, only: &[bool]) {
-        self.changes = OccupancyChanges {
-            only: only.to_vec(),
-            last: vec![0; only.len()],
-        };
     }
 
     /// Buffers a record from unit `unit` (path rank `rank`) of `domain`.
@@ -487,11 +443,7 @@ impl TraceBuffer {
                 event,
                 args: &self.args[args.0 as usize..args.1 as usize],
             }),
-            Payload::Fifo(e) => {
-                if self.changes.passes(&e) {
-                    sink.fifo(&FifoEvent { time, ..e });
-                }
-            }
+            Payload::Fifo(e) => sink.fifo(&FifoEvent { time, ..e }),
         }
     }
 
@@ -531,7 +483,7 @@ impl TraceBuffer {
             }
             for i in 0..self.commits.len() {
                 let e = self.commits[i];
-                if e.domain == domain && self.changes.passes(&e) {
+                if e.domain == domain {
                     sink.fifo(&FifoEvent { time, ..e });
                 }
             }

@@ -343,7 +343,6 @@ impl Inner {
             traces: self.trace_wanted,
             fifo,
             commits,
-            occupancy_changes: Vec::new(),
             occupancy_watch,
         }
     }
