@@ -398,6 +398,49 @@ impl CdcFifo {
         }
     }
 
+    /// [`CdcFifo::commit`] of an instant where only the writer has an edge,
+    /// without the generic branches (the lean loop knows the sides).
+    #[inline]
+    pub(crate) fn commit_writer(&mut self) {
+        let (depth, mask) = (self.depth, self.pointer_mask);
+        // SAFETY: as in `commit`.
+        let s = unsafe { &mut *self.state.as_ptr() };
+        let tail = self.read_sync.shift(s.read_ptr);
+        s.write_ptr = (s.write_ptr + u32::from(s.write_pending)) & mask;
+        s.write_pending = 0;
+        s.full = u8::from((s.write_ptr.wrapping_sub(tail) & mask) == depth);
+    }
+
+    /// [`CdcFifo::commit`] of an instant where only the reader has an edge.
+    #[inline]
+    pub(crate) fn commit_reader(&mut self) {
+        let mask = self.pointer_mask;
+        // SAFETY: as in `commit`.
+        let s = unsafe { &mut *self.state.as_ptr() };
+        let tail = self.write_sync.shift(s.write_ptr);
+        if s.read_pending != 0 {
+            if s.fwft == 0 {
+                let at = (s.read_ptr & s.slot_mask) as usize * self.width;
+                // SAFETY: as in `commit`: `storage` and `output` are separate
+                // allocations of `depth * width` and `width` words.
+                unsafe {
+                    if self.width == 1 {
+                        *s.output = *s.storage.add(at);
+                    } else {
+                        std::ptr::copy_nonoverlapping(s.storage.add(at), s.output, self.width);
+                    }
+                }
+                s.output_valid = 1;
+            }
+            s.read_ptr = (s.read_ptr + 1) & mask;
+            s.read_pending = 0;
+        } else if s.taken != 0 {
+            s.output_valid = 0;
+        }
+        s.taken = 0;
+        s.empty = u8::from(tail == s.read_ptr);
+    }
+
     /// Commits one instant: `writer_edge`/`reader_edge` say which sides have an edge.
     #[inline]
     pub(crate) fn commit(&mut self, writer_edge: bool, reader_edge: bool) {

@@ -18,6 +18,8 @@ use crate::tick::{Tick, TickCtx};
 use crate::time::{Clock, Picos, TimeError};
 use crate::trace::{Timestamp, TraceBuffer, TraceSink};
 
+mod lean;
+
 /// Per-unit layout and names.
 #[derive(Debug)]
 pub(crate) struct UnitMeta {
@@ -310,6 +312,11 @@ pub struct Simulation {
     fifo_program: Option<FifoProgram>,
     /// Set with pattern mode: the replay loop of [`Simulation::replay`].
     instant_program: Option<InstantProgram>,
+    /// Set with pattern mode: the lean loop of runs without a sink
+    /// ([`Simulation::replay_lean`]).
+    lean: Option<lean::LeanProgram>,
+    /// Switched by [`Simulation::set_lean_loop`].
+    lean_enabled: bool,
     clusters: Vec<Cluster>,
     sink: Option<Box<dyn TraceSink>>,
     instants: u64,
@@ -490,6 +497,7 @@ impl Simulation {
         }
         let fifo_program = FifoProgram::build(&calendar, &plans, &fifos);
         let instant_program = InstantProgram::build(&calendar, &plans);
+        let lean = lean::LeanProgram::build(&calendar, &plans, &fifos);
         let any_extras = plans.iter().any(|p| p.extras);
         let ahead = {
             let runs = |d: &u32| !plans[*d as usize].runners.is_empty();
@@ -563,6 +571,8 @@ impl Simulation {
             metas,
             fifo_program,
             instant_program,
+            lean,
+            lean_enabled: std::env::var_os("CHRONON_NO_LEAN_LOOP").is_none(),
             clusters: schedule.clusters,
             sink: None,
             instants: 0,
@@ -577,6 +587,15 @@ impl Simulation {
     /// with the same result (for tests and measurements).
     pub fn set_run_ahead(&mut self, on: bool) {
         self.ahead.enabled = on;
+    }
+
+    /// Turns the lean loop on (the default, unless the environment variable
+    /// `CHRONON_NO_LEAN_LOOP` was set when the design was built) or off.
+    /// On, runs without a trace sink replay pattern-mode instants through
+    /// a precomputed per-position program; off, through the general replay
+    /// loop; the result is the same (for tests and measurements).
+    pub fn set_lean_loop(&mut self, on: bool) {
+        self.lean_enabled = on;
     }
 
     /// Whether [`Simulation::run`] would run ahead now: it is on, no channel
@@ -819,7 +838,12 @@ impl Simulation {
             && (self.core.fifos.is_empty() || self.fifo_program.is_some());
         loop {
             if replayable {
-                match self.replay(last_tick) {
+                let end = if self.lean_ready() {
+                    self.replay_lean(last_tick)
+                } else {
+                    self.replay(last_tick)
+                };
+                match end {
                     ReplayEnd::Limit => return Stop::LimitReached,
                     ReplayEnd::Stop => return self.requested_stop(),
                     ReplayEnd::Fallback => {}
