@@ -87,6 +87,14 @@ pub(super) struct Inner {
     fifo_kind_kept: [bool; 9],
     /// FIFO events: kept when the writer or the reader unit is kept.
     fifo_kept: Vec<bool>,
+    /// Per FIFO: the kinds (bit `kind as u16`) whose events are kept, 0
+    /// for a FIFO not kept: one load and one bit test per event instead of
+    /// two bounds-checked lookups.
+    fifo_kinds: Vec<u16>,
+    /// Whether the filter has a time window (else no time is compared).
+    windowed: bool,
+    /// Which recorders take which records.
+    takers: Takers,
     /// Per domain: `(schema counter, slot)` of kept counters.
     counters: Vec<Vec<(u32, u32)>>,
     interval: u64,
@@ -98,11 +106,77 @@ pub(super) struct Inner {
     signals: Vec<Vec<SignalRun>>,
     /// Last dumped value per state slot (only dumped slots are used).
     shadow: Vec<u64>,
-    /// Changes found at a commit, kept to reuse its memory.
+    /// The initial values' changes (see [`Inner::initial_signals`]).
     changes: Vec<(u32, u64)>,
     /// Per domain: [`EVERY_EDGE`] with tick slices or dumped registers,
     /// else [`COUNTERS`] with counters, else 0 (see [`Inner::commit_due`]).
     edge_work: Vec<u8>,
+}
+
+/// Indices into [`Inner::recorders`] of the recorders that take each kind
+/// of record, known when the recording starts: a record goes straight to
+/// its takers instead of asking every recorder's interest per record.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Takers {
+    trace: Vec<usize>,
+    /// Recorders that take every FIFO event (text, Perfetto).
+    fifo_events: Vec<usize>,
+    /// Recorders that take a FIFO's occupancy only (VCD).
+    occupancy: Vec<usize>,
+    counter: Vec<usize>,
+    tick: Vec<usize>,
+    signal: Vec<usize>,
+}
+
+impl Takers {
+    fn of(recorders: &[BufferedRecorder]) -> Takers {
+        let mut t = Takers::default();
+        for (i, r) in recorders.iter().enumerate() {
+            let interest = r.interest();
+            let lists = [
+                (interest.trace, &mut t.trace),
+                (
+                    matches!(interest.fifo, FifoInterest::All),
+                    &mut t.fifo_events,
+                ),
+                (
+                    matches!(interest.fifo, FifoInterest::Occupancy(_)),
+                    &mut t.occupancy,
+                ),
+                (interest.counter, &mut t.counter),
+                (interest.tick, &mut t.tick),
+                (interest.signal, &mut t.signal),
+            ];
+            for (takes, list) in lists {
+                if takes {
+                    list.push(i);
+                }
+            }
+        }
+        t
+    }
+}
+
+/// Hands a record to the recorders `takers` names; the first error stops
+/// recording (later records are not queued).
+#[inline(always)]
+fn feed(
+    recorders: &mut [BufferedRecorder],
+    takers: &[usize],
+    error: &mut Option<RecordError>,
+    mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
+) {
+    if error.is_some() {
+        return;
+    }
+    for &i in takers {
+        if let Some(r) = recorders.get_mut(i)
+            && let Err(e) = f(r)
+        {
+            *error = Some(e);
+            return;
+        }
+    }
 }
 
 /// [`Inner::edge_work`]: the domain has work at every edge.
@@ -156,7 +230,7 @@ impl Inner {
             .map(|t| filter.keeps_event(&t.name))
             .collect();
         let fifo_kind_kept = FifoEventKind::ALL.map(|k| filter.keeps_event(k.name()));
-        let fifo_kept = program
+        let fifo_kept: Vec<bool> = program
             .fifos
             .iter()
             .map(|f| {
@@ -164,6 +238,15 @@ impl Inner {
                 unit_kept[unit(f.from)] || unit_kept[unit(f.to)]
             })
             .collect();
+        let kept_kinds = FifoEventKind::ALL
+            .iter()
+            .filter(|&&k| fifo_kind_kept[k as usize])
+            .fold(0u16, |bits, &k| bits | 1 << k as u16);
+        let fifo_kinds = fifo_kept
+            .iter()
+            .map(|&kept| if kept { kept_kinds } else { 0 })
+            .collect();
+        let windowed = filter.from.is_some() || filter.to.is_some();
         let mut counters = vec![Vec::new(); domains];
         if options.counters.is_some() || options.trace_dir.is_some() || options.perfetto.is_some() {
             for (i, c) in schema.counters.iter().enumerate() {
@@ -196,6 +279,7 @@ impl Inner {
         }
         let slots = state.read(<[u64]>::len);
         let trace_wanted = recorders.iter().any(|r| r.interest().trace);
+        let takers = Takers::of(&recorders);
         let fifo_takers = FifoTakers::of(
             recorders.iter().map(|r| &r.interest().fifo),
             program.fifos.len(),
@@ -224,6 +308,9 @@ impl Inner {
             event_kept,
             fifo_kind_kept,
             fifo_kept,
+            fifo_kinds,
+            windowed,
+            takers,
             counters,
             interval: options.counter_interval.max(1),
             tick_units,
@@ -239,43 +326,12 @@ impl Inner {
         Time::new(t.ticks, self.ticks_per_ps).unwrap_or(Time::ZERO)
     }
 
-    /// Hands a record to every writer; the first error stops recording.
-    #[inline]
-    fn each(&mut self, mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>) {
-        if self.error.is_some() {
-            return;
-        }
-        for r in &mut self.recorders {
-            if let Err(e) = f(r) {
-                self.error = Some(e);
-                return;
-            }
-        }
-    }
-
-    /// Hands a FIFO record to every writer that takes FIFO events
-    /// (`events`) or, else, dumped occupancy; the first error stops
-    /// recording.
-    #[inline]
-    fn each_fifo_taker(
-        &mut self,
-        events: bool,
-        mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
-    ) {
-        if self.error.is_some() {
-            return;
-        }
-        for r in &mut self.recorders {
-            let takes = match r.interest().fifo {
-                FifoInterest::None => false,
-                FifoInterest::All => events,
-                FifoInterest::Occupancy(_) => !events,
-            };
-            if takes && let Err(e) = f(r) {
-                self.error = Some(e);
-                return;
-            }
-        }
+    /// `t` as a [`Time`] when the filter's time window keeps it (no
+    /// comparison without a window).
+    #[inline(always)]
+    fn window(&self, t: Timestamp) -> Option<Time> {
+        let time = self.time(t);
+        (!self.windowed || self.filter.keeps_time(time)).then_some(time)
     }
 
     /// Dumps every selected register's initial value at time 0.
@@ -300,9 +356,15 @@ impl Inner {
 
     /// Hands the collected signal changes to the writers.
     fn emit_changes(&mut self, time: Time) {
-        for i in 0..self.changes.len() {
-            let (signal, value) = self.changes[i];
-            self.each(|r| {
+        let Inner {
+            changes,
+            recorders,
+            takers,
+            error,
+            ..
+        } = self;
+        for &(signal, value) in changes.iter() {
+            feed(recorders, &takers.signal, error, |r| {
                 r.signal(&SignalRecord {
                     signal,
                     time,
@@ -369,12 +431,17 @@ impl Inner {
     fn committed(&mut self, domain: u32, cycle: u64, time: Time) {
         let d = domain as usize;
         if self.counters_due(d, cycle) {
-            // A borrow per counter measured fewer instructions than one
-            // borrow around the loop (whose closure is not inlined).
-            for i in 0..self.counters[d].len() {
-                let (counter, slot) = self.counters[d][i];
-                let value = self.state.read(|s| s[slot as usize]) as i64;
-                self.each(|r| {
+            let Inner {
+                state,
+                counters,
+                recorders,
+                takers,
+                error,
+                ..
+            } = self;
+            for &(counter, slot) in &counters[d] {
+                let value = state.read(|s| s[slot as usize]) as i64;
+                feed(recorders, &takers.counter, error, |r| {
                     r.counter(&CounterRecord {
                         counter,
                         cycle,
@@ -384,38 +451,53 @@ impl Inner {
                 });
             }
         }
-        for i in 0..self.tick_units[d].len() {
-            let unit = self.tick_units[d][i];
-            self.each(|r| r.tick(&TickRecord { unit, cycle, time }));
+        let Inner {
+            tick_units,
+            recorders,
+            takers,
+            error,
+            ..
+        } = self;
+        for &unit in &tick_units[d] {
+            feed(recorders, &takers.tick, error, |r| {
+                r.tick(&TickRecord { unit, cycle, time })
+            });
         }
         if self.signals[d].is_empty() {
             return;
         }
-        // One borrow of the state per domain edge; a run that did not
-        // change costs one slice comparison.
+        // One borrow of the state per domain edge; a change goes to the
+        // writers as it is found (no list of changes in between).
         let Inner {
             state,
             signals,
             shadow,
-            changes,
+            recorders,
+            takers,
+            error,
             ..
         } = self;
-        changes.clear();
         state.read(|state| {
             for run in &signals[d] {
                 let slots = run.slot as usize..(run.slot + run.len) as usize;
                 let (now, last) = (&state[slots.clone()], &mut shadow[slots]);
                 // A word loop, not `now != last`: runs are a few words, and
                 // the slice comparison is a `memcmp` call per run.
-                for (k, (&v, l)) in now.iter().zip(last.iter_mut()).enumerate() {
-                    if v != *l {
-                        *l = v;
-                        changes.push((run.signal + k as u32, v));
+                for (k, (&value, l)) in now.iter().zip(last.iter_mut()).enumerate() {
+                    if value != *l {
+                        *l = value;
+                        let signal = run.signal + k as u32;
+                        feed(recorders, &takers.signal, error, |r| {
+                            r.signal(&SignalRecord {
+                                signal,
+                                time,
+                                value,
+                            })
+                        });
                     }
                 }
             }
         });
-        self.emit_changes(time);
     }
 }
 
@@ -442,25 +524,32 @@ impl RecordingSink {
 
 impl TraceSink for RecordingSink {
     fn record(&mut self, r: &chronon_runtime::TraceRecord<'_>) {
-        let mut inner = self.inner.borrow_mut();
-        if !inner.trace_wanted {
+        let mut guard = self.inner.borrow_mut();
+        let inner = &mut *guard;
+        if !inner.trace_wanted
+            || !inner.unit_kept[r.unit as usize]
+            || !inner.event_kept[r.event as usize]
+        {
             return;
         }
-        let time = inner.time(r.time);
-        let kept = inner.unit_kept[r.unit as usize]
-            && inner.event_kept[r.event as usize]
-            && inner.filter.keeps_time(time);
-        if kept {
-            let record = TraceRecord {
-                domain: r.domain,
-                cycle: r.cycle,
-                time,
-                unit: r.unit,
-                event: r.event,
-                args: r.args,
-            };
-            inner.each(|w| w.trace(&record));
-        }
+        let Some(time) = inner.window(r.time) else {
+            return;
+        };
+        let record = TraceRecord {
+            domain: r.domain,
+            cycle: r.cycle,
+            time,
+            unit: r.unit,
+            event: r.event,
+            args: r.args,
+        };
+        let Inner {
+            recorders,
+            takers,
+            error,
+            ..
+        } = inner;
+        feed(recorders, &takers.trace, error, |w| w.trace(&record));
     }
 
     fn observes_commits(&self) -> bool {
@@ -481,46 +570,59 @@ impl TraceSink for RecordingSink {
         let mut guard = self.inner.borrow_mut();
         let inner = &mut *guard;
         let kind = kind(e.kind);
-        let f = e.fifo as usize;
-        if !inner.fifo_kept[f] || !inner.fifo_kind_kept[kind as usize] {
+        let kinds = inner.fifo_kinds.get(e.fifo as usize).copied().unwrap_or(0);
+        if kinds & 1 << kind as u16 == 0 {
             return;
         }
-        let time = inner.time(e.time);
-        if inner.filter.keeps_time(time) {
-            let record = FifoRecord {
-                fifo: e.fifo,
-                kind,
-                cycle: e.cycle,
-                time,
-                unit: e.unit,
-                txn: e.txn,
-                occupancy: e.occupancy,
-            };
-            inner.each_fifo_taker(true, |w| w.fifo(&record));
-        }
+        let Some(time) = inner.window(e.time) else {
+            return;
+        };
+        let record = FifoRecord {
+            fifo: e.fifo,
+            kind,
+            cycle: e.cycle,
+            time,
+            unit: e.unit,
+            txn: e.txn,
+            occupancy: e.occupancy,
+        };
+        let Inner {
+            recorders,
+            takers,
+            error,
+            ..
+        } = inner;
+        feed(recorders, &takers.fifo_events, error, |w| w.fifo(&record));
     }
 
     /// A dumped FIFO's committed occupancy at the end of an instant, for
     /// the occupancy writers only: they see the occupancy as a signal,
     /// never an event (kind, cycle, unit and transaction unused).
     fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
-        let mut inner = self.inner.borrow_mut();
+        let mut guard = self.inner.borrow_mut();
+        let inner = &mut *guard;
         if !inner.fifo_kept.get(fifo as usize).copied().unwrap_or(false) {
             return;
         }
-        let time = inner.time(time);
-        if inner.filter.keeps_time(time) {
-            let record = FifoRecord {
-                fifo,
-                kind: FifoEventKind::Write,
-                cycle: 0,
-                time,
-                unit: 0,
-                txn: 0,
-                occupancy,
-            };
-            inner.each_fifo_taker(false, |w| w.fifo(&record));
-        }
+        let Some(time) = inner.window(time) else {
+            return;
+        };
+        let record = FifoRecord {
+            fifo,
+            kind: FifoEventKind::Write,
+            cycle: 0,
+            time,
+            unit: 0,
+            txn: 0,
+            occupancy,
+        };
+        let Inner {
+            recorders,
+            takers,
+            error,
+            ..
+        } = inner;
+        feed(recorders, &takers.occupancy, error, |w| w.fifo(&record));
     }
 
     fn domain_committed(&mut self, domain: u32, cycle: u64, time: Timestamp) {
@@ -529,8 +631,7 @@ impl TraceSink for RecordingSink {
             // Nothing to sample at this edge: no time conversion.
             return;
         }
-        let time = inner.time(time);
-        if inner.filter.keeps_time(time) {
+        if let Some(time) = inner.window(time) {
             inner.committed(domain, cycle, time);
         }
     }
