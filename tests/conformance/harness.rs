@@ -37,7 +37,7 @@ pub fn file_record(logs: &mut Logs, line: &str) {
 pub struct Scratch(pub PathBuf);
 
 impl Scratch {
-    fn new(tag: &str) -> Scratch {
+    pub fn new(tag: &str) -> Scratch {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let dir = std::env::temp_dir().join(format!(

@@ -1,0 +1,1348 @@
+//! Expression semantics against Icarus Verilog on random well-typed
+//! programs.
+//!
+//! Each case is a generated design of several units, each with registers of
+//! random widths (1 to 64) and signedness, a register array reached by
+//! run-time indices, a struct register and a 64-bit xorshift stimulus
+//! register. Every tick computes random expressions (wrapping `+ - *`,
+//! RISC-V division and remainder with zero and overflowing divisors,
+//! shifts by amounts below, at and far above the width, comparisons,
+//! casts that truncate or extend, bitwise and logical operators, `if`
+//! chains and `match`), writes registers (some twice: the last write wins)
+//! and traces what it computed. The Verilog twin is produced from the same
+//! syntax tree by the translator below, written from docs/language.md and
+//! not from Chronon's code: every subexpression goes into a temporary of the
+//! exact width and signedness of its Chronon type, so Verilog's
+//! context-dependent sizing never applies, and division, remainder and
+//! signed shifts are spelled out. The Chronon text is printed with the
+//! fewest parentheses the precedence table of docs/language.md allows, so
+//! the parser is checked against that table too.
+//!
+//! `CHRONON_EXPR_CASES=N` and `CHRONON_EXPR_SEED=S` run other or more
+//! designs (a local soak); the default is a fixed seed set sized for CI.
+
+#[allow(dead_code)]
+#[path = "conformance/harness.rs"]
+mod harness;
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use chronon_compiler::run::{RunError, RunOptions, StopAt, run};
+use chronon_compiler::simulate::EngineKind;
+use chronon_lang::span::SourceMap;
+use chronon_runtime::Picos;
+use harness::*;
+
+/// A scalar Chronon type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Ty {
+    Bool,
+    U(u32),
+    I(u32),
+}
+
+impl Ty {
+    fn width(self) -> u32 {
+        match self {
+            Ty::Bool => 1,
+            Ty::U(w) | Ty::I(w) => w,
+        }
+    }
+
+    fn signed(self) -> bool {
+        matches!(self, Ty::I(_))
+    }
+
+    fn mask(self) -> u64 {
+        let w = self.width();
+        if w == 64 { u64::MAX } else { (1 << w) - 1 }
+    }
+
+    /// The bits of the signed minimum (the sign bit alone).
+    fn min_bits(self) -> u64 {
+        1 << (self.width() - 1)
+    }
+
+    fn chr(self) -> String {
+        match self {
+            Ty::Bool => "bool".into(),
+            Ty::U(w) => format!("u{w}"),
+            Ty::I(w) => format!("i{w}"),
+        }
+    }
+
+    /// A Verilog declaration of a variable of this type (unsigned bits, or
+    /// `signed` so that comparison, division and `>>>` are signed).
+    fn verilog(self, name: &str) -> String {
+        match self {
+            Ty::Bool => format!("reg {name};"),
+            Ty::U(w) => format!("reg [{}:0] {name};", w - 1),
+            Ty::I(w) => format!("reg signed [{}:0] {name};", w - 1),
+        }
+    }
+
+    /// A Verilog constant of these bits, unsigned and of the exact width:
+    /// assigned to a variable of the type it keeps its bits, and compared
+    /// with one (`==`) it compares bits.
+    fn vconst(self, bits: u64) -> String {
+        format!("{}'h{:x}", self.width(), bits & self.mask())
+    }
+}
+
+/// The seeded generator.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        splitmix(&mut self.0) % n
+    }
+
+    fn one_in(&mut self, n: u64) -> bool {
+        self.below(n) == 0
+    }
+
+    fn bits(&mut self) -> u64 {
+        splitmix(&mut self.0)
+    }
+
+    /// A width, biased to the ends of the range and to byte boundaries.
+    fn width(&mut self) -> u32 {
+        const EDGES: [u32; 14] = [1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64];
+        if self.one_in(2) {
+            EDGES[self.below(EDGES.len() as u64) as usize]
+        } else {
+            1 + self.below(64) as u32
+        }
+    }
+
+    fn int_ty(&mut self) -> Ty {
+        let w = self.width();
+        if self.one_in(2) { Ty::U(w) } else { Ty::I(w) }
+    }
+
+    /// Bits of a value of `ty` that is often a corner (0, 1, all ones,
+    /// the signed minimum and maximum).
+    fn value(&mut self, ty: Ty) -> u64 {
+        let bits = match self.below(8) {
+            0 => 0,
+            1 => 1,
+            2 => u64::MAX,
+            3 => ty.min_bits(),
+            4 => ty.min_bits().wrapping_sub(1),
+            5 => self.below(8),
+            _ => self.bits(),
+        };
+        bits & ty.mask()
+    }
+}
+
+/// An expression, typed.
+#[derive(Clone, Debug)]
+enum E {
+    /// A literal: its bits and whether it is written without a suffix
+    /// (typed by its context).
+    Lit {
+        ty: Ty,
+        bits: u64,
+        bare: bool,
+    },
+    /// A local, a register or a struct field: its Chronon and Verilog names.
+    Var {
+        ty: Ty,
+        chr: String,
+        v: String,
+    },
+    /// An element of a register array at a run-time index (always in
+    /// range: out-of-range indices fault, which `fault` tests elsewhere
+    /// pin).
+    Index {
+        ty: Ty,
+        chr: String,
+        v: String,
+        idx: Box<E>,
+    },
+    Un {
+        op: &'static str,
+        e: Box<E>,
+        ty: Ty,
+    },
+    Bin {
+        op: &'static str,
+        l: Box<E>,
+        r: Box<E>,
+        ty: Ty,
+    },
+    Cast {
+        e: Box<E>,
+        ty: Ty,
+    },
+}
+
+impl E {
+    fn ty(&self) -> Ty {
+        match self {
+            E::Lit { ty, .. }
+            | E::Var { ty, .. }
+            | E::Index { ty, .. }
+            | E::Un { ty, .. }
+            | E::Bin { ty, .. }
+            | E::Cast { ty, .. } => *ty,
+        }
+    }
+
+    /// Binding strength in docs/language.md's table (loosest 1).
+    fn prec(&self) -> u32 {
+        match self {
+            E::Lit { .. } | E::Var { .. } | E::Index { .. } => 12,
+            E::Un { .. } => 11,
+            E::Cast { .. } => 10,
+            E::Bin { op, .. } => bin_prec(op),
+        }
+    }
+}
+
+fn bin_prec(op: &str) -> u32 {
+    match op {
+        "||" => 1,
+        "&&" => 2,
+        "==" | "!=" | "<" | "<=" | ">" | ">=" => 3,
+        "|" => 4,
+        "^" => 5,
+        "&" => 6,
+        "<<" | ">>" => 7,
+        "+" | "-" => 8,
+        "*" | "/" | "%" => 9,
+        _ => unreachable!("operator {op}"),
+    }
+}
+
+/// The Chronon text of a literal.
+fn chr_lit(ty: Ty, bits: u64, bare: bool, hex: bool) -> String {
+    let (digits, suffix) = match ty {
+        Ty::Bool => return if bits != 0 { "true" } else { "false" }.into(),
+        Ty::U(w) if hex => (format!("0x{bits:X}"), format!("u{w}")),
+        Ty::U(w) => (bits.to_string(), format!("u{w}")),
+        Ty::I(w) => {
+            let shift = 64 - w;
+            let value = ((bits << shift) as i64) >> shift;
+            (value.to_string(), format!("i{w}"))
+        }
+    };
+    if bare { digits } else { digits + &suffix }
+}
+
+/// Chronon text with the fewest parentheses the precedence table allows
+/// (plus a few redundant ones, which must not matter).
+fn chr(e: &E, rng: &mut Rng) -> String {
+    let text = match e {
+        E::Lit { ty, bits, bare } => chr_lit(*ty, *bits, *bare, rng.one_in(3)),
+        E::Var { chr, .. } => chr.clone(),
+        E::Index { chr: name, idx, .. } => format!("{name}[{}]", self::chr(idx, rng)),
+        E::Un { op, e: inner, .. } => {
+            let s = chr(inner, rng);
+            // `-5u8` would be the literal -5 (docs/language.md: a `-`
+            // directly before a literal is part of it).
+            if inner.prec() < 11 || matches!(**inner, E::Lit { .. }) {
+                format!("{op}({s})")
+            } else {
+                format!("{op}{s}")
+            }
+        }
+        E::Cast { e: inner, ty } => {
+            let s = chr(inner, rng);
+            if inner.prec() < 10 {
+                format!("({s}) as {}", ty.chr())
+            } else {
+                format!("{s} as {}", ty.chr())
+            }
+        }
+        E::Bin { op, l, r, .. } => {
+            let p = bin_prec(op);
+            // Left-associative; comparisons do not chain at all.
+            let lp = if p == 3 { l.prec() <= 3 } else { l.prec() < p };
+            let ls = chr(l, rng);
+            let rs = chr(r, rng);
+            let ls = if lp { format!("({ls})") } else { ls };
+            let rs = if r.prec() <= p { format!("({rs})") } else { rs };
+            format!("{ls} {op} {rs}")
+        }
+    };
+    if e.prec() < 12 && rng.one_in(12) {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// The Verilog translation of one unit: declarations and statements, with
+/// names prefixed by the unit's.
+struct Verilog {
+    prefix: String,
+    decls: Vec<String>,
+    next: usize,
+}
+
+impl Verilog {
+    fn temp(&mut self, ty: Ty) -> String {
+        let name = format!("{}_t{}", self.prefix, self.next);
+        self.next += 1;
+        self.decls.push(ty.verilog(&name));
+        name
+    }
+
+    /// Emits the statements that compute `e` into `out`; the name that
+    /// holds its value.
+    fn expr(&mut self, e: &E, out: &mut String) -> String {
+        match e {
+            E::Lit { ty, bits, .. } => {
+                let t = self.temp(*ty);
+                let _ = writeln!(out, "{t} = {};", ty.vconst(*bits));
+                t
+            }
+            E::Var { v, .. } => v.clone(),
+            E::Index { ty, v, idx, .. } => {
+                let i = self.expr(idx, out);
+                let t = self.temp(*ty);
+                let _ = writeln!(out, "{t} = {v}[{i}];");
+                t
+            }
+            E::Un { op, e: inner, ty } => {
+                let a = self.expr(inner, out);
+                let t = self.temp(*ty);
+                let _ = writeln!(out, "{t} = {op}{a};");
+                t
+            }
+            E::Cast { e: inner, ty } => {
+                // Assignment truncates, or extends by the source's
+                // signedness (a bool is an unsigned bit).
+                let a = self.expr(inner, out);
+                let t = self.temp(*ty);
+                let _ = writeln!(out, "{t} = {a};");
+                t
+            }
+            E::Bin { op, l, r, ty } => {
+                let a = self.expr(l, out);
+                let b = self.expr(r, out);
+                let t = self.temp(*ty);
+                let lt = l.ty();
+                match *op {
+                    // RISC-V: x / 0 is all ones, x % 0 is x, MIN / -1 is
+                    // MIN with remainder 0 (Verilog gives x for the first
+                    // two).
+                    "/" | "%" => {
+                        let zero = lt.vconst(0);
+                        let ones = lt.vconst(u64::MAX);
+                        let (by_zero, overflow) = if *op == "/" {
+                            (ones.clone(), a.clone())
+                        } else {
+                            (a.clone(), zero.clone())
+                        };
+                        let _ = write!(out, "if ({b} == {zero}) {t} = {by_zero}; else ");
+                        if lt.signed() {
+                            let min = lt.vconst(lt.min_bits());
+                            let _ = write!(
+                                out,
+                                "if ({a} == {min} && {b} == {ones}) {t} = {overflow}; else "
+                            );
+                        }
+                        let _ = writeln!(out, "{t} = {a} {op} {b};");
+                    }
+                    // Logical on unsigned, arithmetic on signed; Verilog
+                    // shifts by the width or more give 0 (or the sign).
+                    ">>" if lt.signed() => {
+                        let _ = writeln!(out, "{t} = {a} >>> {b};");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "{t} = {a} {op} {b};");
+                    }
+                }
+                t
+            }
+        }
+    }
+}
+
+/// A variable an expression may read: its type and its Chronon and Verilog
+/// names.
+#[derive(Clone, Debug)]
+struct Var {
+    ty: Ty,
+    chr: String,
+    v: String,
+}
+
+/// A register array of the unit: element type, names and length.
+#[derive(Clone, Debug)]
+struct Array {
+    ty: Ty,
+    chr: String,
+    v: String,
+    len: u64,
+}
+
+/// Generates one unit: its Chronon text and its Verilog twin side by side.
+struct UnitGen<'a> {
+    rng: &'a mut Rng,
+    /// Readable variables (registers, struct fields, the stimulus, the
+    /// locals declared so far).
+    vars: Vec<Var>,
+    /// Registers and struct fields (written with `<=`).
+    regs: Vec<Var>,
+    locals: Vec<Var>,
+    array: Array,
+    /// The struct's name and fields (names and Verilog names).
+    fields: Vec<Var>,
+    strukt: String,
+    v: Verilog,
+    traces: usize,
+    /// The Verilog clock and cycle names, for `$display`.
+    clock: String,
+}
+
+impl UnitGen<'_> {
+    fn var_of(&mut self, ty: Ty) -> Option<E> {
+        let of: Vec<&Var> = self.vars.iter().filter(|v| v.ty == ty).collect();
+        if of.is_empty() {
+            return None;
+        }
+        let v = of[self.rng.below(of.len() as u64) as usize];
+        Some(E::Var {
+            ty,
+            chr: v.chr.clone(),
+            v: v.v.clone(),
+        })
+    }
+
+    fn any_var(&mut self) -> E {
+        let v = &self.vars[self.rng.below(self.vars.len() as u64) as usize];
+        E::Var {
+            ty: v.ty,
+            chr: v.chr.clone(),
+            v: v.v.clone(),
+        }
+    }
+
+    fn lit(&mut self, ty: Ty, bare: bool) -> E {
+        let bits = self.rng.value(ty);
+        E::Lit { ty, bits, bare }
+    }
+
+    fn leaf(&mut self, ty: Ty, bare_ok: bool) -> E {
+        let from = match self.rng.below(10) {
+            0..=3 => {
+                if let Some(e) = self.var_of(ty) {
+                    return e;
+                }
+                self.any_var()
+            }
+            4 | 5 => {
+                let bare = bare_ok && self.rng.one_in(2);
+                return self.lit(ty, bare);
+            }
+            // Fresh stimulus: some bits of `x`, which changes every edge.
+            6 | 7 => {
+                let at = self.rng.below(64);
+                let x = self.vars.iter().find(|v| v.chr == "x").map(var_expr);
+                E::Bin {
+                    op: ">>",
+                    l: Box::new(x.expect("the stimulus register")),
+                    r: Box::new(E::Lit {
+                        ty: Ty::U(32),
+                        bits: at,
+                        bare: true,
+                    }),
+                    ty: Ty::U(64),
+                }
+            }
+            _ => self.any_var(),
+        };
+        if ty == Ty::Bool {
+            let fty = from.ty();
+            if fty == Ty::Bool {
+                return from;
+            }
+            // A bool from an integer: `x as bool` is not allowed.
+            let r = self.lit(fty, true);
+            return E::Bin {
+                op: if self.rng.one_in(2) { "!=" } else { "<" },
+                l: Box::new(from),
+                r: Box::new(r),
+                ty: Ty::Bool,
+            };
+        }
+        E::Cast {
+            e: Box::new(from),
+            ty,
+        }
+    }
+
+    /// A random expression of type `ty`; `bare_ok`: the context types an
+    /// unsuffixed literal.
+    fn expr(&mut self, ty: Ty, depth: u32, bare_ok: bool) -> E {
+        if depth == 0 || self.rng.one_in(5) {
+            return self.leaf(ty, bare_ok);
+        }
+        if ty == Ty::Bool {
+            return self.bool_expr(depth);
+        }
+        let d = depth - 1;
+        match self.rng.below(11) {
+            0..=3 => {
+                const OPS: [&str; 8] = ["+", "-", "*", "/", "%", "&", "|", "^"];
+                let op = OPS[self.rng.below(8) as usize];
+                let l = self.expr(ty, d, false);
+                let r = if (op == "/" || op == "%") && self.rng.one_in(2) {
+                    self.divisor(ty)
+                } else {
+                    self.expr(ty, d, true)
+                };
+                E::Bin {
+                    op,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    ty,
+                }
+            }
+            4 | 5 => {
+                let op = if self.rng.one_in(2) { "<<" } else { ">>" };
+                let l = self.expr(ty, d, false);
+                let r = self.shift_amount(ty, d);
+                E::Bin {
+                    op,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    ty,
+                }
+            }
+            6 => {
+                let e = self.expr(ty, d, false);
+                // A minus before a literal, even parenthesized, is part of
+                // it (`-(5u8)` is the literal -5, which no unsigned type
+                // holds: docs/language.md, `a_minus_before_a_literal_is_part_of_it`).
+                let folds = matches!(e, E::Lit { .. }) && !ty.signed();
+                let op = if self.rng.one_in(2) && !folds {
+                    "-"
+                } else {
+                    "~"
+                };
+                E::Un {
+                    op,
+                    e: Box::new(e),
+                    ty,
+                }
+            }
+            7 | 8 => {
+                let from = if self.rng.one_in(6) {
+                    Ty::Bool
+                } else if self.rng.one_in(2) {
+                    // Same width, other signedness: a reinterpretation.
+                    match ty {
+                        Ty::U(w) => Ty::I(w),
+                        _ => Ty::U(ty.width()),
+                    }
+                } else {
+                    self.rng.int_ty()
+                };
+                E::Cast {
+                    e: Box::new(self.expr(from, d, false)),
+                    ty,
+                }
+            }
+            _ => {
+                if self.array.ty == ty {
+                    self.element(d)
+                } else {
+                    let l = self.expr(ty, d, false);
+                    let r = self.expr(ty, d, true);
+                    E::Bin {
+                        op: "+",
+                        l: Box::new(l),
+                        r: Box::new(r),
+                        ty,
+                    }
+                }
+            }
+        }
+    }
+
+    fn bool_expr(&mut self, depth: u32) -> E {
+        let d = depth - 1;
+        match self.rng.below(6) {
+            0..=2 => {
+                // Mostly a type some variable has, so that variables meet.
+                let ty = if self.rng.one_in(3) {
+                    self.rng.int_ty()
+                } else {
+                    self.any_var().ty()
+                };
+                const OPS: [&str; 6] = ["==", "!=", "<", "<=", ">", ">="];
+                let n = if ty == Ty::Bool { 2 } else { 6 };
+                let op = OPS[self.rng.below(n) as usize];
+                let l = self.expr(ty, d, false);
+                let r = self.expr(ty, d, true);
+                E::Bin {
+                    op,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    ty: Ty::Bool,
+                }
+            }
+            3 | 4 => {
+                const OPS: [&str; 5] = ["&&", "||", "&", "|", "^"];
+                let op = OPS[self.rng.below(5) as usize];
+                let l = self.expr(Ty::Bool, d, false);
+                let r = self.expr(Ty::Bool, d, false);
+                E::Bin {
+                    op,
+                    l: Box::new(l),
+                    r: Box::new(r),
+                    ty: Ty::Bool,
+                }
+            }
+            _ => E::Un {
+                op: "!",
+                e: Box::new(self.expr(Ty::Bool, d, false)),
+                ty: Ty::Bool,
+            },
+        }
+    }
+
+    /// A divisor that is often zero, one, -1 (all ones) or the minimum.
+    fn divisor(&mut self, ty: Ty) -> E {
+        let bits = match self.rng.below(5) {
+            0 => 0,
+            1 => 1,
+            2 => u64::MAX,
+            3 => ty.min_bits(),
+            _ => 2,
+        } & ty.mask();
+        if self.rng.one_in(2) {
+            let bare = self.rng.one_in(2);
+            return E::Lit { ty, bits, bare };
+        }
+        // A run-time divisor that is zero or -1 half the time: a narrow
+        // variable cast up (sign-extended when signed).
+        let narrow = if ty.signed() { Ty::I(1) } else { Ty::U(1) };
+        let from = self.any_var();
+        let one_bit = E::Cast {
+            e: Box::new(from),
+            ty: narrow,
+        };
+        E::Cast {
+            e: Box::new(one_bit),
+            ty,
+        }
+    }
+
+    /// A shift amount: an unsigned value of any width, often near or past
+    /// the width of the shifted type, sometimes huge.
+    fn shift_amount(&mut self, ty: Ty, depth: u32) -> E {
+        let w = u64::from(ty.width());
+        if self.rng.one_in(3) {
+            // Mostly in range, some at or past the width.
+            let amounts = [
+                0,
+                1,
+                self.rng.below(w),
+                self.rng.below(w),
+                w - 1,
+                w,
+                w + 1,
+                63,
+                64,
+                65,
+                1000,
+                u64::from(u32::MAX),
+            ];
+            let bits = amounts[self.rng.below(amounts.len() as u64) as usize];
+            // A bare amount is a u32.
+            let (aty, bare) = if self.rng.one_in(2) {
+                (Ty::U(32), true)
+            } else {
+                let need = 64 - bits.leading_zeros().min(63);
+                let aw = need.max(1) + self.rng.below(u64::from(65 - need.max(1))) as u32;
+                (Ty::U(aw.min(64)), false)
+            };
+            return E::Lit {
+                ty: aty,
+                bits,
+                bare,
+            };
+        }
+        let aw = if self.rng.one_in(2) {
+            1 + self.rng.below(7) as u32
+        } else {
+            self.rng.width()
+        };
+        self.expr(Ty::U(aw), depth, false)
+    }
+
+    /// An in-range run-time index into the array.
+    fn index(&mut self, depth: u32) -> E {
+        let len = self.array.len;
+        if self.rng.one_in(6) {
+            return E::Lit {
+                ty: Ty::U(32),
+                bits: self.rng.below(len),
+                bare: true,
+            };
+        }
+        let ity = Ty::U(self.rng.width());
+        let e = self.expr(ity, depth, false);
+        let fits = |n: u64| n <= ity.mask();
+        if len.is_power_of_two() && fits(len - 1) && self.rng.one_in(2) {
+            E::Bin {
+                op: "&",
+                l: Box::new(e),
+                r: Box::new(E::Lit {
+                    ty: ity,
+                    bits: len - 1,
+                    bare: true,
+                }),
+                ty: ity,
+            }
+        } else if fits(len) {
+            E::Bin {
+                op: "%",
+                l: Box::new(e),
+                r: Box::new(E::Lit {
+                    ty: ity,
+                    bits: len,
+                    bare: true,
+                }),
+                ty: ity,
+            }
+        } else {
+            E::Bin {
+                op: "%",
+                l: Box::new(E::Cast {
+                    e: Box::new(e),
+                    ty: Ty::U(32),
+                }),
+                r: Box::new(E::Lit {
+                    ty: Ty::U(32),
+                    bits: len,
+                    bare: true,
+                }),
+                ty: Ty::U(32),
+            }
+        }
+    }
+
+    fn element(&mut self, depth: u32) -> E {
+        let idx = self.index(depth);
+        E::Index {
+            ty: self.array.ty,
+            chr: self.array.chr.clone(),
+            v: self.array.v.clone(),
+            idx: Box::new(idx),
+        }
+    }
+
+    /// Both texts of an expression: the Chronon text, and the Verilog name
+    /// holding its value (its statements appended to `v`).
+    fn both(&mut self, e: &E, v: &mut String) -> (String, String) {
+        let c = chr(e, self.rng);
+        let name = self.v.expr(e, v);
+        (c, name)
+    }
+
+    /// `count` statements at nesting `depth` (0: the tick's top level,
+    /// where `let`s go).
+    fn block(&mut self, count: usize, depth: u32, c: &mut String, v: &mut String) {
+        for _ in 0..count {
+            let pick = self.rng.below(if depth < 2 { 12 } else { 9 });
+            match pick {
+                0 | 1 if depth == 0 => self.let_stmt(c, v),
+                0 | 1 if !self.locals.is_empty() => {
+                    let l = self.locals[self.rng.below(self.locals.len() as u64) as usize].clone();
+                    let e = self.expr(l.ty, 3, true);
+                    let (ec, ev) = self.both(&e, v);
+                    let _ = writeln!(c, "{} = {ec};", l.chr);
+                    let _ = writeln!(v, "{} = {ev};", l.v);
+                }
+                0..=4 => self.write(c, v),
+                5 | 6 => self.trace(c, v),
+                7 | 8 => self.write_element(c, v),
+                9 | 10 => self.if_stmt(depth, c, v),
+                _ => self.match_stmt(depth, c, v),
+            }
+        }
+    }
+
+    fn let_stmt(&mut self, c: &mut String, v: &mut String) {
+        let ty = if self.rng.one_in(5) {
+            Ty::Bool
+        } else if self.rng.one_in(2) {
+            self.any_var().ty()
+        } else {
+            self.rng.int_ty()
+        };
+        let e = self.expr(ty, 3, true);
+        let bare = matches!(e, E::Lit { bare: true, .. });
+        let (ec, ev) = self.both(&e, v);
+        let n = self.locals.len();
+        let local = Var {
+            ty,
+            chr: format!("l{n}"),
+            v: format!("{}_l{n}", self.v.prefix),
+        };
+        if bare || self.rng.one_in(2) {
+            let _ = writeln!(c, "let {}: {} = {ec};", local.chr, ty.chr());
+        } else {
+            // The type inferred from the initializer.
+            let _ = writeln!(c, "let {} = {ec};", local.chr);
+        }
+        let _ = writeln!(v, "{} = {ev};", local.v);
+        self.v.decls.push(ty.verilog(&local.v));
+        self.locals.push(local.clone());
+        self.vars.push(local);
+    }
+
+    fn write(&mut self, c: &mut String, v: &mut String) {
+        if self.rng.one_in(6) {
+            // The whole struct (its fields may also be written one by one,
+            // before or after: per field, the last write wins).
+            let fields = self.fields.clone();
+            let mut parts = Vec::new();
+            let mut writes = Vec::new();
+            for f in &fields {
+                let e = self.expr(f.ty, 2, true);
+                let (ec, ev) = self.both(&e, v);
+                let name = f.chr.trim_start_matches("st.");
+                parts.push(format!("{name}: {ec}"));
+                writes.push(format!("{} <= {ev};", f.v));
+            }
+            let _ = writeln!(c, "st <= {} {{ {} }};", self.strukt, parts.join(", "));
+            let _ = writeln!(v, "{}", writes.join(" "));
+            return;
+        }
+        let r = self.regs[self.rng.below(self.regs.len() as u64) as usize].clone();
+        let e = self.expr(r.ty, 3, true);
+        let (ec, ev) = self.both(&e, v);
+        let _ = writeln!(c, "{} <= {ec};", r.chr);
+        let _ = writeln!(v, "{} <= {ev};", r.v);
+    }
+
+    fn write_element(&mut self, c: &mut String, v: &mut String) {
+        let a = self.array.clone();
+        if self.rng.one_in(5) {
+            let mut parts = Vec::new();
+            let mut writes = Vec::new();
+            for k in 0..a.len {
+                let e = self.expr(a.ty, 1, true);
+                let (ec, ev) = self.both(&e, v);
+                parts.push(ec);
+                writes.push(format!("{}[{k}] <= {ev};", a.v));
+            }
+            let _ = writeln!(c, "{} <= [{}];", a.chr, parts.join(", "));
+            let _ = writeln!(v, "{}", writes.join(" "));
+            return;
+        }
+        let idx = self.index(2);
+        let (ic, iv) = self.both(&idx, v);
+        let e = self.expr(a.ty, 3, true);
+        let (ec, ev) = self.both(&e, v);
+        let _ = writeln!(c, "{}[{ic}] <= {ec};", a.chr);
+        let _ = writeln!(v, "{}[{iv}] <= {ev};", a.v);
+    }
+
+    /// A trace of up to eight values; `args` of (name, expression).
+    fn emit_trace(&mut self, name: &str, args: &[(String, E)], c: &mut String, v: &mut String) {
+        let mut cs = Vec::new();
+        let mut fmt = Vec::new();
+        let mut vs = Vec::new();
+        for (k, e) in args {
+            let (ec, ev) = self.both(e, v);
+            cs.push(format!("{k} = {ec}"));
+            fmt.push(format!("{k}=%0d"));
+            vs.push(ev);
+        }
+        let _ = writeln!(c, "trace(\"{name}\", {});", cs.join(", "));
+        let prefix = &self.v.prefix;
+        let _ = writeln!(
+            v,
+            "if ({prefix}_now <= limit) $display(\"{clk} %0d %0dps T top.{prefix} {name} {}\", cyc_{clk}, {prefix}_now, {});",
+            fmt.join(" "),
+            vs.join(", "),
+            clk = self.clock,
+        );
+    }
+
+    fn trace(&mut self, c: &mut String, v: &mut String) {
+        let n = 1 + self.rng.below(8);
+        let args: Vec<(String, E)> = (0..n)
+            .map(|k| {
+                let ty = if self.rng.one_in(2) {
+                    self.any_var().ty()
+                } else {
+                    self.rng.int_ty()
+                };
+                (format!("k{k}"), self.expr(ty, 3, false))
+            })
+            .collect();
+        let name = format!("t{}", self.traces);
+        self.traces += 1;
+        self.emit_trace(&name, &args, c, v);
+    }
+
+    fn if_stmt(&mut self, depth: u32, c: &mut String, v: &mut String) {
+        let arms = 1 + self.rng.below(3);
+        let mut closes = 0;
+        for arm in 0..arms {
+            let cond = self.expr(Ty::Bool, 3, false);
+            let (cc, cv) = self.both(&cond, v);
+            let head = if arm == 0 { "if" } else { " else if" };
+            // A struct literal never heads an `if`, so no parentheses are
+            // needed around the condition.
+            let _ = writeln!(c, "{head} {cc} {{");
+            let _ = writeln!(v, "if ({cv}) begin");
+            let n = 1 + self.rng.below(3) as usize;
+            self.block(n, depth + 1, c, v);
+            c.push('}');
+            v.push_str("end else begin\n");
+            closes += 1;
+        }
+        if self.rng.one_in(2) {
+            c.push_str(" else {\n");
+            let n = 1 + self.rng.below(3) as usize;
+            self.block(n, depth + 1, c, v);
+            c.push('}');
+        }
+        c.push('\n');
+        for _ in 0..closes {
+            v.push_str("end\n");
+        }
+    }
+
+    fn match_stmt(&mut self, depth: u32, c: &mut String, v: &mut String) {
+        let ty = match self.rng.below(4) {
+            0 => Ty::Bool,
+            1 => self.rng.int_ty(),
+            _ => {
+                let w = 1 + self.rng.below(4) as u32;
+                if self.rng.one_in(2) {
+                    Ty::U(w)
+                } else {
+                    Ty::I(w)
+                }
+            }
+        };
+        let e = self.expr(ty, 3, false);
+        let (ec, ev) = self.both(&e, v);
+        let t = self.v.temp(ty);
+        let _ = writeln!(v, "{t} = {ev};");
+        // Distinct patterns: the whole range of a narrow type, corners of
+        // a wide one.
+        let mut values: Vec<u64> = Vec::new();
+        for _ in 0..6 {
+            let bits = if ty.width() <= 4 {
+                self.rng.below(ty.mask() + 1)
+            } else {
+                self.rng.value(ty)
+            };
+            if !values.contains(&bits) {
+                values.push(bits);
+            }
+        }
+        let _ = writeln!(c, "match {ec} {{");
+        let mut first = true;
+        let mut rest = values.as_slice();
+        while !rest.is_empty() && !self.rng.one_in(4) {
+            let take = (1 + self.rng.below(2) as usize).min(rest.len());
+            let (pats, tail) = rest.split_at(take);
+            rest = tail;
+            let pc: Vec<String> = pats
+                .iter()
+                .map(|&b| chr_lit(ty, b, true, self.rng.one_in(3)))
+                .collect();
+            let pv: Vec<String> = pats
+                .iter()
+                .map(|&b| format!("{t} == {}", ty.vconst(b)))
+                .collect();
+            let _ = writeln!(c, "{} => {{", pc.join(" | "));
+            let _ = writeln!(
+                v,
+                "{}if ({}) begin",
+                if first { "" } else { "else " },
+                pv.join(" || ")
+            );
+            first = false;
+            let n = 1 + self.rng.below(2) as usize;
+            self.block(n, depth + 1, c, v);
+            c.push_str("}\n");
+            v.push_str("end\n");
+        }
+        if self.rng.one_in(2) || first {
+            c.push_str("_ => {\n");
+            v.push_str(if first { "begin\n" } else { "else begin\n" });
+            let n = 1 + self.rng.below(2) as usize;
+            self.block(n, depth + 1, c, v);
+            c.push_str("}\n");
+            v.push_str("end\n");
+        }
+        c.push_str("}\n");
+    }
+}
+
+/// One generated design: the Chronon text, the Verilog twin and the time
+/// limit (ps).
+struct Design {
+    chr: String,
+    verilog: String,
+    limit: u64,
+}
+
+/// Units per design and edges of the slower clock per run.
+const UNITS: usize = 6;
+const EDGES: u64 = 120;
+
+/// A design of [`UNITS`] random units over two clocks with random periods
+/// and phases.
+fn design(seed: u64) -> Design {
+    let mut rng = Rng(seed);
+    let clocks: Vec<(u64, u64)> = (0..2)
+        .map(|_| {
+            let p = 500 + rng.below(1500);
+            (p, rng.below(p))
+        })
+        .collect();
+    let limit = EDGES * clocks.iter().map(|c| c.0).max().unwrap_or(1000);
+    let mut chr = String::new();
+    let mut decls = String::new();
+    let mut always = String::new();
+    let mut init = String::new();
+    let _ = writeln!(
+        chr,
+        "// Generated by tests/conformance_expr.rs, seed {seed:#x}."
+    );
+    for (k, (p, ph)) in clocks.iter().enumerate() {
+        let _ = writeln!(chr, "clock c{k} = {p} ps phase {ph} ps;");
+    }
+    chr.push_str(
+        "fn xs(x: u64) -> u64 {\n    let y: u64 = x ^ (x << 13);\n    y = y ^ (y >> 7);\n    return y ^ (y << 17);\n}\n",
+    );
+    let mut system = String::from("system Top {\n");
+    for u in 0..UNITS {
+        let prefix = format!("u{u}");
+        let clock = format!("c{}", u % 2);
+        let stim = rng.bits() | 1;
+        let mut regs = Vec::new();
+        let mut reg_decls = String::new();
+        for r in 0..3 + rng.below(5) {
+            let ty = if rng.one_in(6) {
+                Ty::Bool
+            } else {
+                rng.int_ty()
+            };
+            let bits = rng.value(ty);
+            let var = Var {
+                ty,
+                chr: format!("r{r}"),
+                v: format!("{prefix}_r{r}"),
+            };
+            if bits == 0 && rng.one_in(2) {
+                let _ = writeln!(reg_decls, "    reg {}: {};", var.chr, ty.chr());
+            } else {
+                let _ = writeln!(
+                    reg_decls,
+                    "    reg {}: {} = {};",
+                    var.chr,
+                    ty.chr(),
+                    chr_lit(ty, bits, rng.one_in(2), rng.one_in(3))
+                );
+            }
+            let _ = writeln!(init, "{} = {};", var.v, ty.vconst(bits));
+            regs.push(var);
+        }
+        let aty = rng.int_ty();
+        let len = 1 + rng.below(8);
+        let array = Array {
+            ty: aty,
+            chr: "a".into(),
+            v: format!("{prefix}_a"),
+            len,
+        };
+        let strukt = format!("S{u}");
+        let fields: Vec<Var> = (0..1 + rng.below(3))
+            .map(|f| {
+                let ty = if rng.one_in(5) {
+                    Ty::Bool
+                } else {
+                    rng.int_ty()
+                };
+                Var {
+                    ty,
+                    chr: format!("st.f{f}"),
+                    v: format!("{prefix}_st_f{f}"),
+                }
+            })
+            .collect();
+        let field_decls: Vec<String> = fields
+            .iter()
+            .map(|f| format!("{}: {}", f.chr.trim_start_matches("st."), f.ty.chr()))
+            .collect();
+        let _ = writeln!(chr, "struct {strukt} {{ {} }}", field_decls.join(", "));
+        let stim_var = Var {
+            ty: Ty::U(64),
+            chr: "x".into(),
+            v: format!("{prefix}_x"),
+        };
+        let mut vars = regs.clone();
+        vars.extend(fields.iter().cloned());
+        vars.push(stim_var.clone());
+        let mut writable = regs.clone();
+        writable.extend(fields.iter().cloned());
+        let mut g = UnitGen {
+            rng: &mut rng,
+            vars,
+            regs: writable,
+            locals: Vec::new(),
+            array: array.clone(),
+            fields: fields.clone(),
+            strukt: strukt.clone(),
+            v: Verilog {
+                prefix: prefix.clone(),
+                decls: Vec::new(),
+                next: 0,
+            },
+            traces: 0,
+            clock: clock.clone(),
+        };
+        let mut body = String::new();
+        let mut vbody = String::new();
+        let lets = 2 + g.rng.below(4) as usize;
+        for _ in 0..lets {
+            g.let_stmt(&mut body, &mut vbody);
+        }
+        let n = 6 + g.rng.below(8) as usize;
+        g.block(n, 0, &mut body, &mut vbody);
+        // Most registers get a next value on every edge (after the random
+        // statements: this write wins over theirs).
+        for r in regs.iter().chain(&fields) {
+            if !g.rng.one_in(4) {
+                let e = g.expr(r.ty, 3, true);
+                let (ec, ev) = g.both(&e, &mut vbody);
+                let _ = writeln!(body, "{} <= {ec};", r.chr);
+                let _ = writeln!(vbody, "{} <= {ev};", r.v);
+            }
+        }
+        // The whole state at the end of every tick, eight values a record.
+        let mut state: Vec<(String, E)> = Vec::new();
+        for r in regs.iter().chain(&fields) {
+            state.push((r.chr.replace("st.", "s_"), var_expr(r)));
+        }
+        for k in 0..len {
+            state.push((
+                format!("a{k}"),
+                E::Index {
+                    ty: aty,
+                    chr: "a".into(),
+                    v: array.v.clone(),
+                    idx: Box::new(E::Lit {
+                        ty: Ty::U(32),
+                        bits: k,
+                        bare: true,
+                    }),
+                },
+            ));
+        }
+        for (n, chunk) in state.chunks(8).enumerate() {
+            g.emit_trace(&format!("state{n}"), chunk, &mut body, &mut vbody);
+        }
+        let decls_v = std::mem::take(&mut g.v.decls);
+        let _ = writeln!(chr, "unit U{u} {{");
+        let _ = writeln!(chr, "    reg x: u64 = {stim:#x};");
+        chr.push_str(&reg_decls);
+        let _ = writeln!(chr, "    reg a: [{}; {len}];", aty.chr());
+        let _ = writeln!(chr, "    reg st: {strukt};");
+        let _ = writeln!(chr, "    tick {{");
+        for line in body.lines() {
+            let _ = writeln!(chr, "        {line}");
+        }
+        let _ = writeln!(chr, "        x <= xs(x);\n    }}\n}}");
+        let _ = writeln!(system, "    inst {prefix}: U{u} on {clock};");
+        // Verilog: declarations, the tick as one always block, the
+        // initial values.
+        let _ = writeln!(decls, "    reg [63:0] {prefix}_x; reg [63:0] {prefix}_now;");
+        for r in regs.iter().chain(&fields) {
+            let _ = writeln!(decls, "    {}", r.ty.verilog(&r.v));
+        }
+        let _ = writeln!(
+            decls,
+            "    {}",
+            aty.verilog(&format!("{} [0:{}]", array.v, len - 1))
+        );
+        for d in decls_v {
+            let _ = writeln!(decls, "    {d}");
+        }
+        let _ = writeln!(init, "{} = 64'h{stim:x};", stim_var.v);
+        for f in &fields {
+            let _ = writeln!(init, "{} = 0;", f.v);
+        }
+        for k in 0..len {
+            let _ = writeln!(init, "{}[{k}] = 0;", array.v);
+        }
+        let _ = writeln!(always, "    always @(posedge {clock}) begin");
+        let _ = writeln!(always, "        {prefix}_now = $time - OFF;");
+        for line in vbody.lines() {
+            let _ = writeln!(always, "        {line}");
+        }
+        let _ = writeln!(always, "        {prefix}_x <= xs({prefix}_x);\n    end");
+    }
+    system.push_str("}\n");
+    chr.push_str(&system);
+    let mut verilog = String::new();
+    let _ = writeln!(
+        verilog,
+        "`timescale 1ps / 1ps\nmodule expr_tb;\n    localparam [63:0] OFF = 64'd100000;\n    \
+         reg [63:0] limit;"
+    );
+    for k in 0..clocks.len() {
+        let _ = writeln!(
+            verilog,
+            "    reg c{k} = 0; reg [63:0] cyc_c{k} = 0;\n    always @(posedge c{k}) cyc_c{k} <= cyc_c{k} + 1;"
+        );
+    }
+    verilog.push_str(
+        "    function [63:0] xs(input [63:0] x);\n        reg [63:0] y;\n        begin\n            \
+         y = x ^ (x << 13);\n            y = y ^ (y >> 7);\n            xs = y ^ (y << 17);\n        \
+         end\n    endfunction\n",
+    );
+    verilog.push_str(&decls);
+    verilog.push_str(&always);
+    let _ = writeln!(verilog, "    initial begin\n        limit = {limit};");
+    for line in init.lines() {
+        let _ = writeln!(verilog, "        {line}");
+    }
+    verilog.push_str("        fork\n");
+    for (k, (p, ph)) in clocks.iter().enumerate() {
+        let _ = writeln!(
+            verilog,
+            "            begin #(OFF + {ph}); forever begin c{k} = 1; #({}) c{k} = 0; #({}); end end",
+            p / 2,
+            p - p / 2
+        );
+    }
+    verilog.push_str(
+        "            begin #(OFF + limit + 1); $finish; end\n        join\n    end\nendmodule\n",
+    );
+    Design {
+        chr,
+        verilog,
+        limit,
+    }
+}
+
+fn var_expr(v: &Var) -> E {
+    E::Var {
+        ty: v.ty,
+        chr: v.chr.clone(),
+        v: v.v.clone(),
+    }
+}
+
+/// Runs one generated design on `chronc` (`engine`) and on Icarus; panics
+/// with the seed, the first difference and both texts' paths on a mismatch.
+fn check_design(seed: u64, engine: EngineKind) {
+    let d = design(seed);
+    if let Ok(dir) = std::env::var("CHRONON_EXPR_KEEP") {
+        // Every design and its twin, for reading or running by hand.
+        let keep = Path::new(&dir).join(format!("expr-{seed:x}"));
+        std::fs::write(keep.with_extension("chr"), &d.chr).expect("CHRONON_EXPR_KEEP is writable");
+        std::fs::write(keep.with_extension("v"), &d.verilog)
+            .expect("CHRONON_EXPR_KEEP is writable");
+    }
+    let scratch = Scratch::new("expr");
+    let source = scratch.0.join("expr.v");
+    std::fs::write(&source, &d.verilog).expect("the twin is written");
+    let image = compile_twin(&source, &scratch);
+    if std::panic::catch_unwind(|| {
+        let theirs = run_twin(&image, &[]);
+        let ours = run_chronc("expr.chr", &d.chr, d.limit, engine);
+        assert_same(&format!("seed {seed:#x} on {engine:?}"), &ours, &theirs);
+    })
+    .is_err()
+    {
+        let keep = std::env::temp_dir().join(format!("chronon-expr-{seed:x}"));
+        let _ = std::fs::write(keep.with_extension("chr"), &d.chr);
+        let _ = std::fs::write(keep.with_extension("v"), &d.verilog);
+        panic!(
+            "seed {seed:#x}: chronc and Icarus disagree; the design and its twin are in {}.chr and .v",
+            keep.display()
+        );
+    }
+}
+
+fn env(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Random designs: a fixed seed set by default (each design has
+/// [`UNITS`] units); `CHRONON_EXPR_CASES` and `CHRONON_EXPR_SEED` for more.
+#[test]
+fn random_expressions_match_icarus() {
+    if !icarus_installed() {
+        println!("note: iverilog is not installed; the random expression designs are skipped");
+        return;
+    }
+    let count = env("CHRONON_EXPR_CASES", 12);
+    let base = env("CHRONON_EXPR_SEED", 0x5EED_0000);
+    for n in 0..count {
+        let engine = if n % 2 == 0 {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        };
+        check_design(base + n, engine);
+    }
+}
+
+/// docs/language.md ("Integer literals"): a `-` before a literal is part of
+/// it, also with spaces or parentheses between them, so the range check sees
+/// the negative value: `-(5u8)` is an error, not 251. Negating anything else
+/// wraps.
+#[test]
+fn a_minus_before_a_literal_is_part_of_it() {
+    let design = |body: &str| {
+        format!(
+            "clock c = 1 GHz;\nunit U {{\n    reg a: u8 = 5;\n    tick {{\n        {body}\n    }}\n}}\n\
+             system Top {{ inst u: U on c; }}\n"
+        )
+    };
+    for bad in ["-(5u8)", "- 5u8", "-((5u8))", "-(300)"] {
+        let text = design(&format!("a <= {bad};"));
+        let mut sources = SourceMap::new();
+        sources.add("neg.chr".to_string(), text.clone());
+        let options = RunOptions {
+            top: None,
+            params: Vec::new(),
+            engine: EngineKind::Interp,
+            stop: StopAt::Until(Picos::new(0, 1)),
+            drain: None,
+            seed: 0,
+        };
+        match run(&mut sources, &options, &mut |_, _| {}) {
+            Err(RunError::Compile(diags)) => {
+                assert!(diags.iter().any(|d| d.code == "E0303"), "{bad}: {diags:?}")
+            }
+            other => panic!("{bad} compiled: {:?}", other.map(|r| r.stop)),
+        }
+    }
+    let text = design(
+        "let b: i8 = -(128);\n        let n: i8 = -128;\n        \
+         trace(\"neg\", b = b, c = -(-128i8), d = -(5i8), e = 0u8 - 5u8, f = -a, g = -(a), h = -n);",
+    );
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let logs = run_chronc("neg.chr", &text, 0, engine);
+        assert_eq!(
+            logs["top.u"],
+            ["0 0ps T top.u neg b=-128 c=-128 d=-5 e=251 f=251 g=251 h=-128"],
+            "{engine:?}"
+        );
+    }
+}
