@@ -771,6 +771,73 @@ impl UnitGen<'_> {
         }
     }
 
+    /// Writes and retains of the stage register, each pipe at most once on
+    /// every path: per pipe a write, a retain, a choice between them or
+    /// nothing; or one write to a run-time pipe.
+    fn stage_ops(&mut self, ty: Ty, pipes: u64, c: &mut String, v: &mut String) {
+        let p = &self.v.prefix.clone();
+        if self.rng.one_in(4) {
+            let cond = self.expr(Ty::Bool, 2, false);
+            let (cc, cv) = self.both(&cond, v);
+            let pty = Ty::U(self.rng.width());
+            let raw = self.expr(pty, 2, false);
+            let pipe = if pipes <= pty.mask() {
+                E::Bin {
+                    op: "%",
+                    l: Box::new(raw),
+                    r: Box::new(E::Lit {
+                        ty: pty,
+                        bits: pipes,
+                        bare: true,
+                    }),
+                    ty: pty,
+                }
+            } else {
+                raw
+            };
+            let (pc, pv) = self.both(&pipe, v);
+            let e = self.expr(ty, 2, true);
+            let (ec, ev) = self.both(&e, v);
+            let _ = writeln!(c, "if {cc} {{\ns.write({pc}, {ec});\n}}");
+            let _ = writeln!(
+                v,
+                "if ({cv}) begin {p}_sv[{pv}] <= 1'b1; {p}_sd[{pv}] <= {ev}; end"
+            );
+            return;
+        }
+        for k in 0..pipes {
+            let write = |g: &mut Self, c: &mut String, v: &mut String| {
+                let e = g.expr(ty, 3, true);
+                let (ec, ev) = g.both(&e, v);
+                let _ = writeln!(c, "s.write({k}, {ec});");
+                let _ = writeln!(v, "{p}_sv[{k}] <= 1'b1; {p}_sd[{k}] <= {ev};");
+            };
+            let retain = |c: &mut String, v: &mut String| {
+                let _ = writeln!(c, "s.retain({k});");
+                let _ = writeln!(v, "{p}_sv[{k}] <= {p}_sv[{k}];");
+            };
+            match self.rng.below(5) {
+                0 => write(self, c, v),
+                1 => retain(c, v),
+                2 => {}
+                _ => {
+                    let cond = self.expr(Ty::Bool, 2, false);
+                    let (cc, cv) = self.both(&cond, v);
+                    let _ = writeln!(c, "if {cc} {{");
+                    let _ = writeln!(v, "if ({cv}) begin");
+                    write(self, c, v);
+                    if self.rng.one_in(2) {
+                        c.push_str("} else {\n");
+                        v.push_str("end else begin\n");
+                        retain(c, v);
+                    }
+                    c.push_str("}\n");
+                    v.push_str("end\n");
+                }
+            }
+        }
+    }
+
     fn let_stmt(&mut self, c: &mut String, v: &mut String) {
         let ty = if self.rng.one_in(5) {
             Ty::Bool
@@ -1089,8 +1156,27 @@ fn design(seed: u64) -> Design {
             chr: "x".into(),
             v: format!("{prefix}_x"),
         };
+        // A stage register: its valid bits and values are readable like
+        // registers (`read` of an invalid pipe too: it gives the value last
+        // written, docs/language.md).
+        let sty = rng.int_ty();
+        let pipes = 1 + rng.below(4);
+        let mut stage_reads = Vec::new();
+        for k in 0..pipes {
+            stage_reads.push(Var {
+                ty: Ty::Bool,
+                chr: format!("s.valid({k})"),
+                v: format!("{prefix}_sv[{k}]"),
+            });
+            stage_reads.push(Var {
+                ty: sty,
+                chr: format!("s.read({k})"),
+                v: format!("{prefix}_sd[{k}]"),
+            });
+        }
         let mut vars = regs.clone();
         vars.extend(fields.iter().cloned());
+        vars.extend(stage_reads.iter().cloned());
         vars.push(stim_var.clone());
         let mut writable = regs.clone();
         writable.extend(fields.iter().cloned());
@@ -1118,6 +1204,7 @@ fn design(seed: u64) -> Design {
         }
         let n = 6 + g.rng.below(8) as usize;
         g.block(n, 0, &mut body, &mut vbody);
+        g.stage_ops(sty, pipes, &mut body, &mut vbody);
         // Most registers get a next value on every edge (after the random
         // statements: this write wins over theirs).
         for r in regs.iter().chain(&fields) {
@@ -1132,6 +1219,10 @@ fn design(seed: u64) -> Design {
         let mut state: Vec<(String, E)> = Vec::new();
         for r in regs.iter().chain(&fields) {
             state.push((r.chr.replace("st.", "s_"), var_expr(r)));
+        }
+        for (k, r) in stage_reads.iter().enumerate() {
+            let name = if k % 2 == 0 { "sv" } else { "sd" };
+            state.push((format!("{name}{}", k / 2), var_expr(r)));
         }
         for k in 0..len {
             state.push((
@@ -1157,6 +1248,7 @@ fn design(seed: u64) -> Design {
         chr.push_str(&reg_decls);
         let _ = writeln!(chr, "    reg a: [{}; {len}];", aty.chr());
         let _ = writeln!(chr, "    reg st: {strukt};");
+        let _ = writeln!(chr, "    stage s: {} pipes {pipes};", sty.chr());
         let _ = writeln!(chr, "    tick {{");
         for line in body.lines() {
             let _ = writeln!(chr, "        {line}");
@@ -1174,6 +1266,12 @@ fn design(seed: u64) -> Design {
             "    {}",
             aty.verilog(&format!("{} [0:{}]", array.v, len - 1))
         );
+        let _ = writeln!(decls, "    reg [{}:0] {prefix}_sv;", pipes - 1);
+        let _ = writeln!(
+            decls,
+            "    {}",
+            sty.verilog(&format!("{prefix}_sd [0:{}]", pipes - 1))
+        );
         for d in decls_v {
             let _ = writeln!(decls, "    {d}");
         }
@@ -1184,8 +1282,15 @@ fn design(seed: u64) -> Design {
         for k in 0..len {
             let _ = writeln!(init, "{}[{k}] = 0;", array.v);
         }
+        let _ = writeln!(init, "{prefix}_sv = 0;");
+        for k in 0..pipes {
+            let _ = writeln!(init, "{prefix}_sd[{k}] = 0;");
+        }
         let _ = writeln!(always, "    always @(posedge {clock}) begin");
         let _ = writeln!(always, "        {prefix}_now = $time - OFF;");
+        // A pipe neither written nor retained is invalid at the next edge;
+        // its value holds.
+        let _ = writeln!(always, "        {prefix}_sv <= 0;");
         for line in vbody.lines() {
             let _ = writeln!(always, "        {line}");
         }
@@ -1344,5 +1449,27 @@ fn a_minus_before_a_literal_is_part_of_it() {
             ["0 0ps T top.u neg b=-128 c=-128 d=-5 e=251 f=251 g=251 h=-128"],
             "{engine:?}"
         );
+    }
+}
+
+/// docs/language.md (stage register operations): a pipe that is neither
+/// written nor retained turns invalid but keeps its value, which `read`
+/// still gives; a retain keeps an invalid pipe invalid.
+#[test]
+fn stage_read_of_an_invalid_pipe_gives_the_last_value() {
+    let text = "clock c = 1 GHz;\nunit U {\n    reg n: u32;\n    stage s: u32 pipes 2;\n    tick {\n        \
+                trace(\"s\", v0 = s.valid(0), r0 = s.read(0), v1 = s.valid(1), r1 = s.read(1));\n        \
+                if n == 0 { s.write(0, 7); }\n        if n == 1 { s.write(1, s.read(0) + 1); }\n        \
+                if n == 3 { s.retain(1); }\n        n <= n + 1;\n    }\n}\nsystem Top { inst u: U on c; }\n";
+    let expected = [
+        "0 0ps T top.u s v0=0 r0=0 v1=0 r1=0",
+        "1 1000ps T top.u s v0=1 r0=7 v1=0 r1=0",
+        "2 2000ps T top.u s v0=0 r0=7 v1=1 r1=8",
+        "3 3000ps T top.u s v0=0 r0=7 v1=0 r1=8",
+        "4 4000ps T top.u s v0=0 r0=7 v1=0 r1=8",
+    ];
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let logs = run_chronc("stage.chr", text, 4000, engine);
+        assert_eq!(logs["top.u"], expected, "{engine:?}");
     }
 }
