@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side speed of chronc builds (or settings) on the peer designs.
 
-Usage: compare_binaries.py [--runs N] LABEL=COMMAND ...
+Usage: compare_binaries.py [--runs N] [--only NAME,...] LABEL=COMMAND ...
 
 Each COMMAND is a chronc binary path, optionally prefixed with environment
 assignments (`CHRONON_NO_IR_OPT=1 /tmp/chronc`). Runs alternate between the
@@ -9,7 +9,8 @@ variants (A B C A B C ...) so that load changes on a noisy machine hit them
 alike. Per design and variant it prints the median [min, max] of the run
 loop's Medges/s (chronc's own `edges_per_second`) and of Mcycles per second
 of process CPU time (user + system, compile included), and checks that
-every variant reports the same counters.
+every variant reports the same counters. `--only pipe256` (names from
+DESIGNS, comma-separated) runs only those designs.
 """
 
 import json
@@ -65,8 +66,12 @@ def summary(xs):
 def main():
     argv = sys.argv[1:]
     runs = 7
-    if argv[:1] == ["--runs"]:
-        runs = int(argv[1])
+    only = None
+    while argv[:1] in (["--runs"], ["--only"]):
+        if argv[0] == "--runs":
+            runs = int(argv[1])
+        else:
+            only = set(argv[1].split(","))
         argv = argv[2:]
     variants = [parse_variant(a) for a in argv]
     if not variants:
@@ -75,6 +80,8 @@ def main():
     print("| design | variant | run loop Medges/s | Mcycles per CPU s (process) | ratio to first |")
     print("|---|---|---|---|---|")
     for name, args, cycles in DESIGNS:
+        if only is not None and name not in only:
+            continue
         loop = {v[0]: [] for v in variants}
         cpu = {v[0]: [] for v in variants}
         seen = {}

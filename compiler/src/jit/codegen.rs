@@ -26,6 +26,11 @@ mod fifo;
 /// [`Gen`].
 #[path = "simd.rs"]
 pub(super) mod simd;
+
+/// The packed mirror of narrow registers in run-ahead loops
+/// (`jit/packed.rs`), a child module so that it extends [`Gen`].
+#[path = "packed.rs"]
+pub(super) mod packed;
 use crate::ir::eval;
 use crate::ir::{BinOp, Commit, Expr, Indexed, LocalId, Program, RecvKind, SlotId, Stmt, Ty, UnOp};
 
@@ -93,33 +98,27 @@ pub(super) fn function_in(
         fifo_join_block: None,
         fifo_host_block: None,
         simd,
+        packed: None,
     };
     g.fifo_prepare(units);
-    let edge_loop = super::edges::open_loop(&mut g.b, entry, form);
-    g.known.clear();
-    for &u in units {
-        let unit = &program.units[u as usize];
-        g.vars = unit.locals.iter().map(|_| g.b.declare_var(I64)).collect();
-        g.consts.clear();
-        let zero = g.b.ins().iconst(I64, 0);
-        for v in &g.vars {
-            g.b.def_var(*v, zero);
-        }
-        g.body(&unit.body);
-        for c in &unit.commits {
-            g.commit(c);
-        }
+    // A quiet group's long calls run on packed registers (`jit/packed.rs`).
+    let layout = match form {
+        super::edges::Form::Edges { next_edge: false } if simd => packed::layout(program, units),
+        _ => None,
+    };
+    if let Some(layout) = &layout {
+        let (plain, packed) = (g.b.create_block(), g.b.create_block());
+        let n = g.b.block_params(entry)[2];
+        let long =
+            g.b.ins()
+                .icmp_imm_s(IntCC::UnsignedGreaterThanOrEqual, n, packed::MIN_EDGES);
+        g.b.ins().brif(long, packed, &[], plain, &[]);
+        g.b.switch_to_block(plain);
+        g.units_in_form(units, entry, form, None);
+        g.b.switch_to_block(packed);
+        g.pack(layout);
     }
-    match edge_loop {
-        Some(edge_loop) => {
-            let (ctx, host) = (g.ctx, g.host.clone());
-            super::edges::close_loop(&mut g.b, edge_loop, ctx, &host);
-        }
-        None => {
-            let ok = g.b.ins().iconst(types::I32, 0);
-            g.b.ins().return_(&[ok]);
-        }
-    }
+    g.units_in_form(units, entry, form, layout.as_ref());
     g.b.seal_all_blocks();
     g.b.finalize(frontend);
     if buf_words > u32::MAX / 8 {
@@ -171,6 +170,9 @@ struct Gen<'a> {
     fifo_host_block: Option<cranelift_codegen::ir::Block>,
     /// Whether to vectorize runs of isomorphic statements ([`simd`]).
     simd: bool,
+    /// The packed mirror while a run-ahead loop on it is generated
+    /// ([`packed`]).
+    packed: Option<packed::Mirror>,
 }
 
 /// The value of an expression made only of constants and locals known to
@@ -226,17 +228,62 @@ impl Gen<'_> {
         self.b.ins().uextend(I64, flag)
     }
 
+    /// The units' code in `form`, from the current block to the return;
+    /// with `layout`, on the packed mirror [`Gen::pack`] made, unpacked
+    /// before the return.
+    fn units_in_form(
+        &mut self,
+        units: &[u32],
+        entry: cranelift_codegen::ir::Block,
+        form: super::edges::Form,
+        layout: Option<&packed::Layout>,
+    ) {
+        let edge_loop = super::edges::open_loop(&mut self.b, entry, form);
+        self.known.clear();
+        for &u in units {
+            let unit = &self.p.units[u as usize];
+            self.vars = unit
+                .locals
+                .iter()
+                .map(|_| self.b.declare_var(I64))
+                .collect();
+            self.consts.clear();
+            let zero = self.b.ins().iconst(I64, 0);
+            for v in &self.vars {
+                self.b.def_var(*v, zero);
+            }
+            self.body(&unit.body);
+            for c in &unit.commits {
+                self.commit(c);
+            }
+        }
+        match edge_loop {
+            Some(edge_loop) => {
+                let (ctx, host) = (self.ctx, self.host.clone());
+                let done = super::edges::close_loop(&mut self.b, edge_loop, ctx, &host);
+                if let Some(layout) = layout {
+                    self.unpack(layout);
+                }
+                self.b.ins().return_(&[done]);
+            }
+            None => {
+                let ok = self.b.ins().iconst(types::I32, 0);
+                self.b.ins().return_(&[ok]);
+            }
+        }
+    }
+
     fn load_slot(&mut self, slot: u32) -> Value {
         if let Some(v) = self.known.get(&slot) {
             return *v;
         }
-        let v = self.b.ins().load(I64, flags(), self.state, slot as i32 * 8);
+        let v = self.fresh_load(slot);
         self.known.insert(slot, v);
         v
     }
 
     fn store_slot(&mut self, slot: u32, v: Value) {
-        self.b.ins().store(flags(), v, self.state, slot as i32 * 8);
+        self.raw_store(slot, v);
         self.known.insert(slot, v);
     }
 
@@ -768,7 +815,7 @@ impl Gen<'_> {
                     // keeping every register's next value live until the
                     // commit spills them all to the stack in large units.
                     let slot = from + i;
-                    let v = self.b.ins().load(I64, flags(), self.state, slot as i32 * 8);
+                    let v = self.fresh_load(slot);
                     self.known.insert(slot, v);
                     self.store_slot(to + i, v);
                 }

@@ -71,9 +71,15 @@ pub(super) fn open_loop(b: &mut FunctionBuilder<'_>, entry: Block, form: Form) -
 }
 
 /// Ends the body: counts the edge and, while edges remain, asks the host
-/// for the next one if the group needs it and loops while it says so;
-/// returns the edges done (the runtime completes the last).
-pub(super) fn close_loop(b: &mut FunctionBuilder<'_>, l: EdgeLoop, ctx: Value, host: &[FuncRef]) {
+/// for the next one if the group needs it and loops while it says so.
+/// Leaves the builder in the exit block and returns the edges done (the
+/// runtime completes the last), which the caller returns.
+pub(super) fn close_loop(
+    b: &mut FunctionBuilder<'_>,
+    l: EdgeLoop,
+    ctx: Value,
+    host: &[FuncRef],
+) -> Value {
     let done = b.ins().iadd_imm_s(l.index, 1);
     let more = b.ins().icmp(IntCC::UnsignedLessThan, done, l.n);
     if l.next_edge {
@@ -90,8 +96,7 @@ pub(super) fn close_loop(b: &mut FunctionBuilder<'_>, l: EdgeLoop, ctx: Value, h
             .brif(more, l.body, &[done.into()], l.exit, &[done.into()]);
     }
     b.switch_to_block(l.exit);
-    let done = b.block_params(l.exit)[0];
-    b.ins().return_(&[done]);
+    b.block_params(l.exit)[0]
 }
 
 /// Whether the group's loop must call the host's `next_edge` after each

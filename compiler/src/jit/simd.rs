@@ -80,7 +80,7 @@ const MAX_DEPTH: u32 = 200;
 /// A run evaluated symbolically (hash-consed, so equal subexpressions are
 /// one node and a local read twice is not copied).
 #[derive(Default)]
-struct Dag {
+pub(super) struct Dag {
     nodes: Vec<Node>,
     depth: Vec<u32>,
     ids: HashMap<Node, u32>,
@@ -223,25 +223,37 @@ enum Inputs {
 /// 16-stage peer pipeline ran at 0.54x the scalar code with its 4 groups
 /// vectorized; 8 groups (32 stages) ran at 1.5x, 16 at 2.0x, 64 at 2.3x
 /// (docs/performance.md, "Pass 3").
-const MIN_GROUPS: usize = 8;
+pub(super) const MIN_GROUPS: usize = 8;
 
 /// The longest distance between the slots of a group's lanes: struct
 /// fields of an array of records sit this far apart.
 const MAX_STRIDE: SlotId = 8;
 
 /// Stores to slots `slot + lane * stride` computed as one vector.
-struct Group {
-    slot: SlotId,
+pub(super) struct Group {
+    pub(super) slot: SlotId,
     /// 1: one vector store (two when narrow); more: one store per lane.
-    stride: SlotId,
+    pub(super) stride: SlotId,
     /// Each lane's value (a DAG root).
     roots: Vec<u32>,
     /// `i32x4` lanes (every type at most 32 bits) rather than `i64x2`.
-    narrow: bool,
+    pub(super) narrow: bool,
+}
+
+/// Where a group's lanes go.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum StoreMode {
+    /// One `i32x4` store into the packed mirror (`jit/packed.rs`).
+    Packed,
+    /// Vector stores into the state (widened back to `u64` words when
+    /// narrow).
+    State,
+    /// One scalar store per lane (strided, or partly packed).
+    Lanes,
 }
 
 /// What a task computes and stores.
-enum Task {
+pub(super) enum Task {
     Vector(Group),
     Scalar(SlotId, u32),
     Local(LocalId, u32),
@@ -451,7 +463,7 @@ fn body_groups(body: &[Stmt]) -> usize {
 
 /// Calls `f` on every task the vectorizer plans for `body`, with its run's
 /// DAG.
-fn planned_tasks(body: &[Stmt], f: &mut dyn FnMut(&Dag, &Task)) {
+pub(super) fn planned_tasks(body: &[Stmt], f: &mut dyn FnMut(&Dag, &Task)) {
     let mut i = 0;
     while i < body.len() {
         let n = run_len(&body[i..]);
@@ -567,7 +579,7 @@ fn plan(run: &[Stmt], rest: &[Stmt]) -> Option<Plan> {
 
 /// Memory flags for vector accesses: slots are 8-byte aligned, so a
 /// 16-byte access may not be 16-byte aligned.
-fn vector_flags() -> MemFlagsData {
+pub(super) fn vector_flags() -> MemFlagsData {
     MemFlagsData::new().with_notrap()
 }
 
@@ -693,9 +705,7 @@ impl Gen<'_> {
         match t {
             Task::Vector(g) => {
                 let v = self.vector(e, &g.roots, g.narrow);
-                if g.stride > 1 {
-                    vec![v]
-                } else if g.narrow {
+                if g.narrow && self.store_mode(g) == StoreMode::State {
                     // Back to one canonical u64 word per slot.
                     let lo = self.b.ins().uwiden_low(v);
                     let hi = self.b.ins().uwiden_high(v);
@@ -716,9 +726,28 @@ impl Gen<'_> {
         }
     }
 
+    /// How a group's lanes are stored.
+    fn store_mode(&self, g: &Group) -> StoreMode {
+        let lanes = g.roots.len() as SlotId;
+        if g.narrow && g.stride == 1 && self.packed_quad(g.slot).is_some() {
+            StoreMode::Packed
+        } else if g.stride == 1 && !self.any_packed(g.slot, lanes) {
+            StoreMode::State
+        } else {
+            StoreMode::Lanes
+        }
+    }
+
     fn store_task(&mut self, t: &Task, values: &[Value]) {
         match t {
-            Task::Vector(g) if g.stride > 1 => {
+            Task::Vector(g) if self.store_mode(g) == StoreMode::Packed => {
+                let (base, off) = self.packed_quad(g.slot).expect("store_mode checked");
+                self.b.ins().store(vector_flags(), values[0], base, off);
+                for j in 0..g.roots.len() as SlotId {
+                    self.known.remove(&(g.slot + j));
+                }
+            }
+            Task::Vector(g) if self.store_mode(g) == StoreMode::Lanes => {
                 // Lane by lane: each lane's value is canonical already.
                 for j in 0..g.roots.len() {
                     let lane = self.b.ins().extractlane(values[0], j as u8);
@@ -808,12 +837,28 @@ impl Gen<'_> {
         self.b.ins().isub(x, m)
     }
 
-    /// Lanes `s .. s + lanes` of the state as one vector.
+    /// Lanes `s .. s + lanes` of the state as one vector: from the
+    /// packed mirror (`jit/packed.rs`) when they are there side by side,
+    /// lane by lane when only some are.
     fn vload(&mut self, s: SlotId, narrow: bool) -> Value {
-        let f = vector_flags();
+        let lanes: SlotId = if narrow { 4 } else { 2 };
+        if narrow && let Some((base, off)) = self.packed_quad(s) {
+            return self.b.ins().load(types::I32X4, vector_flags(), base, off);
+        }
+        if self.any_packed(s, lanes) {
+            let slots: Vec<SlotId> = (s..s + lanes).collect();
+            return self.gather(&slots, narrow);
+        }
         if !narrow {
+            let f = vector_flags();
             return self.b.ins().load(types::I64X2, f, self.state, s as i32 * 8);
         }
+        self.state_vload32(s)
+    }
+
+    /// The low halves of the four state slots from `s` as one `i32x4`.
+    pub(super) fn state_vload32(&mut self, s: SlotId) -> Value {
+        let f = vector_flags();
         let a = self.b.ins().load(types::I8X16, f, self.state, s as i32 * 8);
         let b = self
             .b
@@ -984,7 +1029,7 @@ struct Emit<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::jit) mod tests {
     //! Random straight-line programs built to vectorize: `n` isomorphic
     //! register updates of one type (every width and signedness), as
     //! pipelines (each stage reads the one before, or the one after),
@@ -1104,7 +1149,7 @@ mod tests {
 
     /// How the stages depend on each other.
     #[derive(Clone, Copy, Debug)]
-    enum Form {
+    pub(in crate::jit) enum Form {
         /// `r[i] <= f(r[i - 1])`, `r[0] <= f(a[0])`.
         Forward,
         /// `r[i] <= f(r[i + 1])`, the last from `a`.
@@ -1122,7 +1167,7 @@ mod tests {
 
     /// A unit that updates `n` registers of type `ty` by `t`, then adds the
     /// last one to a `u64` sum (a local read after the run once in place).
-    fn program(seed: u64) -> (Program, Ty, usize, Form) {
+    pub(in crate::jit) fn program(seed: u64) -> (Program, Ty, usize, Form) {
         let mut rng = Rng::new(seed);
         let ty = random_ty(&mut rng);
         // Short runs stay scalar (fewer than `MIN_GROUPS` groups); long

@@ -1,0 +1,268 @@
+//! The packed mirror of narrow registers in run-ahead loops
+//! (`compiler/src/jit/packed.rs`): random `.chr` pipelines and element-wise
+//! updates of registers of every width from 1 to 64 bits, with conditional
+//! updates, wide registers beside narrow ones, several units and clocks,
+//! lowered with and without `ir::opt` (in place, and through next slots
+//! and register copies). Each runs on the JIT with run-ahead (calls of
+//! fewer than 8 edges take the plain loop, longer ones the packed one),
+//! the JIT without it and the interpreter, through odd limits: every slot
+//! must agree after every limit. Designs with a host call (a trace) or
+//! without enough narrow vector groups must not be packed.
+
+use std::sync::Arc;
+
+use chronon_compiler::ir::Program;
+use chronon_compiler::jit::packed_slots;
+use chronon_compiler::lower::{lower, lower_unoptimized};
+use chronon_compiler::simulate::{EngineKind, Simulator};
+use chronon_compiler::testing::rng::Rng;
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
+use chronon_runtime::{DomainId, RunLimit};
+
+/// A random expression of type `ty` (`width` bits) over the names `vars`.
+fn expr(rng: &mut Rng, ty: &str, width: u32, vars: &[&str], depth: u32) -> String {
+    if depth == 0 || rng.one_in(4) {
+        return rng.pick(vars).to_string();
+    }
+    let a = expr(rng, ty, width, vars, depth - 1);
+    match rng.below(7) {
+        0 => format!("(~{a})"),
+        1 => format!("({a} << {})", rng.below(u64::from(width) + 2)),
+        2 => format!("({a} >> {})", rng.below(u64::from(width) + 2)),
+        3 if rng.one_in(3) => {
+            let other = rng.pick(&["u8", "i8", "u16", "i16", "u32", "i32", "u48", "i64"]);
+            format!("(({a} as {other}) as {ty})")
+        }
+        _ => {
+            let op = rng.pick(&["+", "-", "*", "^", "&", "|"]);
+            let b = if rng.one_in(3) {
+                let max = (1u64 << (width - 1)).clamp(1, 1 << 20);
+                rng.below(max).to_string()
+            } else {
+                expr(rng, ty, width, vars, depth - 1)
+            };
+            format!("({a} {op} {b})")
+        }
+    }
+}
+
+/// What a random design holds.
+struct Design {
+    label: String,
+    text: String,
+    /// It has a trace: a host call in every unit's code.
+    traced: bool,
+}
+
+/// A unit of `n` registers of one type updated from the stage before (or
+/// after) and element-wise, a conditional update of a second array, a wide
+/// register fed by narrow ones, and maybe a trace; one to three instances
+/// on one or two clocks.
+fn design(seed: u64) -> Design {
+    let mut rng = Rng::new(seed);
+    // Mostly narrow types, where the mirror applies.
+    let width = if rng.one_in(4) {
+        33 + rng.below(32) as u32
+    } else {
+        1 + rng.below(32) as u32
+    };
+    let ty = format!("{}{width}", if rng.one_in(2) { 'i' } else { 'u' });
+    let n = *rng.pick(&[3u32, 16, 31, 32, 33, 40, 64, 100]);
+    let y = expr(&mut rng, &ty, width, &["x", "a"], 3);
+    let out = expr(&mut rng, &ty, width, &["y", "x"], 2);
+    let step = expr(&mut rng, &ty, width, &["a[i]"], 2);
+    let cond_step = expr(&mut rng, &ty, width, &["b[i]", "a[i]"], 2);
+    let stages = if rng.one_in(2) {
+        "r[0] <= mix(src, a[0]);\n        for i in 1..N { r[i] <= mix(r[i - 1], a[i]); }"
+    } else {
+        "r[N - 1] <= mix(src, a[N - 1]);\n        for i in 0..N - 1 { r[i] <= mix(r[i + 1], a[i]); }"
+    };
+    let traced = rng.one_in(5);
+    let trace = if traced {
+        "trace(\"r0\", v = r[0]);"
+    } else {
+        ""
+    };
+    let two_clocks = rng.one_in(3);
+    let instances = 1 + rng.below(3);
+    let mut insts = String::new();
+    for k in 0..instances {
+        let clock = if two_clocks && k == 1 { "clk2" } else { "clk" };
+        let size = if k == 2 { "<N = 36>" } else { "" };
+        insts.push_str(&format!("    inst s{k}: Stages{size} on {clock};\n"));
+    }
+    let text = format!(
+        "clock clk = 1 GHz;
+clock clk2 = 700 MHz;
+
+fn mix(x: {ty}, a: {ty}) -> {ty} {{
+    let y: {ty} = {y};
+    return {out};
+}}
+
+unit Stages<N: u32 = {n}> {{
+    reg src: {ty};
+    reg a: [{ty}; N];
+    reg b: [{ty}; N];
+    reg r: [{ty}; N];
+    reg wide: u64;
+    reg flag: bool;
+    counter checksum;
+
+    tick {{
+        src <= src + 1;
+        {stages}
+        for i in 0..N {{ a[i] <= (a[i] + 1) ^ {step}; }}
+        if flag {{
+            for i in 0..N {{ b[i] <= {cond_step}; }}
+        }}
+        flag <= !flag;
+        wide <= (wide << 3) ^ (r[0] as u64) ^ (b[N - 1] as u64);
+        checksum += r[0] as u64;
+        {trace}
+    }}
+}}
+
+system Top {{
+{insts}}}
+"
+    );
+    Design {
+        label: format!("packed{seed} ({ty}, N = {n}, {instances} units)"),
+        text,
+        traced,
+    }
+}
+
+/// The design lowered as `chronc` does, or without `ir::opt`.
+fn lower_design(d: &Design, optimize: bool) -> Program {
+    let mut sources = SourceMap::new();
+    sources.add(format!("{}.chr", d.label), d.text.clone());
+    let compiled = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        },
+    );
+    let Some(design) = compiled.design else {
+        panic!(
+            "{} does not compile: {:#?}\n{}",
+            d.label, compiled.diagnostics, d.text
+        );
+    };
+    if optimize {
+        lower(&design, &sources).expect("lowers")
+    } else {
+        lower_unoptimized(&design, &sources).expect("lowers")
+    }
+}
+
+/// Slots the run-ahead loops keep packed, over the program's domains
+/// (one group per domain, as `simulate` makes them).
+fn packed(program: &Program) -> usize {
+    (0..program.domains.len() as u32)
+        .map(|d| {
+            let units: Vec<u32> = (0..program.units.len() as u32)
+                .filter(|u| program.units[*u as usize].domain == d)
+                .collect();
+            packed_slots(program, &units)
+        })
+        .sum()
+}
+
+/// Runs the JIT with run-ahead, the JIT without and the interpreter
+/// through the same limits, comparing every slot, the edges and the time
+/// after each; returns whether the first could run ahead.
+fn assert_agree(label: &str, program: Program, text: &str) -> bool {
+    let program = Arc::new(program);
+    let mut sims: Vec<Simulator> = [EngineKind::Jit, EngineKind::Jit, EngineKind::Interp]
+        .into_iter()
+        .map(|e| Simulator::new(program.clone(), e).expect("builds"))
+        .collect();
+    sims[0].sim.set_run_ahead(true);
+    sims[1].sim.set_run_ahead(false);
+    let ahead = sims[0].sim.runs_ahead();
+    // Calls of 1 to 7 edges take the plain loop, longer ones the packed.
+    for count in [1u64, 2, 7, 15, 16, 40, 300, 1_000] {
+        let limit = RunLimit::Edges {
+            domain: DomainId(0),
+            count,
+        };
+        let stops: Vec<_> = sims.iter_mut().map(|s| s.sim.run(limit.clone())).collect();
+        for k in 1..3 {
+            assert_eq!(stops[0], stops[k], "{label} at {count}: stop, run {k}");
+            let (a, b) = (sims[0].state(), sims[k].state());
+            if let Some(s) = (0..a.len()).find(|s| a[*s] != b[*s]) {
+                panic!(
+                    "{label} at {count} edges: slot {s} ({}) is {:#x} with run-ahead, {:#x} in run {k}\n{text}",
+                    program.slots[s].name, a[s], b[s]
+                );
+            }
+            assert_eq!(
+                sims[0].sim.edges_done(DomainId(0)),
+                sims[k].sim.edges_done(DomainId(0)),
+                "{label} at {count}: edges, run {k}"
+            );
+            assert_eq!(
+                sims[0].sim.now(),
+                sims[k].sim.now(),
+                "{label} at {count}: time"
+            );
+        }
+    }
+    ahead
+}
+
+#[test]
+fn packed_loops_agree_with_the_interpreter() {
+    let (mut packed_designs, mut unpacked_narrow) = (0, 0);
+    for seed in 0..80 {
+        let d = design(seed);
+        for optimize in [true, false] {
+            let program = lower_design(&d, optimize);
+            let label = format!("{}{}", d.label, if optimize { "" } else { " unoptimized" });
+            let slots = packed(&program);
+            if d.traced {
+                assert_eq!(slots, 0, "{label}: a group with a host call was packed");
+            }
+            let wide = program
+                .slots
+                .iter()
+                .all(|s| s.ty.width > 32 || s.name.contains("flag"));
+            if wide {
+                assert_eq!(slots, 0, "{label}: nothing narrow to pack\n{}", d.text);
+            }
+            let ahead = assert_agree(&label, program, &d.text);
+            if slots > 0 && ahead {
+                packed_designs += 1;
+            } else if !d.traced && ahead {
+                unpacked_narrow += 1;
+            }
+        }
+    }
+    // Enough of them ran ahead on packed loops (the others are the
+    // controls).
+    assert!(packed_designs >= 40, "only {packed_designs} packed");
+    assert!(unpacked_narrow >= 5, "only {unpacked_narrow} left unpacked");
+}
+
+/// The peer pipeline: 256 stages keep `source`, `r` and nothing else
+/// packed (the `u64` checksum stays in the state); 16 make too few vector
+/// groups to pack.
+#[test]
+fn the_peer_pipeline_packs_its_stages() {
+    let path = "benches/peers/pipeline.chr";
+    let text = std::fs::read_to_string(path).expect("readable design");
+    for (n, want) in [(16u32, 0usize), (32, 33), (256, 257)] {
+        let d = Design {
+            label: format!("pipeline N = {n}"),
+            text: text.replace("N: u32 = 16", &format!("N: u32 = {n}")),
+            traced: false,
+        };
+        let program = lower_design(&d, true);
+        assert_eq!(packed(&program), want, "N = {n}");
+        assert!(assert_agree(&d.label, program, &d.text), "N = {n}");
+    }
+}
