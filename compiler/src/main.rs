@@ -30,6 +30,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    cli::ignore_file_size_signal();
     let cli = Cli::parse();
     match cli.command {
         Command::Check(args) => cli::check::main(args),

@@ -45,7 +45,7 @@ pub fn main(args: CheckArgs) -> ExitCode {
                 sources.add(path.display().to_string(), text);
             }
             Err(e) => {
-                eprintln!("error: cannot read {}: {e}", path.display());
+                sayln!("error: cannot read {}: {e}", path.display());
                 return ExitCode::from(2);
             }
         }
@@ -55,7 +55,7 @@ pub fn main(args: CheckArgs) -> ExitCode {
         match p.split_once('=') {
             Some((n, v)) => params.push((n.trim().to_string(), v.trim().to_string())),
             None => {
-                eprintln!("error: `-p {p}` is not NAME=VALUE");
+                sayln!("error: `-p {p}` is not NAME=VALUE");
                 return ExitCode::from(2);
             }
         }
@@ -68,10 +68,16 @@ pub fn main(args: CheckArgs) -> ExitCode {
     let result = compile(&mut sources, &options);
     let has_error = result.diagnostics.iter().any(|d| d.is_error());
     match args.format {
-        Format::Json => println!("{}", render_json(&result.diagnostics, &sources)),
+        Format::Json => {
+            let json = format!("{}\n", render_json(&result.diagnostics, &sources));
+            if let Err(e) = super::out(&json) {
+                sayln!("{e}");
+                return ExitCode::FAILURE;
+            }
+        }
         Format::Human => {
             let color = std::io::stderr().is_terminal();
-            eprint!(
+            say!(
                 "{}",
                 render_human(&result.diagnostics, &sources, 100, color)
             );
@@ -79,7 +85,7 @@ pub fn main(args: CheckArgs) -> ExitCode {
                 if d.is_error() { (e + 1, w) } else { (e, w + 1) }
             });
             if errors + warnings > 0 {
-                eprintln!("{errors} error(s), {warnings} warning(s)");
+                sayln!("{errors} error(s), {warnings} warning(s)");
             }
         }
     }

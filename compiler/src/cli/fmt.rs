@@ -40,7 +40,7 @@ pub fn main(args: FmtArgs) -> ExitCode {
         let src = match read {
             Ok(src) => src,
             Err(err) => {
-                eprintln!("error: cannot read {name}: {err}");
+                sayln!("error: cannot read {name}: {err}");
                 failed = true;
                 continue;
             }
@@ -49,23 +49,28 @@ pub fn main(args: FmtArgs) -> ExitCode {
             Ok(formatted) => formatted,
             Err(err) => {
                 let report = Report::new(err).with_source_code(NamedSource::new(&name, src));
-                eprintln!("{report:?}");
+                sayln!("{report:?}");
                 failed = true;
                 continue;
             }
         };
         if stdin && !args.check {
-            print!("{formatted}");
+            if let Err(e) = super::out(&formatted) {
+                sayln!("{e}");
+                failed = true;
+            }
             continue;
         }
         if formatted == src {
             continue;
         }
         if args.check {
-            println!("{name}: not formatted");
+            if let Err(e) = super::out(&format!("{name}: not formatted\n")) {
+                sayln!("{e}");
+            }
             failed = true;
         } else if let Err(err) = std::fs::write(path, formatted) {
-            eprintln!("error: cannot write {name}: {err}");
+            sayln!("error: cannot write {name}: {err}");
             failed = true;
         }
     }

@@ -1,6 +1,54 @@
-//! The `chronc` subcommands, one per module.
+//! The `chronc` subcommands, one per module, and the output helpers they
+//! share.
+
+use std::io::Write;
+
+/// `eprint!` that never panics: when standard error cannot be written
+/// (closed, a full disk) there is nowhere left to report to, and a panic
+/// would only turn the exit status into 101.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::say_fmt(format_args!($($arg)*))
+    };
+}
+
+/// `eprintln!` that never panics (see `say!`).
+macro_rules! sayln {
+    ($($arg:tt)*) => {{
+        $crate::cli::say_fmt(format_args!($($arg)*));
+        $crate::cli::say_fmt(format_args!("\n"));
+    }};
+}
 
 pub mod check;
 pub mod fmt;
 pub mod run;
 pub mod trace;
+
+/// Writes to standard error, ignoring failure (see `say!`).
+pub fn say_fmt(args: std::fmt::Arguments<'_>) {
+    let _ = std::io::stderr().write_fmt(args);
+}
+
+/// Writes `text` to standard output and flushes it. `print!` panics when
+/// standard output fails (a full disk, a closed pipe); this names the
+/// failure instead, for the caller to report and exit non-zero.
+pub fn out(text: &str) -> Result<(), String> {
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(|e| format!("error: writing standard output: {e}"))
+}
+
+/// Lets writes past a file-size limit (`ulimit -f`) fail with `EFBIG`,
+/// which the writers report with the file's name, instead of the default
+/// `SIGXFSZ` killing the process without a word.
+pub fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to `SIG_IGN` at start-up,
+    // before any other thread exists, installs no handler code and races
+    // with nothing.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}

@@ -68,7 +68,7 @@ pub struct RunArgs {
 }
 
 fn usage(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    sayln!("error: {message}");
     ExitCode::from(2)
 }
 
@@ -140,21 +140,25 @@ pub fn main(args: RunArgs) -> ExitCode {
     match result {
         Err(RunError::Compile(diags)) => {
             let color = std::io::stderr().is_terminal();
-            eprint!("{}", render_human(&diags, &sources, 100, color));
+            say!("{}", render_human(&diags, &sources, 100, color));
             ExitCode::from(2)
         }
         Err(RunError::Setup(message)) => usage(&message),
         Ok(report) => {
-            if args.json {
+            let text = if args.json {
                 match serde_json::to_string_pretty(&report) {
-                    Ok(text) => println!("{text}"),
+                    Ok(text) => text + "\n",
                     Err(e) => return usage(&format!("cannot write JSON: {e}")),
                 }
             } else {
-                print!("{}", report.summary(false));
+                report.summary(false)
+            };
+            if let Err(e) = super::out(&text) {
+                sayln!("{e}");
+                return ExitCode::FAILURE;
             }
             if let Some(e) = report.recording.as_ref().and_then(|r| r.error.as_ref()) {
-                eprintln!("error: recording failed: {e}");
+                sayln!("error: recording failed: {e}");
             }
             if report.is_clean() {
                 ExitCode::SUCCESS

@@ -114,7 +114,7 @@ pub fn main(command: TraceCommand) -> ExitCode {
             });
             match recover(&file, &output) {
                 Ok(stats) => {
-                    eprintln!("recovered {}: {stats:?}", output.display());
+                    sayln!("recovered {}: {stats:?}", output.display());
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e.to_string()),
@@ -124,6 +124,6 @@ pub fn main(command: TraceCommand) -> ExitCode {
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    sayln!("error: {message}");
     ExitCode::FAILURE
 }

@@ -24,6 +24,11 @@ pub fn parse_time(text: &str) -> Result<Picos, String> {
             ));
         }
     };
+    // Numbers carry no sign, so a negative time would otherwise read as
+    // "not a number".
+    if number.starts_with('-') {
+        return Err(format!("`{text}` is negative"));
+    }
     let value = parse_number(number).ok_or_else(|| format!("`{number}` is not a number"))?;
     if value < Picos::from_integer(0) {
         return Err(format!("`{text}` is negative"));
@@ -35,6 +40,10 @@ pub fn parse_time(text: &str) -> Result<Picos, String> {
 
 fn parse_number(s: &str) -> Option<Picos> {
     if let Some((n, d)) = s.split_once('/') {
+        // One ratio: `1/3/7` is refused, not read as `1/(3/7)`.
+        if d.contains('/') {
+            return None;
+        }
         let (n, d) = (parse_number(n.trim())?, parse_number(d.trim())?);
         return (d != Picos::from_integer(0)).then(|| n / d);
     }
@@ -77,6 +86,7 @@ mod tests {
             ("3 parsecs", None),
             ("-1 ns", None),
             ("1/0 ns", None),
+            ("1/3/7 ps", None),
         ];
         for (text, want) in cases {
             assert_eq!(parse_time(text).ok(), *want, "{text}");

@@ -1,0 +1,303 @@
+//! `chronc` on bad input at the process boundary: bad flags and values,
+//! parameters that do not exist or do not fit, unreadable inputs,
+//! unwritable outputs, a full disk and a file-size limit. Each gives a clean
+//! exit status (2 for bad arguments or designs, 1 for a failed run or
+//! output) and a message naming the cause, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("compiler/ sits in the repository")
+        .to_path_buf()
+}
+
+fn chronc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(args)
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the chronc binary starts")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Asserts the exit status and that the output says `needle`, and that
+/// nothing panicked.
+fn expect(out: &Output, code: i32, needle: &str, what: &str) {
+    let all = text(out);
+    assert!(!all.contains("panicked"), "{what}: panicked:\n{all}");
+    assert_eq!(out.status.code(), Some(code), "{what}:\n{all}");
+    assert!(
+        all.contains(needle),
+        "{what}: expected `{needle}` in:\n{all}"
+    );
+}
+
+/// A fresh scratch directory under the target directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = repo_root()
+        .join("target/cli-errors")
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
+const CDC: &str = "examples/cdc_pair.chr";
+
+#[test]
+fn bad_stop_flags_are_refused_or_run_cleanly() {
+    // At or before 0 ps: the instant at time 0 only.
+    let out = chronc(&["run", CDC, "-q", "--until", "0ps"]);
+    expect(&out, 0, "instants: 1,", "--until 0ps");
+    let out = chronc(&["run", CDC, "-q", "--cycles", "0"]);
+    expect(&out, 0, "instants: 0,", "--cycles 0");
+    for (until, says) in [
+        ("1/0 ms", "--until"),
+        ("1/3/7 ps", "is not a number"),
+        ("5", "has no unit"),
+        ("5 parsecs", "unknown time unit"),
+        ("-1 ns", "negative"),
+        ("99999999999999999999999999999999999999 s", "too large"),
+    ] {
+        let out = chronc(&["run", CDC, "-q", &format!("--until={until}")]);
+        expect(&out, 2, says, &format!("--until {until}"));
+    }
+    for flags in [
+        &["--cycles", "18446744073709551616"][..],
+        &["--cycles", "-1"],
+        &["--seed", "18446744073709551616"],
+        &["--engine", "fast"],
+        &["--cycles", "3", "--until", "1ns"],
+        &["--domain", "wclk"],
+        &["--no-such-flag"],
+    ] {
+        let mut args = vec!["run", CDC, "-q"];
+        args.extend_from_slice(flags);
+        let out = chronc(&args);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}:\n{}", text(&out));
+        assert!(!text(&out).contains("panicked"), "{flags:?}");
+    }
+    let out = chronc(&["run", CDC, "-q", "--cycles", "3", "--domain", "nope"]);
+    expect(&out, 2, "no clock domain named `nope`", "--domain nope");
+    let out = chronc(&[
+        "run",
+        CDC,
+        "-q",
+        "--counters",
+        "x.csv",
+        "--counter-interval",
+        "0",
+    ]);
+    expect(&out, 2, "--counter-interval", "--counter-interval 0");
+    let out = chronc(&["run", CDC, "-q", "--trace-filter", "bogus"]);
+    expect(&out, 2, "--trace-filter", "--trace-filter bogus");
+}
+
+#[test]
+fn parameters_that_do_not_exist_or_fit_are_diagnosed() {
+    let ring = "examples/router_ring.chr";
+    for (param, says) in [
+        ("NOPE=3", "E0414"),
+        ("N=abc", "cannot read `-p N=abc`"),
+        ("N=99999999999999999999999999", "cannot read"),
+        ("N=-1", "does not fit parameter `N: u32`"),
+        ("N=4294967296", "does not fit parameter `N: u32`"),
+        ("N=true", "does not fit"),
+        ("N=1048576", "E0418"),
+    ] {
+        let out = chronc(&["run", ring, "-q", "--cycles", "2", "-p", param]);
+        expect(&out, 2, says, &format!("-p {param}"));
+        let out = chronc(&["check", ring, "-p", param]);
+        expect(&out, 1, says, &format!("check -p {param}"));
+    }
+    let out = chronc(&["run", ring, "-q", "-p", "N"]);
+    expect(&out, 2, "is not NAME=VALUE", "-p N");
+    // A design whose top takes no parameters says so in its help.
+    let out = chronc(&["run", CDC, "-q", "-p", "X=1"]);
+    expect(
+        &out,
+        2,
+        "`Top` takes no parameters",
+        "-p on a system without any",
+    );
+    // N = 0: an empty ring runs.
+    let out = chronc(&["run", ring, "-q", "--cycles", "3", "-p", "N=0"]);
+    expect(&out, 0, "stopped: limit", "-p N=0");
+}
+
+#[test]
+fn unreadable_inputs_are_reported() {
+    let dir = scratch("inputs");
+    let binary = dir.join("binary.chr");
+    std::fs::write(&binary, [0xff, 0xfe, 0x00]).expect("write");
+    let binary = binary.display().to_string();
+    for cmd in ["run", "check"] {
+        let out = chronc(&[cmd, "no/such/file.chr"]);
+        expect(&out, 2, "cannot read no/such/file.chr", cmd);
+        let out = chronc(&[cmd, "examples"]);
+        expect(&out, 2, "cannot read examples", cmd);
+        let out = chronc(&[cmd, &binary]);
+        expect(&out, 2, "valid UTF-8", cmd);
+    }
+    let out = chronc(&["fmt", "--check", "no/such/file.chr"]);
+    expect(&out, 1, "cannot read", "fmt");
+    let out = chronc(&["trace", "merge", "no/such/dir"]);
+    expect(&out, 1, "manifest.json", "trace merge");
+    let out = chronc(&["trace", "recover", "no/such/file.pftrace"]);
+    expect(&out, 1, "no/such/file.pftrace", "trace recover");
+}
+
+#[test]
+fn unwritable_outputs_are_reported_before_the_run() {
+    let dir = scratch("outputs");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "x").expect("write");
+    let (d, f) = (dir.display().to_string(), file.display().to_string());
+    let missing = format!("{d}/missing/out");
+    for (flag, path) in [
+        ("--vcd", missing.as_str()),
+        ("--vcd", d.as_str()),
+        ("--perfetto", d.as_str()),
+        ("--counters", d.as_str()),
+        ("--perfetto", missing.as_str()),
+        ("--trace", f.as_str()),
+    ] {
+        let out = chronc(&["run", CDC, "-q", flag, path]);
+        expect(&out, 2, path, &format!("{flag} {path}"));
+    }
+}
+
+#[test]
+fn a_full_disk_stops_the_run_with_the_cause() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("no /dev/full here; skipped");
+        return;
+    }
+    for flag in ["--vcd", "--counters", "--perfetto"] {
+        let out = chronc(&["run", CDC, "-q", flag, "/dev/full"]);
+        expect(&out, 1, "No space left on device", flag);
+    }
+    // Standard output on a full disk: reported, exit 1, no panic.
+    for args in [
+        &["run", CDC, "-q"][..],
+        &["run", CDC, "-q", "--json"],
+        &["check", CDC, "--format", "json"],
+        &["fmt", "-"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("open /dev/full");
+        let out = Command::new(env!("CARGO_BIN_EXE_chronc"))
+            .args(args)
+            .current_dir(repo_root())
+            .stdin(std::fs::File::open(repo_root().join(CDC)).expect("example"))
+            .stdout(full)
+            .output()
+            .expect("chronc starts");
+        expect(&out, 1, "writing standard output", &format!("{args:?}"));
+    }
+    // Standard error on a full disk: nowhere to report, but the exit status
+    // is still the command's own (2: a file it cannot read), not a panic's.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let out = Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(["check", "no/such/file.chr"])
+        .current_dir(repo_root())
+        .stderr(full)
+        .output()
+        .expect("chronc starts");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
+fn a_file_size_limit_is_reported_not_a_signal() {
+    let dir = scratch("ulimit");
+    let vcd = dir.join("wave.vcd");
+    let bin = env!("CARGO_BIN_EXE_chronc");
+    // 8 blocks of 512 bytes: the first buffer flush passes the limit.
+    let script = format!(
+        "ulimit -f 8 && exec '{bin}' run {CDC} -q --vcd '{}' --vcd-signals '*'",
+        vcd.display()
+    );
+    let out = Command::new("sh")
+        .args(["-c", &script])
+        .current_dir(repo_root())
+        .output()
+        .expect("sh starts");
+    expect(&out, 1, "File too large", "ulimit -f 8");
+    expect(&out, 1, &vcd.display().to_string(), "names the file");
+    // What was written is a valid prefix: whole lines only.
+    let written = std::fs::read(&vcd).expect("the prefix is there");
+    assert!(
+        !written.is_empty() && written.ends_with(b"\n"),
+        "{written:?}"
+    );
+    assert!(written.len() <= 8 * 512);
+}
+
+#[test]
+fn elaboration_and_unrolling_blowups_are_errors_not_hangs() {
+    let dir = scratch("blowups");
+    let cases = [
+        (
+            "nested_systems",
+            "clock core = 1 GHz;\nunit A { tick { } }\n\
+             system B { for i in 0..1024 { inst a[i]: A on core; } }\n\
+             system C { for i in 0..1024 { inst b[i]: B; } }\n\
+             system Top { for i in 0..1024 { inst c[i]: C; } }\n",
+            "E0418",
+        ),
+        (
+            "nested_loops",
+            "clock core = 1 GHz;\nunit A { tick { } }\n\
+             system Top { for i in 0..1048576 { for j in 0..1048576 { inst a[i]: A on core; } } }\n",
+            "E0418",
+        ),
+        (
+            "tick_loop",
+            "clock core = 1 GHz;\nunit A { reg s: u32; tick { for i in 0..4294967295 { s <= s + i; } } }\n\
+             system Top { inst a: A on core; }\n",
+            "E0324",
+        ),
+        (
+            "function_loop_in_loop",
+            "clock core = 1 GHz;\n\
+             fn f(x: u32) -> u32 { let s: u32 = x; for i in 0..60000 { s = s + i; } return s; }\n\
+             unit A { reg s: u32; tick { for j in 0..60000 { s <= f(j); } } }\n\
+             system Top { inst a: A on core; }\n",
+            "unroll to more than",
+        ),
+        (
+            "zero_length_arrays",
+            "clock core = 1 GHz;\nunit A { reg r: [u64; 0]; tick { } }\n\
+             system Top<N: u32 = 0> { inst a[N]: A on core; }\n",
+            "E0324",
+        ),
+    ];
+    for (name, src, says) in cases {
+        let path = dir.join(format!("{name}.chr"));
+        std::fs::write(&path, src).expect("write");
+        let started = std::time::Instant::now();
+        let out = chronc(&["run", &path.display().to_string(), "-q", "--cycles", "2"]);
+        expect(&out, 2, says, name);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{name} took {:?}",
+            started.elapsed()
+        );
+    }
+}
