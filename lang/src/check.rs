@@ -994,6 +994,12 @@ struct LoopVar {
 /// Loops longer than this are not unrolled by E0321.
 const MAX_UNROLL_PROOF: i128 = 1024;
 
+/// The back end unrolls `for` loops: a loop nest in one body may run its
+/// innermost body at most this many times (the lengths of nested loops
+/// multiply), so a loop of 2^32 iterations gets E0324 instead of
+/// exhausting time and memory.
+pub const MAX_LOOP_ITERATIONS: i128 = 1 << 16;
+
 /// Writes the span-free shape of a pipe expression made of constants and
 /// one local (`var`), or returns `false`.
 fn pipe_shape(e: &Expr, var: &mut Option<usize>, out: &mut String) -> bool {
@@ -2414,6 +2420,24 @@ impl<'e> BodyCx<'e> {
                     });
                     return None;
                 }
+                let unrolled = self
+                    .loops
+                    .iter()
+                    .map(|l| (l.end - l.start).max(1))
+                    .fold((b - a).max(0), |n, m| n.saturating_mul(m));
+                let too_long = unrolled > MAX_LOOP_ITERATIONS;
+                if too_long {
+                    self.err(TypeError::OutOfRange {
+                        span: start.span.to(end.span),
+                        what: "unrolled loop length",
+                        value: unrolled,
+                        range: "at most 65536 (the lengths of nested loops multiply)",
+                    });
+                }
+                // The body is still checked, for its own errors and uses;
+                // a too-long loop counts as one iteration, so loops inside
+                // it are not reported again.
+                let (a, b) = if too_long { (a, a + 1) } else { (a, b) };
                 self.scopes.push(FxHashMap::default());
                 let v = self.declare(var, Type::uint(32));
                 self.loops.push(LoopVar {
@@ -2475,6 +2499,9 @@ impl<'e> BodyCx<'e> {
                     self.stage_writes = exit;
                 }
                 self.loops.pop();
+                if too_long {
+                    return None;
+                }
                 StmtKind::For {
                     var: v,
                     start: a as u32,

@@ -71,7 +71,19 @@ pub struct Elab<'e> {
     /// Inputs named by a link: if the link failed it was reported, so the
     /// input is not reported as undriven as well.
     excused: HashSet<PortRef>,
+    /// Instances made and system `for` iterations and members unrolled so
+    /// far, against [`MAX_ELABORATED`].
+    size: usize,
+    /// The design passed [`MAX_ELABORATED`] (reported once): elaboration
+    /// stops, and nothing is reported about what it left undone.
+    too_large: bool,
 }
+
+/// At most this many instances, system `for` iterations and unrolled
+/// system members in one design. Nested loops and systems multiply, so a
+/// few small numbers can ask for 2^40 instances; past this bound the design
+/// gets E0418 instead of exhausting time and memory.
+pub const MAX_ELABORATED: usize = 1 << 20;
 
 /// Converts a written time or frequency to picoseconds; `Err` names the problem.
 fn time_ps(t: &ast::TimeLit) -> Result<(Rational, bool), ClockError> {
@@ -122,6 +134,17 @@ fn time_ps(t: &ast::TimeLit) -> Result<(Rational, bool), ClockError> {
     }
 }
 
+/// Where a system member is written.
+fn member_span(m: &SystemMember) -> Span {
+    match m {
+        SystemMember::Expose { span, .. }
+        | SystemMember::Inst { span, .. }
+        | SystemMember::Connect { span, .. }
+        | SystemMember::Cdc { span, .. }
+        | SystemMember::For { span, .. } => *span,
+    }
+}
+
 fn representable(r: &Rational) -> bool {
     let limit = BigInt::from(1u64 << 63);
     r.numer().abs() < limit && r.denom().abs() < limit
@@ -141,6 +164,8 @@ impl<'e> Elab<'e> {
             fifos: Vec::new(),
             sys_stack: Vec::new(),
             excused: HashSet::new(),
+            size: 0,
+            too_large: false,
         };
         e.elaborate_clocks();
         e
@@ -148,6 +173,24 @@ impl<'e> Elab<'e> {
 
     fn err(&mut self, e: impl IntoDiagnostic) {
         self.env.diags.push(e.into_diagnostic());
+    }
+
+    /// Counts one more instance, loop iteration or member against
+    /// [`MAX_ELABORATED`]; `false` (reported once, at `span`) past it.
+    fn grow(&mut self, span: Span) -> bool {
+        if self.too_large {
+            return false;
+        }
+        self.size += 1;
+        if self.size > MAX_ELABORATED {
+            self.too_large = true;
+            self.err(ElabError::TooLarge {
+                span,
+                limit: MAX_ELABORATED,
+            });
+            return false;
+        }
+        true
     }
 
     fn elaborate_clocks(&mut self) {
@@ -295,6 +338,11 @@ impl<'e> Elab<'e> {
                     .map(str::to_string);
                 let help = match suggestion {
                     Some(s) => format!("did you mean `{s}`?"),
+                    // An empty list would read as a help line cut short.
+                    None if gps.is_empty() => format!(
+                        "`{}` takes no parameters; remove this argument",
+                        self.env.items[item].item.name().name
+                    ),
                     None => format!(
                         "the parameters are: {}",
                         gps.iter()
@@ -392,6 +440,11 @@ impl<'e> Elab<'e> {
             .collect();
         let (params, list) = self.params_for(item, &args, name.span)?;
         self.system(item, params, "top");
+        if self.too_large {
+            // Half a design: its undriven inputs and missing elements are
+            // not the user's to fix.
+            return None;
+        }
         self.check_design();
         Some(list)
     }
@@ -408,6 +461,10 @@ impl<'e> Elab<'e> {
         let mut members = Vec::new();
         self.unroll(module, &sys.members, &Rc::new(params), false, &mut members);
         self.declare_insts(module, &members, path, &mut slots);
+        if self.too_large {
+            self.sys_stack.pop();
+            return HashMap::new();
+        }
         for (name, slot) in &slots {
             if let Slot::Array(elems, span) = slot {
                 let missing: Vec<String> = elems
@@ -464,6 +521,9 @@ impl<'e> Elab<'e> {
         out: &mut Vec<Unrolled<'m>>,
     ) {
         for m in members {
+            if self.too_large {
+                return;
+            }
             let SystemMember::For {
                 var,
                 start,
@@ -472,6 +532,9 @@ impl<'e> Elab<'e> {
                 ..
             } = m
             else {
+                if !self.grow(member_span(m)) {
+                    return;
+                }
                 out.push(Unrolled {
                     member: m,
                     params: params.clone(),
@@ -495,6 +558,9 @@ impl<'e> Elab<'e> {
                 continue;
             }
             for i in a..b {
+                if !self.grow(end.span) {
+                    return;
+                }
                 let mut p = (**params).clone();
                 p.insert(var.name.clone(), (Type::uint(32), Value::Int(i)));
                 self.unroll(module, body, &Rc::new(p), true, out);
@@ -690,6 +756,9 @@ impl<'e> Elab<'e> {
         span: Span,
         path: &str,
     ) -> Option<InstRef> {
+        if !self.grow(span) {
+            return None;
+        }
         match &self.env.items[titem].item {
             Item::Unit(_) => {
                 let Some((cname, cidx)) = clock else {

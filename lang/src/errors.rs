@@ -382,6 +382,8 @@ pub enum ElabError {
     },
     /// E0417
     SystemCycle { span: Span, path: Vec<String> },
+    /// E0418: `span` is where elaboration passed the limit.
+    TooLarge { span: Span, limit: usize },
     /// W0401
     UnusedUnit { span: Span, name: String },
     /// W0402
@@ -436,6 +438,8 @@ impl IntoDiagnostic for ElabError {
                 .with_help(format!("{what} must be {range}")),
             SystemCycle { span, path } => Diagnostic::error("E0417", format!("systems instantiate each other in a cycle: {}", path.join(" -> ")), span, "this instance closes the cycle")
                 .with_help("a system cannot contain itself"),
+            TooLarge { span, limit } => Diagnostic::error("E0418", format!("the design elaborates to more than {limit} instances and system loop iterations"), span, "the limit is passed here")
+                .with_help("nested loops and systems multiply: use fewer instances or shorter `for` loops, or pass smaller parameters"),
             UnusedUnit { span, name } => Diagnostic::warning("W0401", format!("unit `{name}` is never instantiated"), span, "unused")
                 .with_help("instantiate it in a system, or remove it"),
             SeveralTops { span, candidates } => Diagnostic::warning("W0402", format!("several systems could be the top: {}; each was checked", candidates.join(", ")), span, "one candidate")

@@ -138,6 +138,8 @@ fn lower_with(
             iterations: Vec::new(),
             stream: None,
             stage_site_cache: std::collections::HashMap::new(),
+            unrolled: 0,
+            too_long: None,
         };
         l.local_map = spec
             .locals
@@ -158,6 +160,15 @@ fn lower_with(
             }
             None => l.block(&spec.tick),
         };
+        if let Some(at) = l.too_long {
+            return Err(LowerError(format!(
+                "{}: the `for` loops of unit `{}` unroll to more than {MAX_UNROLLED} \
+                 iterations (a function with a loop called in a loop multiplies them); \
+                 use shorter loops",
+                span_text(sources, at).unwrap_or_else(|| "<unknown>".into()),
+                inst.path
+            )));
+        }
         let locals = std::mem::take(&mut l.locals);
         p.units[i].body = body;
         p.units[i].locals = locals;
@@ -343,7 +354,18 @@ struct UnitLower<'a> {
     stream: Option<u32>,
     /// Fault sites of stage operations by (stage, file, offset, is a read).
     stage_site_cache: std::collections::HashMap<(u32, u32, u32, bool), u32>,
+    /// Loop iterations unrolled in this tick so far, against
+    /// [`MAX_UNROLLED`].
+    unrolled: u64,
+    /// The first loop that would have passed [`MAX_UNROLLED`].
+    too_long: Option<Span>,
 }
+
+/// At most this many `for` iterations are unrolled into one tick. The front
+/// end bounds each loop nest (`chronon_lang::check::MAX_LOOP_ITERATIONS`),
+/// but a function with a loop called inside a loop multiplies them; this
+/// bound turns that into an error instead of exhausting time and memory.
+pub const MAX_UNROLLED: u64 = 1 << 20;
 
 fn bin(op: BinOp, ty: Ty, a: Expr, b: Expr) -> Expr {
     Expr::Binary(op, ty, Box::new(a), Box::new(b))
@@ -544,6 +566,12 @@ impl UnitLower<'_> {
                 let base = self.local_map[*var];
                 let ty = scalar(&self.local_type(*var));
                 let returns = self.ret.filter(|_| body.iter().any(may_return));
+                let n = u64::from(end.saturating_sub(*start));
+                if self.too_long.is_some() || self.unrolled + n > MAX_UNROLLED {
+                    self.too_long.get_or_insert(s.span);
+                    return;
+                }
+                self.unrolled += n;
                 for i in *start..*end {
                     let saved = std::mem::take(&mut self.out);
                     self.out.push(Stmt::Assign(
