@@ -32,6 +32,7 @@ mod harness;
 use chronon_compiler::run::StopAt;
 use chronon_compiler::simulate::EngineKind;
 use harness::*;
+use std::path::Path;
 
 /// How the reader of the CDC FIFO reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,7 +46,7 @@ enum ReadStyle {
 }
 
 /// One configuration of the CDC FIFO matrix.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct FifoCase {
     /// Writer period and phase, in units of `1/scale` ps.
     wp: u64,
@@ -57,7 +58,10 @@ struct FifoCase {
     scale: u64,
     /// The clocks as the design spells them (writer, reader), when they are
     /// not integer picoseconds.
-    spelled: Option<(&'static str, &'static str)>,
+    spelled: Option<(String, String)>,
+    /// At least this many edges of the slower clock (0: as many as
+    /// [`FifoCase::limit`] needs anyway).
+    min_edges: u64,
     depth: u64,
     sync: u64,
     style: ReadStyle,
@@ -73,7 +77,7 @@ impl FifoCase {
     /// Long enough for several fill/drain rounds of the FIFO at the slower
     /// clock (in time units).
     fn limit(&self) -> u64 {
-        let edges = 160.max(3 * self.depth + 6 * self.sync);
+        let edges = 160.max(3 * self.depth + 6 * self.sync).max(self.min_edges);
         edges * self.wp.max(self.rp) + self.wph.max(self.rph)
     }
 
@@ -83,8 +87,8 @@ impl FifoCase {
             ReadStyle::RequestFirst => format!("Reader<MODE = {}, ORDER = 1>", self.rmode),
             ReadStyle::Fwft => format!("FwftReader<MODE = {}>", self.rmode),
         };
-        let (wclock, rclock) = match self.spelled {
-            Some((w, r)) => (w.to_string(), r.to_string()),
+        let (wclock, rclock) = match &self.spelled {
+            Some((w, r)) => (w.clone(), r.clone()),
             None => (
                 format!("{} ps phase {} ps", self.wp, self.wph),
                 format!("{} ps phase {} ps", self.rp, self.rph),
@@ -210,6 +214,7 @@ fn fifo_cases() -> Vec<FifoCase> {
                     same_domain: false,
                     scale: 1,
                     spelled: None,
+                    min_edges: 0,
                 });
             }
         }
@@ -230,7 +235,8 @@ fn fifo_cases() -> Vec<FifoCase> {
                 rmode: ((i + k / 2) % 4) as u32,
                 same_domain: false,
                 scale,
-                spelled: Some((wclock, rclock)),
+                spelled: Some((wclock.to_string(), rclock.to_string())),
+                min_edges: 0,
             });
         }
     }
@@ -251,6 +257,7 @@ fn fifo_cases() -> Vec<FifoCase> {
             same_domain: true,
             scale: 1,
             spelled: None,
+            min_edges: 0,
         });
     }
     // Extremes: the longest synchronizer, a deep FIFO that a slow, sparse
@@ -270,6 +277,7 @@ fn fifo_cases() -> Vec<FifoCase> {
             same_domain: false,
             scale: 1,
             spelled: None,
+            min_edges: 0,
         });
     }
     cases
@@ -441,44 +449,62 @@ fn channel_cases() -> Vec<ChannelCase> {
     cases
 }
 
+/// The engine for the `n`th case: they alternate, as they are compared with
+/// each other elsewhere; here each meets the independent simulator.
+fn engine_for(n: usize) -> EngineKind {
+    if n.is_multiple_of(2) {
+        EngineKind::Jit
+    } else {
+        EngineKind::Interp
+    }
+}
+
+/// Runs one `channel.chr` case on `chronc` and the twin and compares them;
+/// chronc's logs.
+fn check_channel(
+    image: &Path,
+    template: &str,
+    case: &ChannelCase,
+    name: &str,
+    engine: EngineKind,
+) -> Logs {
+    let limit = 300_000;
+    let text = fill(
+        template,
+        &[
+            ("L", case.latency.to_string()),
+            ("C", case.capacity.to_string()),
+            ("PMODE", case.pmode.to_string()),
+            ("QMODE", case.qmode.to_string()),
+        ],
+    );
+    let ours = run_chronc("channel.chr", &text, limit, engine);
+    let theirs = run_twin(
+        image,
+        &[
+            format!("+limit={limit}"),
+            format!("+lat={}", case.latency),
+            format!("+cap={}", case.capacity),
+            format!("+pmode={}", case.pmode),
+            format!("+qmode={}", case.qmode),
+        ],
+    );
+    assert_same(&format!("{name} {case:?} on {engine:?}"), &ours, &theirs);
+    assert!(
+        saw(&ours, "top.q", "got=1"),
+        "{case:?}: nothing was received"
+    );
+    ours
+}
+
 #[test]
 fn channels_match_icarus() {
     let Some((_dir, image, template)) = twin("channel") else {
         return;
     };
-    let limit = 300_000;
     let mut refused = 0;
     for (n, case) in channel_cases().iter().enumerate() {
-        let text = fill(
-            &template,
-            &[
-                ("L", case.latency.to_string()),
-                ("C", case.capacity.to_string()),
-                ("PMODE", case.pmode.to_string()),
-                ("QMODE", case.qmode.to_string()),
-            ],
-        );
-        let engine = if n % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
-        };
-        let ours = run_chronc("channel.chr", &text, limit, engine);
-        let theirs = run_twin(
-            &image,
-            &[
-                format!("+limit={limit}"),
-                format!("+lat={}", case.latency),
-                format!("+cap={}", case.capacity),
-                format!("+pmode={}", case.pmode),
-                format!("+qmode={}", case.qmode),
-            ],
-        );
-        assert_same(&format!("case {n} {case:?} on {engine:?}"), &ours, &theirs);
-        assert!(
-            saw(&ours, "top.q", "got=1"),
-            "{case:?}: nothing was received"
-        );
+        let ours = check_channel(&image, &template, case, &format!("case {n}"), engine_for(n));
         refused += usize::from(saw(&ours, "top.p", "cs=0"));
     }
     assert!(
@@ -523,50 +549,9 @@ fn fan_out_fan_in_and_rates_match_icarus() {
     let Some((_dir, image, template)) = twin("fan") else {
         return;
     };
-    let limit = 300_000;
     let (mut both, mut merged) = (0, 0);
     for (n, case) in fan_cases().iter().enumerate() {
-        let [pmode, smode, qmode, rmode] = case.modes;
-        let text = fill(
-            &template,
-            &[
-                ("PMODE", pmode.to_string()),
-                ("SMODE", smode.to_string()),
-                ("QMODE", qmode.to_string()),
-                ("RMODE", rmode.to_string()),
-                ("RATE", case.rate.to_string()),
-                ("LQ", case.pq.0.to_string()),
-                ("CQ", case.pq.1.to_string()),
-                ("LR", case.pr.0.to_string()),
-                ("CR", case.pr.1.to_string()),
-                ("LS", case.sq.0.to_string()),
-                ("CS", case.sq.1.to_string()),
-            ],
-        );
-        let engine = if n % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
-        };
-        let ours = run_chronc("fan.chr", &text, limit, engine);
-        let theirs = run_twin(
-            &image,
-            &[
-                format!("+limit={limit}"),
-                format!("+rate={}", case.rate),
-                format!("+lq={}", case.pq.0),
-                format!("+cq={}", case.pq.1),
-                format!("+lr={}", case.pr.0),
-                format!("+cr={}", case.pr.1),
-                format!("+ls={}", case.sq.0),
-                format!("+cs={}", case.sq.1),
-                format!("+pmode={pmode}"),
-                format!("+smode={smode}"),
-                format!("+qmode={qmode}"),
-                format!("+rmode={rmode}"),
-            ],
-        );
-        assert_same(&format!("case {n} {case:?} on {engine:?}"), &ours, &theirs);
+        let ours = check_fan(&image, &template, case, &format!("case {n}"), engine_for(n));
         both += usize::from(saw(&ours, "top.p", "sent=2"));
         merged += usize::from(saw(&ours, "top.q", "got=2"));
     }
@@ -577,6 +562,49 @@ fn fan_out_fan_in_and_rates_match_icarus() {
     );
 }
 
+/// Runs one `fan.chr` case on `chronc` and the twin and compares them;
+/// chronc's logs.
+fn check_fan(image: &Path, template: &str, case: &FanCase, name: &str, engine: EngineKind) -> Logs {
+    let limit = 300_000;
+    let [pmode, smode, qmode, rmode] = case.modes;
+    let text = fill(
+        template,
+        &[
+            ("PMODE", pmode.to_string()),
+            ("SMODE", smode.to_string()),
+            ("QMODE", qmode.to_string()),
+            ("RMODE", rmode.to_string()),
+            ("RATE", case.rate.to_string()),
+            ("LQ", case.pq.0.to_string()),
+            ("CQ", case.pq.1.to_string()),
+            ("LR", case.pr.0.to_string()),
+            ("CR", case.pr.1.to_string()),
+            ("LS", case.sq.0.to_string()),
+            ("CS", case.sq.1.to_string()),
+        ],
+    );
+    let ours = run_chronc("fan.chr", &text, limit, engine);
+    let theirs = run_twin(
+        image,
+        &[
+            format!("+limit={limit}"),
+            format!("+rate={}", case.rate),
+            format!("+lq={}", case.pq.0),
+            format!("+cq={}", case.pq.1),
+            format!("+lr={}", case.pr.0),
+            format!("+cr={}", case.pr.1),
+            format!("+ls={}", case.sq.0),
+            format!("+cs={}", case.sq.1),
+            format!("+pmode={pmode}"),
+            format!("+smode={smode}"),
+            format!("+qmode={qmode}"),
+            format!("+rmode={rmode}"),
+        ],
+    );
+    assert_same(&format!("{name} {case:?} on {engine:?}"), &ours, &theirs);
+    ours
+}
+
 /// Zero-latency chains declared tail first: head `a` -> `b` (latency 0,
 /// capacity `C1`) -> tail `c` (latency `L2`, capacity `C2`), with every
 /// traffic mode on each unit across the cases.
@@ -585,45 +613,74 @@ fn zero_latency_chains_match_icarus() {
     let Some((_dir, image, template)) = twin("chain") else {
         return;
     };
-    let limit = 300_000;
     let mut through = 0;
     for n in 0..24u64 {
-        let (c1, c2, l2) = (n % 2 + 1, [1, 3][(n / 2 % 2) as usize], n / 4 % 3);
-        let modes = [n % 4, (n / 3 + 1) % 4, (n / 6 + n) % 4];
-        let text = fill(
-            &template,
-            &[
-                ("C1", c1.to_string()),
-                ("C2", c2.to_string()),
-                ("L2", l2.to_string()),
-                ("AMODE", modes[0].to_string()),
-                ("BMODE", modes[1].to_string()),
-                ("CMODE", modes[2].to_string()),
-            ],
-        );
-        let engine = if n % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
+        let case = ChainCase {
+            c1: n % 2 + 1,
+            c2: [1, 3][(n / 2 % 2) as usize],
+            l2: n / 4 % 3,
+            modes: [n % 4, (n / 3 + 1) % 4, (n / 6 + n) % 4],
         };
-        let ours = run_chronc("chain.chr", &text, limit, engine);
-        let theirs = run_twin(
+        let ours = check_chain(
             &image,
-            &[
-                format!("+limit={limit}"),
-                format!("+c1={c1}"),
-                format!("+c2={c2}"),
-                format!("+l2={l2}"),
-                format!("+amode={}", modes[0]),
-                format!("+bmode={}", modes[1]),
-                format!("+cmode={}", modes[2]),
-            ],
+            &template,
+            &case,
+            &format!("case {n}"),
+            engine_for(n as usize),
         );
-        let config = format!("case {n}: C1 {c1}, C2 {c2}, L2 {l2}, modes {modes:?} on {engine:?}");
-        assert_same(&config, &ours, &theirs);
         through += usize::from(saw(&ours, "top.c", "got=1"));
     }
     assert_eq!(through, 24, "an item reached the tail in every case");
+}
+
+/// One `chain.chr` case: capacities of the links `a -> b` (latency 0) and
+/// `b -> c` (latency `l2`), and the traffic modes of `a`, `b` and `c`.
+#[derive(Clone, Copy, Debug)]
+struct ChainCase {
+    c1: u64,
+    c2: u64,
+    l2: u64,
+    modes: [u64; 3],
+}
+
+/// Runs one `chain.chr` case on `chronc` and the twin and compares them;
+/// chronc's logs.
+fn check_chain(
+    image: &Path,
+    template: &str,
+    case: &ChainCase,
+    name: &str,
+    engine: EngineKind,
+) -> Logs {
+    let limit = 300_000;
+    let ChainCase { c1, c2, l2, modes } = *case;
+    let text = fill(
+        template,
+        &[
+            ("C1", c1.to_string()),
+            ("C2", c2.to_string()),
+            ("L2", l2.to_string()),
+            ("AMODE", modes[0].to_string()),
+            ("BMODE", modes[1].to_string()),
+            ("CMODE", modes[2].to_string()),
+        ],
+    );
+    let ours = run_chronc("chain.chr", &text, limit, engine);
+    let theirs = run_twin(
+        image,
+        &[
+            format!("+limit={limit}"),
+            format!("+c1={c1}"),
+            format!("+c2={c2}"),
+            format!("+l2={l2}"),
+            format!("+amode={}", modes[0]),
+            format!("+bmode={}", modes[1]),
+            format!("+cmode={}", modes[2]),
+        ],
+    );
+    let config = format!("{name}: C1 {c1}, C2 {c2}, L2 {l2}, modes {modes:?} on {engine:?}");
+    assert_same(&config, &ours, &theirs);
+    ours
 }
 
 /// Clock triples (period, phase in ps) of domains w, x and y for
@@ -745,6 +802,7 @@ fn long_fifo_runs_match_icarus() {
             rph: 0,
             scale: 1,
             spelled: None,
+            min_edges: 0,
             depth: 16,
             sync: 3,
             style,
@@ -798,6 +856,7 @@ fn random_fifo_cases(seed: u64, count: usize) -> Vec<FifoCase> {
                 rph,
                 scale: 1,
                 spelled: None,
+                min_edges: 0,
                 depth: 2 << pick(6),
                 sync: 2 + pick(8),
                 style: STYLES[pick(3) as usize],
@@ -839,4 +898,235 @@ fn random_fifo_cases_match_icarus() {
             &theirs,
         );
     }
+}
+
+/// `CHRONON_CONFORMANCE_CASES` (or `default`): how many random cases each
+/// random suite runs.
+fn random_count(default: u64) -> usize {
+    env_u64("CHRONON_CONFORMANCE_CASES", default) as usize
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Random same-domain compositions past the matrices' ranges: channels of
+/// latency 0 to 6 and capacity 1 to 8; fan-out and fan-in with send rates 1
+/// to 4 and per-link latencies 0 to 4 and capacities 1 to 6; zero-latency
+/// chains with capacities 1 to 5 and a tail latency 0 to 4; every traffic
+/// mode. `CHRONON_CONFORMANCE_CASES` and `CHRONON_CONFORMANCE_SEED` as for
+/// the random FIFO cases.
+#[test]
+fn random_channel_compositions_match_icarus() {
+    let seed = env_u64("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
+    let mut state = seed ^ 0xC4A7;
+    let mut pick = |n: u64| splitmix(&mut state) % n;
+    let Some((_c, channel_image, channel)) = twin("channel") else {
+        return;
+    };
+    let Some((_f, fan_image, fan)) = twin("fan") else {
+        return;
+    };
+    let Some((_h, chain_image, chain)) = twin("chain") else {
+        return;
+    };
+    let (mut throttled, mut rate_used) = (0, 0);
+    let channels = random_count(16);
+    for n in 0..channels {
+        let case = ChannelCase {
+            latency: pick(7),
+            capacity: 1 + pick(8),
+            pmode: pick(4) as u32,
+            qmode: pick(4) as u32,
+        };
+        let name = format!("seed {seed:#x} channel {n}");
+        let ours = check_channel(&channel_image, &channel, &case, &name, engine_for(n));
+        throttled += usize::from(saw(&ours, "top.p", "cs=0"));
+    }
+    for n in 0..random_count(16) {
+        let rate = 1 + pick(4) as u32;
+        let mut link = || (pick(5), 1 + pick(6));
+        let (pq, pr, sq) = (link(), link(), link());
+        let case = FanCase {
+            rate,
+            pq,
+            pr,
+            sq,
+            modes: [
+                pick(4) as u32,
+                pick(4) as u32,
+                pick(4) as u32,
+                pick(4) as u32,
+            ],
+        };
+        let name = format!("seed {seed:#x} fan {n}");
+        let ours = check_fan(&fan_image, &fan, &case, &name, engine_for(n));
+        rate_used += usize::from(case.rate > 2 && saw(&ours, "top.p", "sent=3"));
+    }
+    for n in 0..random_count(8) {
+        let case = ChainCase {
+            c1: 1 + pick(4),
+            c2: 1 + pick(5),
+            l2: pick(5),
+            modes: [pick(4), pick(4), pick(4)],
+        };
+        let name = format!("seed {seed:#x} chain {n}");
+        check_chain(&chain_image, &chain, &case, &name, engine_for(n));
+    }
+    // Backpressure and sends past two per edge both happened.
+    assert!(
+        throttled > channels / 4,
+        "the producer was refused in only {throttled} of {channels} channels"
+    );
+    assert!(rate_used > 0, "no producer sent three items in one edge");
+}
+
+/// A clock frequency `num/den` MHz as a design may spell it, with its
+/// period in ps, exact (numerator, denominator).
+fn spell_frequency(num: u64, den: u64, style: u64) -> (String, (u64, u64)) {
+    let g = gcd(1_000_000 * den, num);
+    let period = (1_000_000 * den / g, num / g);
+    let text = if den > 1 {
+        format!("{num}/{den} MHz")
+    } else if num.is_multiple_of(1000) && style == 0 {
+        format!("{} GHz", num / 1000)
+    } else if style == 1 {
+        format!("{} kHz", num * 1000)
+    } else {
+        format!("{num} MHz")
+    };
+    (text, period)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    a / gcd(a, b) * b
+}
+
+/// `count` FIFO cases between clocks declared by frequency whose periods are
+/// rarely whole picoseconds: 1000 and 1001 MHz (edges that drift past each
+/// other by a femtosecond-scale step and meet again at 1 us), random
+/// integer and fractional (`a/3 MHz`) frequencies, and pairs in small
+/// integer ratios, which share edges; phases of zero, whole picoseconds,
+/// decimal nanoseconds or the other clock's period; depths 2 to 16,
+/// synchronizer lengths 2 to 5, every read style.
+fn random_rational_fifo_cases(seed: u64, count: usize) -> Vec<FifoCase> {
+    let mut state = seed ^ 0x4A7_1000;
+    let mut pick = |n: u64| splitmix(&mut state) % n;
+    (0..count)
+        .map(|_| {
+            let kind = pick(4);
+            let (fw, fr) = match kind {
+                0 => {
+                    if pick(2) == 0 {
+                        ((1000, 1), (1001, 1))
+                    } else {
+                        ((1001, 1), (1000, 1))
+                    }
+                }
+                1 => ((100 + pick(2901), 1), (100 + pick(2901), 1)),
+                2 => {
+                    let den = [3, 7, 9][pick(3) as usize];
+                    let f = |r: u64| (den * 100 + r, den);
+                    (f(pick(2900 * den)), f(pick(2900 * den)))
+                }
+                _ => {
+                    let base = 100 + pick(1400);
+                    let (m, k) = (1 + pick(4), 1 + pick(4));
+                    ((base * m, 1), (base * k, 1))
+                }
+            };
+            let (wtext, wper) = spell_frequency(fw.0, fw.1, pick(3));
+            let (rtext, rper) = spell_frequency(fr.0, fr.1, pick(3));
+            let mut phase = |own: (u64, u64), other: (u64, u64)| -> (String, (u64, u64)) {
+                match pick(if kind == 0 { 2 } else { 4 }) {
+                    0 => (String::new(), (0, 1)),
+                    1 => {
+                        let ps = pick(own.0 / own.1 + 1);
+                        (format!(" phase {ps} ps"), (ps, 1))
+                    }
+                    2 => {
+                        let ps = pick(4) * 1000 + pick(10) * 100;
+                        (
+                            format!(" phase {}.{} ns", ps / 1000, ps % 1000 / 100),
+                            (ps, 1),
+                        )
+                    }
+                    _ => (format!(" phase {}/{} ps", other.0, other.1), other),
+                }
+            };
+            let (wph_text, wph) = phase(wper, rper);
+            let (rph_text, rph) = phase(rper, wper);
+            let scale = [wper.1, rper.1, wph.1, rph.1].into_iter().fold(1, lcm);
+            let units = |(n, d): (u64, u64)| n * (scale / d);
+            FifoCase {
+                wp: units(wper),
+                wph: units(wph),
+                rp: units(rper),
+                rph: units(rph),
+                scale,
+                spelled: Some((wtext + &wph_text, rtext + &rph_text)),
+                // 1000 and 1001 MHz meet again at 1 us.
+                min_edges: if kind == 0 { 1_050 } else { 0 },
+                depth: 2 << pick(4),
+                sync: 2 + pick(4),
+                style: STYLES[pick(3) as usize],
+                wmode: pick(4) as u32,
+                rmode: pick(4) as u32,
+                same_domain: false,
+            }
+        })
+        .collect()
+}
+
+/// Random clock pairs declared by frequency (see
+/// [`random_rational_fifo_cases`]): 24 by default;
+/// `CHRONON_CONFORMANCE_CASES` and `CHRONON_CONFORMANCE_SEED` as for the
+/// other random suites.
+#[test]
+fn random_rational_clock_fifos_match_icarus() {
+    let seed = env_u64("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
+    let cases = random_rational_fifo_cases(seed, random_count(24));
+    let Some((_dir, image, template)) = twin("cdc_fifo") else {
+        return;
+    };
+    let mut coincident = 0;
+    for (n, case) in cases.iter().enumerate() {
+        let engine = engine_for(n);
+        let ours = run_chronc_scaled(
+            "cdc_fifo.chr",
+            &case.chr(&template),
+            case.limit(),
+            case.scale,
+            engine,
+        );
+        let theirs = run_twin(&image, &case.plusargs());
+        assert_same(
+            &format!("seed {seed:#x} rational case {n} {case:?} on {engine:?}"),
+            &ours,
+            &theirs,
+        );
+        assert!(
+            saw(&ours, "top.rd", "got=1"),
+            "{case:?}: nothing was received"
+        );
+        // Whether a writer edge and a reader edge fell on one instant.
+        let times = |unit: &str| -> std::collections::BTreeSet<String> {
+            ours[unit]
+                .iter()
+                .map(|l| l.split(' ').nth(1).unwrap_or("").to_string())
+                .collect()
+        };
+        coincident += usize::from(!times("top.wr").is_disjoint(&times("top.rd")));
+    }
+    assert!(
+        cases.is_empty() || coincident > 0,
+        "no case had coincident edges"
+    );
 }
