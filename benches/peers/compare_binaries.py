@@ -10,7 +10,7 @@ alike. Per design and variant it prints the median [min, max] of the run
 loop's Medges/s (chronc's own `edges_per_second`) and of Mcycles per second
 of process CPU time (user + system, compile included), and checks that
 every variant reports the same counters. `--only pipe256` (names from
-DESIGNS, comma-separated) runs only those designs.
+DESIGNS and EXTRA, comma-separated) runs only those designs.
 """
 
 import json
@@ -26,6 +26,13 @@ DESIGNS = [
     ("pipe16", ["benches/peers/pipeline.chr", "-p", "N=16"], 20_000_000),
     ("pipe256", ["benches/peers/pipeline.chr", "-p", "N=256"], 2_000_000),
     ("fifo", ["benches/peers/async_fifo.chr"], 8_000_000),
+]
+
+# Run only when named in --only: pipelines around the vectorizer's
+# threshold (8 groups of four 32-bit stages).
+EXTRA = [
+    ("pipe32", ["benches/peers/pipeline.chr", "-p", "N=32"], 10_000_000),
+    ("pipe64", ["benches/peers/pipeline.chr", "-p", "N=64"], 6_000_000),
 ]
 
 
@@ -79,8 +86,8 @@ def main():
     print(f"runs per variant: {runs}; load average {os.getloadavg()[0]:.2f}")
     print("| design | variant | run loop Medges/s | Mcycles per CPU s (process) | ratio to first |")
     print("|---|---|---|---|---|")
-    for name, args, cycles in DESIGNS:
-        if only is not None and name not in only:
+    for name, args, cycles in DESIGNS + EXTRA:
+        if (name not in only) if only is not None else (name, args, cycles) in EXTRA:
             continue
         loop = {v[0]: [] for v in variants}
         cpu = {v[0]: [] for v in variants}

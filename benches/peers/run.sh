@@ -20,7 +20,8 @@
 #      machine disturbs far less than wall time.
 #
 # Environment overrides: REPS (default 5), BUILD_REPS (default 3), CHRONC (a chronc binary to use instead of
-# building target/release/chronc), and per design <DESIGN>_CYCLES and
+# building target/release/chronc), DESIGNS (the designs to run, of
+# "pipe16 pipe256 fifo"; all by default), and per design <DESIGN>_CYCLES and
 # <DESIGN>_ICARUS_CYCLES, where DESIGN is PIPE16, PIPE256 or FIFO.
 # "Cycles" are edges of the design's first clock (the writer clock of the
 # FIFO design).
@@ -171,6 +172,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 bench() {
     local name="$1" chr="$2" params="$3" vtop="$4" vsrc="$5" tb="$6" main="$7"
     local vparams="$8" iparams="$9" cycles="${10}" icycles="${11}"
+    case " ${DESIGNS:-pipe16 pipe256 fifo} " in
+    *" $name "*) ;;
+    *) return 0 ;;
+    esac
     local dir="$work/$name"
     mkdir -p "$dir"
     echo
