@@ -477,6 +477,20 @@ impl Inner {
             error,
             ..
         } = self;
+        if error.is_some() {
+            return;
+        }
+        if let [only] = takers.signal[..]
+            && let Some(r) = recorders.get_mut(only)
+        {
+            // The usual case, one VCD: a plain loop with the writer at
+            // hand (the general one below keeps a dozen references live
+            // and spilled them per edge).
+            if let Err(e) = state.read(|state| dump_changes(state, &signals[d], shadow, r, time)) {
+                *error = Some(e);
+            }
+            return;
+        }
         state.read(|state| {
             for run in &signals[d] {
                 let slots = run.slot as usize..(run.slot + run.len) as usize;
@@ -499,6 +513,37 @@ impl Inner {
             }
         });
     }
+}
+
+/// Hands `recorder` the dumped registers of `runs` that differ from
+/// `shadow`, and updates `shadow`.
+#[inline(never)]
+fn dump_changes(
+    state: &[u64],
+    runs: &[SignalRun],
+    shadow: &mut [u64],
+    recorder: &mut BufferedRecorder,
+    time: Time,
+) -> Result<(), RecordError> {
+    for run in runs {
+        let slots = run.slot as usize..(run.slot + run.len) as usize;
+        let (Some(now), Some(last)) = (state.get(slots.clone()), shadow.get_mut(slots)) else {
+            continue;
+        };
+        // A word loop, not `now != last`: runs are a few words, and the
+        // slice comparison is a `memcmp` call per run.
+        for (k, (&value, l)) in now.iter().zip(last.iter_mut()).enumerate() {
+            if value != *l {
+                *l = value;
+                recorder.signal(&SignalRecord {
+                    signal: run.signal + k as u32,
+                    time,
+                    value,
+                })?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Instants between two looks at the writers' failure flags.

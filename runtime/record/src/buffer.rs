@@ -129,7 +129,7 @@ impl BufferedRecorder {
                     for message in from_producer {
                         match message {
                             Message::Batch(mut batch) => {
-                                replay(inner.as_mut(), &batch)?;
+                                inner.replay_batch(&batch)?;
                                 batch.clear();
                                 let _ = recycle.try_send(batch);
                             }
@@ -231,8 +231,13 @@ impl BufferedRecorder {
     }
 }
 
-/// Hands a batch's records to the writer, decoded.
-fn replay(inner: &mut dyn Recorder, mut w: &[u64]) -> Result<(), RecordError> {
+/// Hands a batch's records to the writer, decoded (see
+/// [`Recorder::replay_batch`]).
+#[inline(always)]
+pub(crate) fn replay<R: Recorder + ?Sized>(
+    inner: &mut R,
+    mut w: &[u64],
+) -> Result<(), RecordError> {
     let kind_of = |k: u64| FifoEventKind::ALL.get(k as usize).copied();
     while let Some(&head) = w.first() {
         let high = (head >> 32) as u32;

@@ -117,4 +117,16 @@ pub trait Recorder: Send {
     /// Ends the recording: reports `dropped` in the output and writes
     /// everything out.
     fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError>;
+
+    /// Takes a batch of records in the encoding of
+    /// [`BufferedRecorder`](crate::buffer::BufferedRecorder), which calls
+    /// it once per batch on its writer thread. Keep the default: it decodes
+    /// the batch with direct calls to this type's own record methods (the
+    /// default is compiled per implementing type), so they can inline
+    /// into the decoding loop instead of costing a virtual call and a
+    /// record built in memory each.
+    #[doc(hidden)]
+    fn replay_batch(&mut self, words: &[u64]) -> Result<(), RecordError> {
+        crate::buffer::replay(self, words)
+    }
 }

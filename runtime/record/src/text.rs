@@ -639,6 +639,9 @@ impl Recorder for TextWriter {
         }
     }
 
+    // Inlined into the writer thread's decoding loop (`replay_batch`):
+    // the record's fields stay in registers, no call per record.
+    #[inline(always)]
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let event = self
             .events
@@ -682,6 +685,9 @@ impl Recorder for TextWriter {
         log.end_line(pos + 1)
     }
 
+    // Inlined into the writer thread's decoding loop (`replay_batch`):
+    // the record's fields stay in registers, no call per record.
+    #[inline(always)]
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
         let TextWriter {
             logs,
@@ -715,6 +721,9 @@ impl Recorder for TextWriter {
         log.end_line(pos + 1)
     }
 
+    // Inlined into the writer thread's decoding loop (`replay_batch`):
+    // the record's fields stay in registers, no call per record.
+    #[inline(always)]
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
         let (name, domain) = self
             .counters
