@@ -93,6 +93,9 @@ pub struct BufferedRecorder {
     /// Encoded records; room for `capacity` of the largest.
     batch: Vec<u64>,
     interest: Interest,
+    /// `interest.fifo` is [`FifoInterest::All`]: one flag test per FIFO
+    /// record instead of matching the enum.
+    fifo_all: bool,
     /// Per FIFO: the occupancy of its last event passed on (or dropped),
     /// for [`FifoInterest::Occupancy`].
     occupancy: Vec<u32>,
@@ -149,6 +152,7 @@ impl BufferedRecorder {
             capacity,
             count: 0,
             batch: Vec::with_capacity(capacity * MAX_WORDS),
+            fifo_all: matches!(interest.fifo, FifoInterest::All),
             interest,
             occupancy,
             to_writer,
@@ -330,7 +334,11 @@ impl Recorder for BufferedRecorder {
             hi,
             den,
         ]);
-        self.batch.extend_from_slice(r.args);
+        // A push per argument: events have a few, and a copy of a length
+        // known only here was a `memcpy` call per record.
+        for &arg in r.args {
+            self.batch.push(arg);
+        }
         Ok(())
     }
 
@@ -341,18 +349,20 @@ impl Recorder for BufferedRecorder {
     // of this method's samples in a VCD run sat on that load.
     #[inline(always)]
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
-        match &self.interest.fifo {
-            FifoInterest::None => return Ok(()),
-            FifoInterest::All => {}
-            FifoInterest::Occupancy(shown) => {
-                let f = r.fifo as usize;
-                if let Some(last) = self.occupancy.get_mut(f) {
-                    // Updated for dropped events too, so that in lossy mode
-                    // kept plus dropped events are the lossless ones.
-                    if !shown[f] || *last == r.occupancy {
-                        return Ok(());
+        if !self.fifo_all {
+            match &self.interest.fifo {
+                FifoInterest::None => return Ok(()),
+                FifoInterest::All => {}
+                FifoInterest::Occupancy(shown) => {
+                    let f = r.fifo as usize;
+                    if let Some(last) = self.occupancy.get_mut(f) {
+                        // Updated for dropped events too, so that in lossy mode
+                        // kept plus dropped events are the lossless ones.
+                        if !shown[f] || *last == r.occupancy {
+                            return Ok(());
+                        }
+                        *last = r.occupancy;
                     }
-                    *last = r.occupancy;
                 }
             }
         }
