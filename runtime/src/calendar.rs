@@ -144,6 +144,50 @@ pub(crate) enum ReplayEnd {
     Fallback,
 }
 
+/// The state of a caller-driven replay: see [`Calendar::replay_cursor`].
+pub(crate) struct ReplayCursor<'a> {
+    /// Instants that can be stepped with no overflow check.
+    pub(crate) budget: u64,
+    /// The next instant's pattern position and time.
+    pub(crate) position: usize,
+    pub(crate) upcoming: u128,
+    /// Per domain, the cycle of its latest edge and the next edge's index.
+    pub(crate) cycle: &'a mut [u64],
+    pub(crate) next_cycle: &'a mut [u64],
+    instants: &'a [PatternInstant],
+    /// Where `finish` writes back: position, upcoming, and the current
+    /// instant's time, position and span.
+    #[allow(clippy::type_complexity)]
+    state: (
+        &'a mut usize,
+        &'a mut u128,
+        &'a mut u128,
+        &'a mut usize,
+        &'a mut (u32, u32),
+    ),
+}
+
+impl ReplayCursor<'_> {
+    /// Records the replay's end: `position` and `upcoming` are the next
+    /// instant's; `ran` says whether any instant was stepped (the last
+    /// one, the one before `position`, becomes the current instant).
+    #[inline]
+    pub(crate) fn finish(self, ran: bool) {
+        let (position, upcoming, current_time, current_position, current_span) = self.state;
+        if ran {
+            let this = self
+                .position
+                .checked_sub(1)
+                .unwrap_or(self.instants.len() - 1);
+            *current_position = this;
+            *current_time = self.upcoming - self.instants[this].step;
+            *current_span = self.instants[this].span;
+        }
+        *position = self.position;
+        *upcoming = self.upcoming;
+    }
+}
+
 /// One precomputed instant: kept together so a step does one bounds check.
 #[derive(Debug, Clone, Copy)]
 struct PatternInstant {
@@ -475,6 +519,65 @@ impl Calendar {
             *current_span = span;
         }
         end
+    }
+
+    /// A caller-driven replay (the lean loop's): the calendar's replay state
+    /// while it replays its pattern with no overflow ahead, else `None`.
+    /// The caller steps instants itself, as [`Calendar::replay`] does,
+    /// with the per-position steps of [`Calendar::pattern_steps`]: at most
+    /// [`ReplayCursor::budget`] instants, each adding one to the cycle of
+    /// every domain with an edge there (`cycle[d] = next_cycle[d]`,
+    /// `next_cycle[d] += 1`); then [`ReplayCursor::finish`] records where
+    /// it ended. The stream, limits and overflow point are those of
+    /// [`Calendar::replay`].
+    #[inline]
+    pub(crate) fn replay_cursor(&mut self) -> Option<ReplayCursor<'_>> {
+        let Calendar {
+            cycle,
+            next_cycle,
+            upcoming,
+            pattern: Some(p),
+            in_pattern: true,
+            position,
+            current_time,
+            current_position,
+            current_span,
+            exhausted: None,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let by_cycle = next_cycle.iter().map(|&n| u64::MAX - n).min().unwrap_or(0);
+        let by_time = (u128::MAX - *upcoming) / p.max_step;
+        Some(ReplayCursor {
+            budget: u64::try_from(by_time).map_or(by_cycle, |t| t.min(by_cycle)),
+            position: *position,
+            upcoming: *upcoming,
+            cycle,
+            next_cycle,
+            instants: &p.instants,
+            state: (
+                position,
+                upcoming,
+                current_time,
+                current_position,
+                current_span,
+            ),
+        })
+    }
+
+    /// Per position of the replayed hyperperiod, the distance to the next
+    /// instant in ticks (the last wraps around); `None` without pattern mode.
+    pub(crate) fn pattern_steps(&self) -> Option<Vec<u128>> {
+        Some(
+            self.pattern
+                .as_ref()?
+                .instants
+                .iter()
+                .map(|i| i.step)
+                .collect(),
+        )
     }
 
     /// Whether the calendar is replaying its pattern with no overflow ahead:

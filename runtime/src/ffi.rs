@@ -311,7 +311,7 @@ pub unsafe extern "C" fn chronon_stage(
 pub unsafe extern "C" fn chronon_count(ctx: *mut c_void, index: u32, delta: u64) -> u32 {
     // SAFETY: forwarded contract.
     let ctx = unsafe { context(ctx) };
-    if index as usize >= ctx.counter_len {
+    if index as usize >= ctx.slot.counter_len {
         return CHRONON_BAD_ID;
     }
     ctx.count(index as usize, delta);

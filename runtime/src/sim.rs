@@ -495,9 +495,9 @@ impl Simulation {
             }
             plan.runners = first_runner..runners.len();
         }
+        let lean = lean::LeanProgram::build(&calendar, &plans, &runners, &fifos);
         let fifo_program = FifoProgram::build(&calendar, &plans, &fifos);
         let instant_program = InstantProgram::build(&calendar, &plans);
-        let lean = lean::LeanProgram::build(&calendar, &plans, &fifos);
         let any_extras = plans.iter().any(|p| p.extras);
         let ahead = {
             let runs = |d: &u32| !plans[*d as usize].runners.is_empty();
@@ -596,6 +596,13 @@ impl Simulation {
     /// loop; the result is the same (for tests and measurements).
     pub fn set_lean_loop(&mut self, on: bool) {
         self.lean_enabled = on;
+    }
+
+    /// Whether [`Simulation::run`] would replay pattern-mode instants
+    /// through the lean loop now: it is on, the calendar replays a pattern
+    /// and no trace sink is installed (where run-ahead does not apply).
+    pub fn runs_lean(&self) -> bool {
+        self.lean_ready()
     }
 
     /// Whether [`Simulation::run`] would run ahead now: it is on, no channel

@@ -228,7 +228,7 @@ impl NativeTick {
 
 impl Tick for NativeTick {
     fn tick(&mut self, ctx: &mut TickCtx<'_>) {
-        let range = ctx.reg_base..ctx.reg_base + ctx.reg_len;
+        let range = ctx.slot.reg_base..ctx.slot.reg_base + ctx.slot.reg_len;
         let cur = ctx.core.cur[range.clone()].as_ptr();
         let next = ctx.core.next[range].as_mut_ptr();
         let raw = (ctx as *mut TickCtx<'_>).cast::<core::ffi::c_void>();
@@ -245,15 +245,11 @@ impl Tick for NativeTick {
 /// Everything a tick can do, for one unit at one edge.
 pub struct TickCtx<'a> {
     pub(crate) core: &'a mut Core,
-    pub(crate) unit: u32,
     pub(crate) domain: u32,
-    pub(crate) rank: u32,
     pub(crate) cycle: u64,
     pub(crate) time: u128,
-    pub(crate) reg_base: usize,
-    pub(crate) reg_len: usize,
-    pub(crate) counter_base: usize,
-    pub(crate) counter_len: usize,
+    /// The unit acting (one copy of its [`SlotMeta`] per entered unit).
+    pub(crate) slot: SlotMeta,
     /// Every unit's [`SlotMeta`]; the running tick's units are
     /// `metas[group_start..group_start + group_len]` (see [`TickCtx::enter`]).
     pub(crate) metas: &'a [SlotMeta],
@@ -273,15 +269,17 @@ impl<'a> TickCtx<'a> {
         time: u128,
     ) -> Self {
         TickCtx {
-            unit: 0,
             domain,
-            rank: 0,
             cycle,
             time,
-            reg_base: 0,
-            reg_len: 0,
-            counter_base: 0,
-            counter_len: 0,
+            slot: SlotMeta {
+                unit: 0,
+                rank: 0,
+                reg_base: 0,
+                reg_len: 0,
+                counter_base: 0,
+                counter_len: 0,
+            },
             metas,
             group_start: 0,
             group_len: 0,
@@ -339,12 +337,7 @@ impl<'a> TickCtx<'a> {
 
     #[inline(always)]
     fn act_as(&mut self, m: &SlotMeta) {
-        self.unit = m.unit;
-        self.rank = m.rank;
-        self.reg_base = m.reg_base;
-        self.reg_len = m.reg_len;
-        self.counter_base = m.counter_base;
-        self.counter_len = m.counter_len;
+        self.slot = *m;
     }
 
     /// In a group tick ([`DesignBuilder::set_group_tick`](crate::DesignBuilder::set_group_tick)),
@@ -428,7 +421,7 @@ impl TickCtx<'_> {
     /// The running unit.
     #[inline]
     pub fn unit(&self) -> u32 {
-        self.unit
+        self.slot.unit
     }
 
     /// The unit's domain.
@@ -455,21 +448,21 @@ impl TickCtx<'_> {
     /// Register word `i` as it was before the edge.
     #[inline]
     pub fn reg(&self, i: usize) -> u64 {
-        debug_assert!(i < self.reg_len, "register index beyond the unit");
-        self.core.cur[self.reg_base + i]
+        debug_assert!(i < self.slot.reg_len, "register index beyond the unit");
+        self.core.cur[self.slot.reg_base + i]
     }
 
     /// Writes register word `i` for after the edge (the last write wins).
     #[inline]
     pub fn set_reg(&mut self, i: usize, value: u64) {
-        debug_assert!(i < self.reg_len, "register index beyond the unit");
-        self.core.next[self.reg_base + i] = value;
+        debug_assert!(i < self.slot.reg_len, "register index beyond the unit");
+        self.core.next[self.slot.reg_base + i] = value;
     }
 
     /// All the unit's register words as they were before the edge.
     #[inline]
     pub fn regs(&self) -> &[u64] {
-        &self.core.cur[self.reg_base..self.reg_base + self.reg_len]
+        &self.core.cur[self.slot.reg_base..self.slot.reg_base + self.slot.reg_len]
     }
 
     /// `can_send()` on an output port.
@@ -668,8 +661,11 @@ impl TickCtx<'_> {
     /// Adds `delta` to the unit's counter `index` (wrapping, like hardware).
     #[inline]
     pub fn count(&mut self, index: usize, delta: u64) {
-        debug_assert!(index < self.counter_len, "counter index beyond the unit");
-        let c = &mut self.core.counters[self.counter_base + index];
+        debug_assert!(
+            index < self.slot.counter_len,
+            "counter index beyond the unit"
+        );
+        let c = &mut self.core.counters[self.slot.counter_base + index];
         *c = c.wrapping_add(delta);
     }
 
@@ -677,9 +673,14 @@ impl TickCtx<'_> {
     #[inline]
     pub fn trace(&mut self, event: u32, args: &[u64]) {
         if self.core.tracing {
-            self.core
-                .trace
-                .push(self.domain, self.rank, self.unit, self.cycle, event, args);
+            self.core.trace.push(
+                self.domain,
+                self.slot.rank,
+                self.slot.unit,
+                self.cycle,
+                event,
+                args,
+            );
         }
     }
 
@@ -715,17 +716,17 @@ impl TickCtx<'_> {
             domain: self.domain,
             cycle: self.cycle,
             time: self.time(),
-            unit: self.unit,
+            unit: self.slot.unit,
             txn,
             occupancy: f.occupancy(),
         };
-        self.core.trace.push_fifo(self.rank, event);
+        self.core.trace.push_fifo(self.slot.rank, event);
     }
 
     /// Records a fault of this unit at this edge.
     pub(crate) fn fault(&mut self, kind: FaultKind, construct: String) {
         let time = self.time();
         self.core
-            .record_fault(kind, self.unit, construct, self.cycle, time);
+            .record_fault(kind, self.slot.unit, construct, self.cycle, time);
     }
 }

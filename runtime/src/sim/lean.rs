@@ -14,126 +14,164 @@
 //! units, then stage registers, then FIFOs), so the result is the same bit
 //! for bit, and a stop still ends the run after its instant.
 
-use super::{DomainPlan, ReplayEnd, Simulation};
+use super::{DomainPlan, ReplayEnd, Runner, Simulation};
 use crate::calendar::Calendar;
 use crate::fifo::CdcFifo;
+use crate::tick::TickCtx;
 
 /// Per pattern position, what an unobserved instant does (see the module
-/// documentation); built when the calendar replays a pattern.
+/// documentation) as a flat list of operations; built when the calendar
+/// replays a pattern.
 pub(super) struct LeanProgram {
     positions: Vec<LeanPosition>,
-    edges: Vec<LeanEdge>,
-    stages: Vec<u32>,
-    fifos: Vec<FifoSide>,
+    ops: Vec<Op>,
 }
 
-/// One pattern position: ranges of the program's lists.
+/// One pattern position: the distance to the next instant and the range
+/// of its operations.
 #[derive(Clone, Copy)]
 struct LeanPosition {
-    edges: (u32, u32),
-    stages: (u32, u32),
-    fifos: (u32, u32),
+    step: u128,
+    ops: (u32, u32),
 }
 
-/// One domain edge: its runners and register words (ranges).
-#[derive(Clone, Copy)]
-struct LeanEdge {
-    domain: u32,
-    runners: (u32, u32),
-    regs: (u32, u32),
-}
-
-/// A FIFO commit with the sides that have an edge at the instant.
-#[derive(Clone, Copy)]
-enum FifoSide {
+/// One step of an instant, in the order `step` does them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Op {
+    /// A domain's edge begins: its cycle moves on (the calendar's count)
+    /// and the context acts in it.
+    Edge(u32),
+    /// Calls a runner's tick.
+    Tick(u32),
+    /// Calls a runner's native group function.
+    Native(u32),
+    /// `Edge` then `Tick`, for a domain with one runner.
+    EdgeTick(u32, u32),
+    /// `Edge` then `Native`, for a domain with one runner.
+    EdgeNative(u32, u32),
+    /// Commits one register word (next to current).
+    Word(u32),
+    /// Commits register words `start..end`.
+    Words(u32, u32),
+    /// Commits a stage register.
+    Stage(u32),
+    /// Commits a FIFO whose writer alone has an edge.
     Writer(u32),
+    /// Commits a FIFO whose reader alone has an edge.
     Reader(u32),
+    /// Commits a FIFO both of whose sides have an edge.
     Both(u32),
 }
 
 impl LeanProgram {
-    /// The most list entries the program may hold (memory bound: a long
+    /// The most operations the program may hold (memory bound: a long
     /// pattern with many domains falls back to the replay loop).
-    const MAX_ENTRIES: usize = 1 << 22;
+    const MAX_OPS: usize = 1 << 22;
 
     /// The program for the calendar's pattern, if it has one that is not
     /// too long, and the design's indices fit in 32 bits.
     pub(super) fn build(
         calendar: &Calendar,
         plans: &[DomainPlan],
+        runners: &[Runner],
         fifos: &[CdcFifo],
     ) -> Option<LeanProgram> {
         let positions = calendar.pattern_domains()?;
-        let entries: usize = positions
+        let steps = calendar.pattern_steps()?;
+        let bound: usize = positions
             .iter()
             .flat_map(|ds| {
                 ds.iter().map(|&d| {
                     let p = &plans[d as usize];
-                    1 + p.stages.len() + p.fifos.len()
+                    2 + p.runners.len() + p.stages.len() + p.fifos.len()
                 })
             })
             .sum();
-        if entries > Self::MAX_ENTRIES {
+        if bound > Self::MAX_OPS {
             return None;
         }
         let small = |n: usize| u32::try_from(n).ok();
-        let mut program = LeanProgram {
-            positions: Vec::with_capacity(positions.len()),
-            edges: Vec::new(),
-            stages: Vec::new(),
-            fifos: Vec::new(),
-        };
-        for domains in positions {
-            let (e0, s0, f0) = (
-                program.edges.len(),
-                program.stages.len(),
-                program.fifos.len(),
-            );
+        let mut program = Vec::with_capacity(positions.len());
+        let mut ops = Vec::with_capacity(bound);
+        for (domains, step) in positions.into_iter().zip(steps) {
+            let start = small(ops.len())?;
             for &d in domains {
                 let plan = &plans[d as usize];
-                program.edges.push(LeanEdge {
-                    domain: d,
-                    runners: (small(plan.runners.start)?, small(plan.runners.end)?),
-                    regs: (small(plan.regs.start)?, small(plan.regs.end)?),
+                let calls = plan.runners.clone().map(|r| {
+                    let r32 = small(r)?;
+                    Some(match runners[r].native {
+                        Some(_) => Op::Native(r32),
+                        None => Op::Tick(r32),
+                    })
                 });
-                program.stages.extend_from_slice(&plan.stages);
+                let calls: Option<Vec<Op>> = calls.collect();
+                match calls?[..] {
+                    [Op::Tick(r)] => ops.push(Op::EdgeTick(d, r)),
+                    [Op::Native(r)] => ops.push(Op::EdgeNative(d, r)),
+                    ref calls => {
+                        ops.push(Op::Edge(d));
+                        ops.extend_from_slice(calls);
+                    }
+                }
+                // A domain's registers commit right after its units (only
+                // they read them), as in `step`.
+                let regs = &plan.regs;
+                match regs.len() {
+                    0 => {}
+                    1 => ops.push(Op::Word(small(regs.start)?)),
+                    _ => ops.push(Op::Words(small(regs.start)?, small(regs.end)?)),
+                }
             }
-            // FIFOs after every domain's stages, each once, in the order
-            // `step` commits them (the sides' order does not matter: a
-            // commit samples both pointers as they were before it).
-            let mut seen: Vec<u32> = Vec::new();
+            for &d in domains {
+                ops.extend(plans[d as usize].stages.iter().map(|&s| Op::Stage(s)));
+            }
+            // FIFOs after every stage register, each once, in the order
+            // `step` commits them (the order does not matter: a commit
+            // samples both pointers as they were before it).
+            let first = ops.len();
             for &d in domains {
                 for &f in &plans[d as usize].fifos {
-                    if seen.contains(&f) {
-                        continue;
-                    }
-                    seen.push(f);
                     let fifo = &fifos[f as usize];
                     let (w, r) = (
                         domains.contains(&fifo.writer_domain),
                         domains.contains(&fifo.reader_domain),
                     );
-                    program.fifos.push(match (w, r) {
-                        (true, true) => FifoSide::Both(f),
-                        (true, false) => FifoSide::Writer(f),
-                        _ => FifoSide::Reader(f),
-                    });
+                    let op = match (w, r) {
+                        (true, true) => Op::Both(f),
+                        (true, false) => Op::Writer(f),
+                        _ => Op::Reader(f),
+                    };
+                    if !ops[first..].contains(&op) {
+                        ops.push(op);
+                    }
                 }
             }
-            program.positions.push(LeanPosition {
-                edges: (small(e0)?, small(program.edges.len())?),
-                stages: (small(s0)?, small(program.stages.len())?),
-                fifos: (small(f0)?, small(program.fifos.len())?),
+            program.push(LeanPosition {
+                step,
+                ops: (start, small(ops.len())?),
             });
         }
-        Some(program)
+        Some(LeanProgram {
+            positions: program,
+            ops,
+        })
     }
 }
 
-/// A `(start, end)` pair as a range.
+/// Calls `runner`'s tick as its units.
 #[inline(always)]
-fn span((start, end): (u32, u32)) -> std::ops::Range<usize> {
-    start as usize..end as usize
+fn tick(ctx: &mut TickCtx<'_>, runner: &mut Runner) {
+    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+    runner.tick.tick(ctx);
+}
+
+/// Calls `runner`'s native group function (built only for runners with one).
+#[inline(always)]
+fn native(ctx: &mut TickCtx<'_>, runner: &Runner) {
+    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+    if let Some(native) = runner.native {
+        ctx.call_native(native);
+    }
 }
 
 impl Simulation {
@@ -159,47 +197,76 @@ impl Simulation {
         else {
             return ReplayEnd::Fallback;
         };
-        let mut ctx = crate::tick::TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
-        let mut done = *instants;
-        let end = calendar.replay(last_tick, |position, time, cycles| {
-            let at = program.positions[position];
-            for edge in &program.edges[span(at.edges)] {
-                ctx.domain = edge.domain;
-                ctx.cycle = cycles[edge.domain as usize];
-                ctx.time = time;
-                for runner in &mut runners[span(edge.runners)] {
-                    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
-                    match runner.native {
-                        Some(native) => ctx.call_native(native),
-                        None => runner.tick.tick(&mut ctx),
+        let Some(mut cursor) = calendar.replay_cursor() else {
+            return ReplayEnd::Fallback;
+        };
+        let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
+        let (positions, ops) = (&program.positions[..], &program.ops[..]);
+        let (cycle, next_cycle) = (&mut *cursor.cycle, &mut *cursor.next_cycle);
+        let (mut position, mut time, mut left) = (cursor.position, cursor.upcoming, cursor.budget);
+        let end = loop {
+            if left == 0 {
+                break ReplayEnd::Fallback;
+            }
+            if time > last_tick {
+                break ReplayEnd::Limit;
+            }
+            left -= 1;
+            let at = positions[position];
+            ctx.time = time;
+            for &op in &ops[at.ops.0 as usize..at.ops.1 as usize] {
+                // A domain's edge begins: its cycle moves on (the
+                // calendar's count; cannot overflow: the cursor's budget)
+                // and the context acts in it.
+                let mut edge = |d: u32| {
+                    let n = next_cycle[d as usize];
+                    cycle[d as usize] = n;
+                    next_cycle[d as usize] = n + 1;
+                    ctx.domain = d;
+                    ctx.cycle = n;
+                };
+                match op {
+                    Op::Edge(d) => edge(d),
+                    Op::EdgeTick(d, r) => {
+                        edge(d);
+                        tick(&mut ctx, &mut runners[r as usize]);
                     }
-                }
-                // A domain's registers commit right after its units (only
-                // they read them), as in `step`.
-                let core = &mut *ctx.core;
-                let regs = span(edge.regs);
-                let (cur, next) = (&mut core.cur[regs.clone()], &core.next[regs]);
-                if let ([c], [n]) = (&mut *cur, next) {
-                    *c = *n;
-                } else {
-                    cur.copy_from_slice(next);
-                }
-            }
-            let core = &mut *ctx.core;
-            for &s in &program.stages[span(at.stages)] {
-                core.stages[s as usize].commit();
-            }
-            for &side in &program.fifos[span(at.fifos)] {
-                match side {
-                    FifoSide::Writer(f) => core.fifos[f as usize].commit_writer(),
-                    FifoSide::Reader(f) => core.fifos[f as usize].commit_reader(),
-                    FifoSide::Both(f) => core.fifos[f as usize].commit(true, true),
+                    Op::EdgeNative(d, r) => {
+                        edge(d);
+                        native(&mut ctx, &runners[r as usize]);
+                    }
+                    Op::Tick(r) => tick(&mut ctx, &mut runners[r as usize]),
+                    Op::Native(r) => native(&mut ctx, &runners[r as usize]),
+                    Op::Word(w) => {
+                        let core = &mut *ctx.core;
+                        core.cur[w as usize] = core.next[w as usize];
+                    }
+                    Op::Words(a, b) => {
+                        let core = &mut *ctx.core;
+                        let words = a as usize..b as usize;
+                        core.cur[words.clone()].copy_from_slice(&core.next[words]);
+                    }
+                    Op::Stage(s) => ctx.core.stages[s as usize].commit(),
+                    Op::Writer(f) => ctx.core.fifos[f as usize].commit_writer(),
+                    Op::Reader(f) => ctx.core.fifos[f as usize].commit_reader(),
+                    Op::Both(f) => ctx.core.fifos[f as usize].commit(true, true),
                 }
             }
-            done += 1;
-            core.stop_requested
-        });
-        *instants = done;
+            // Cannot overflow: the cursor's budget counted the steps.
+            time += at.step;
+            position = if position + 1 == positions.len() {
+                0
+            } else {
+                position + 1
+            };
+            if ctx.core.stop_requested {
+                break ReplayEnd::Stop;
+            }
+        };
+        let ran = cursor.budget - left;
+        (cursor.position, cursor.upcoming) = (position, time);
+        cursor.finish(ran > 0);
+        *instants += ran;
         // Without a sink nothing is traced (`TickCtx::trace` pushes only
         // while tracing), so the buffer is empty; `step` clears it too.
         core.trace.clear();

@@ -1,0 +1,461 @@
+//! The lean loop (runs without a trace sink, pattern mode) against the
+//! general replay loop and against checked per-instant steps (merge mode):
+//! three phased clocks whose edges coincide at some instants, coupled by
+//! CDC FIFOs (registered and FWFT, widths 1 and 2, synchronizers of 2 and
+//! 3 flops, one FIFO inside a domain), a channel, a stage register and a
+//! group tick, run through the same split limits; a `finish` or a fault in
+//! either end domain; then a sink attached (the observed loop), taken away
+//! again (the lean loop), and a drain. Every stop must agree exactly. And
+//! the lean loop allocates nothing.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{ALLOCATIONS, WATCHING};
+
+use chronon_runtime::{
+    CalendarConfig, Clock, DesignBuilder, DomainId, Drain, FaultKind, FifoId, FifoSpec, MemorySink,
+    OwnedRecord, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx, TraceRecord, TraceSink,
+    UnitId,
+};
+
+fn clock(period: i128, phase: i128) -> Clock {
+    Clock::new(Picos::from_integer(period), Picos::from_integer(phase)).expect("clock")
+}
+
+/// Folds the edge (cycle, time) and `v` into register 0; counts in register 1.
+fn fold(ctx: &mut TickCtx<'_>, v: u64) {
+    let mix = ctx
+        .reg(0)
+        .rotate_left(9)
+        .wrapping_add(ctx.cycle())
+        .wrapping_add(ctx.time().ticks as u64)
+        .wrapping_mul(0x9e37_79b9)
+        .wrapping_add(v);
+    ctx.set_reg(0, mix);
+    ctx.set_reg(1, ctx.reg(1) + 1);
+}
+
+/// How the run ends: a unit of domain `domain` (0 = `a`, 2 = `c`) does
+/// `finish` or faults at its cycle `at` and every 20,000 edges after.
+#[derive(Clone, Copy, Debug)]
+enum Ending {
+    Never,
+    Finish { domain: usize, at: u64 },
+    Fault { domain: usize, at: u64 },
+}
+
+/// Which loop runs the pattern-mode instants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Mode {
+    Lean,
+    Replay,
+    Checked,
+}
+
+const UNITS: u32 = 5;
+const FIFOS: u32 = 4;
+
+/// The design: `a` (600 ps) with a group tick of two units joined by a
+/// latency-1 channel, writing a registered width-2 FIFO to `b` and an
+/// FWFT S=3 FIFO to `c`; `b` (900 ps) reading the first, with a stage
+/// register, writing a registered FIFO to `c`; `c` (1500 ps, phase
+/// 300 ps) reading both, and a FIFO between its two units.
+fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
+    let mut b = DesignBuilder::new();
+    if mode == Mode::Checked {
+        b.calendar_config(CalendarConfig { pattern_limit: 0 });
+    }
+    let d = [
+        b.domain("a", clock(600, 0)),
+        b.domain("b", clock(900, 0)),
+        b.domain("c", clock(1500, 300)),
+    ];
+    let a0 = b.unit("top.a0", d[0], &[1, 0]);
+    let a1 = b.unit("top.a1", d[0], &[2, 0]);
+    let b0 = b.unit("top.b0", d[1], &[3, 0]);
+    let c0 = b.unit("top.c0", d[2], &[4, 0]);
+    let c1 = b.unit("top.c1", d[2], &[5, 0]);
+    let fifo = |b: &mut DesignBuilder, name: &str, w, r, depth, sync, width, read_port| {
+        b.fifo(FifoSpec {
+            name: name.into(),
+            writer: w,
+            reader: r,
+            depth,
+            sync,
+            width,
+            read_port,
+        })
+    };
+    let ab = fifo(&mut b, "top.ab", a0, b0, 4, 2, 2, ReadPort::Registered);
+    let ac = fifo(&mut b, "top.ac", a1, c0, 2, 3, 1, ReadPort::Fwft);
+    let bc = fifo(&mut b, "top.bc", b0, c0, 8, 2, 1, ReadPort::Registered);
+    let cc = fifo(&mut b, "top.cc", c0, c1, 4, 2, 1, ReadPort::Registered);
+    let tx = b.output(a0, "tx", 1, 1);
+    let rx = b.input(a1, "rx", 1);
+    b.connect(tx, rx, 1, 2);
+    let stage = b.stage(b0, "s", 2, 1);
+    let sites = [
+        b.fault_site(a1, FaultKind::Assertion, "assert at t.chr:1:1"),
+        b.fault_site(c1, FaultKind::Assertion, "assert at t.chr:2:1"),
+    ];
+    let end = move |ctx: &mut TickCtx<'_>, domain: usize| {
+        let c = ctx.cycle();
+        let due = |at: u64| c == at || c % 20_000 == 19_999;
+        match ending {
+            Ending::Finish { domain: e, at } if e == domain && due(at) => ctx.finish(),
+            Ending::Fault { domain: e, at } if e == domain && due(at) => {
+                ctx.raise(sites[usize::from(domain == 2)]);
+            }
+            _ => {}
+        }
+    };
+    b.set_group_tick(&[a0, a1], move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        fold(ctx, 0);
+        // Bursts fill the FIFOs (full flags), pauses let them drain.
+        if c % 16 < 11 {
+            ctx.fifo_try_send(ab, &[c, c.wrapping_mul(7)]);
+        }
+        if !c.is_multiple_of(3) {
+            ctx.try_send(tx, &[ctx.reg(1)]);
+        }
+        ctx.enter(1);
+        let v = ctx.recv_word(rx).unwrap_or(1);
+        fold(ctx, v);
+        if c % 5 != 2 {
+            ctx.fifo_try_send(ac, &[c ^ v]);
+        }
+        ctx.trace(0, &[c]);
+        end(ctx, 0);
+    })
+    .expect("group");
+    b.set_tick(b0, move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        let mut item = [0, 0];
+        let mut v = 0;
+        if ctx.fifo_take(ab, &mut item) {
+            v = item[0] ^ item[1].rotate_left(17);
+        }
+        if ctx.stage_valid(stage, 0) {
+            v = v.wrapping_add(ctx.stage_read(stage, 0)[0]);
+        }
+        fold(ctx, v);
+        if c % 4 != 3 {
+            ctx.fifo_request(ab);
+        }
+        if !c.is_multiple_of(5) {
+            ctx.stage_write(stage, (c % 2) as usize, &[c * 3]);
+        }
+        if c % 9 < 7 {
+            ctx.fifo_try_send(bc, &[v]);
+        }
+    })
+    .expect("b0");
+    b.set_tick(c0, move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        let mut v = [0];
+        let mut w = [0];
+        if c % 3 != 1 {
+            ctx.fifo_recv(ac, &mut v);
+        }
+        ctx.fifo_take(bc, &mut w);
+        ctx.fifo_request(bc);
+        fold(ctx, v[0] ^ w[0].rotate_left(3));
+        ctx.fifo_try_send(cc, &[v[0].wrapping_add(w[0])]);
+        ctx.trace(1, &[v[0], w[0]]);
+    })
+    .expect("c0");
+    b.set_tick(c1, move |ctx: &mut TickCtx<'_>| {
+        let mut v = [0];
+        ctx.fifo_take(cc, &mut v);
+        if ctx.cycle() % 7 != 6 {
+            ctx.fifo_request(cc);
+        }
+        fold(ctx, v[0]);
+        end(ctx, 2);
+    })
+    .expect("c1");
+    let mut sim = b.build().expect("design");
+    sim.set_lean_loop(mode == Mode::Lean);
+    (sim, d)
+}
+
+/// Everything a stop can be told apart by.
+type Snapshot = (
+    Vec<u64>,
+    Vec<u64>,
+    u64,
+    u128,
+    u64,
+    Vec<(bool, bool, bool)>,
+    Vec<String>,
+);
+
+fn snapshot(sim: &Simulation, d: &[DomainId; 3]) -> Snapshot {
+    let regs = (0..UNITS)
+        .flat_map(|u| sim.regs(UnitId(u)).to_vec())
+        .collect();
+    let edges = d.iter().map(|&x| sim.edges_done(x)).collect();
+    let flags = (0..FIFOS)
+        .map(|f| {
+            let f = sim.fifo_flags(FifoId(f));
+            (f.full, f.empty, f.output_valid)
+        })
+        .collect();
+    let faults = sim.faults().iter().map(|f| format!("{f:?}")).collect();
+    (
+        regs,
+        edges,
+        sim.instants_done(),
+        sim.now().ticks,
+        sim.in_flight(),
+        flags,
+        faults,
+    )
+}
+
+/// A sink whose records the test reads while the simulation owns it.
+#[derive(Clone, Default)]
+struct Shared(Rc<RefCell<Vec<OwnedRecord>>>);
+
+impl TraceSink for Shared {
+    fn record(&mut self, r: &TraceRecord<'_>) {
+        let mut memory = MemorySink::default();
+        memory.record(r);
+        self.0.borrow_mut().extend(memory.records);
+    }
+}
+
+/// Split limits; the last is unbounded where the run ends by itself.
+fn limits(d: &[DomainId; 3], ending: Ending) -> Vec<RunLimit> {
+    vec![
+        RunLimit::Time(Picos::from_integer(0)),
+        RunLimit::Time(Picos::from_integer(299)),
+        RunLimit::Edges {
+            domain: d[2],
+            count: 2,
+        },
+        RunLimit::Time(Picos::new(123_457, 3)),
+        RunLimit::Edges {
+            domain: d[0],
+            count: 4_001,
+        },
+        // Already reached: runs nothing.
+        RunLimit::Edges {
+            domain: d[0],
+            count: 10,
+        },
+        RunLimit::Edges {
+            domain: d[1],
+            count: 9_001,
+        },
+        RunLimit::Time(Picos::from_integer(30_000_000)),
+        match ending {
+            Ending::Never => RunLimit::Edges {
+                domain: d[2],
+                count: 40_000,
+            },
+            _ => RunLimit::Unbounded,
+        },
+    ]
+}
+
+fn compare(ending: Ending) {
+    let modes = [Mode::Lean, Mode::Replay, Mode::Checked];
+    let mut sims: Vec<(Simulation, [DomainId; 3])> =
+        modes.iter().map(|&m| design(m, ending)).collect();
+    assert!(sims[0].0.uses_calendar_pattern() && sims[0].0.runs_lean());
+    assert!(!sims[1].0.runs_lean());
+    assert!(!sims[2].0.uses_calendar_pattern() && !sims[2].0.runs_lean());
+    let d = sims[0].1;
+    let mut stops = Vec::new();
+    let mut step = |sims: &mut Vec<(Simulation, [DomainId; 3])>, limit: &RunLimit, what: &str| {
+        let results: Vec<(Stop, Snapshot)> = sims
+            .iter_mut()
+            .map(|(sim, d)| (sim.run(limit.clone()), snapshot(sim, d)))
+            .collect();
+        for (mode, r) in modes.iter().zip(&results).skip(1) {
+            assert_eq!(
+                results[0], *r,
+                "{ending:?}, {what} {limit:?}: lean vs {mode:?}"
+            );
+        }
+        stops.push(results[0].0.clone());
+    };
+    for limit in limits(&d, ending) {
+        step(&mut sims, &limit, "no sink");
+    }
+    // A sink attached later: the observed loop continues from there.
+    let sinks: Vec<Shared> = modes.iter().map(|_| Shared::default()).collect();
+    for ((sim, _), sink) in sims.iter_mut().zip(&sinks) {
+        sim.set_trace_sink(Box::new(sink.clone()));
+        assert!(!sim.runs_lean());
+    }
+    let later = RunLimit::Edges {
+        domain: d[2],
+        count: sims[0].0.edges_done(d[2]) + 3_000,
+    };
+    step(&mut sims, &later, "sink");
+    assert!(sinks[0].0.borrow().len() > 1_000);
+    for sink in &sinks[1..] {
+        assert_eq!(
+            *sinks[0].0.borrow(),
+            *sink.0.borrow(),
+            "{ending:?}: records"
+        );
+    }
+    // Taken away again: the lean loop resumes.
+    for (sim, _) in sims.iter_mut() {
+        sim.take_trace_sink();
+    }
+    assert!(sims[0].0.runs_lean());
+    let again = RunLimit::Edges {
+        domain: d[1],
+        count: sims[0].0.edges_done(d[1]) + 50_000,
+    };
+    step(&mut sims, &again, "sink taken away");
+    let drains: Vec<(Drain, Snapshot)> = sims
+        .iter_mut()
+        .map(|(sim, d)| (sim.drain(1_000), snapshot(sim, d)))
+        .collect();
+    for r in &drains[1..] {
+        assert_eq!(drains[0], *r, "{ending:?}: drain");
+    }
+    match ending {
+        Ending::Never => assert!(stops.iter().all(|s| *s == Stop::LimitReached)),
+        Ending::Finish { .. } => assert!(stops.contains(&Stop::Finished), "{stops:?}"),
+        Ending::Fault { .. } => {
+            assert!(
+                stops.iter().any(|s| matches!(s, Stop::Fault(_))),
+                "{stops:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn lean_loop_matches_replay_and_checked_steps() {
+    compare(Ending::Never);
+}
+
+#[test]
+fn lean_loop_stops_on_the_exact_instant_in_either_domain() {
+    for ending in [
+        Ending::Finish { domain: 0, at: 777 },
+        Ending::Finish {
+            domain: 2,
+            at: 1_234,
+        },
+        Ending::Fault {
+            domain: 0,
+            at: 2_501,
+        },
+        Ending::Fault { domain: 2, at: 333 },
+    ] {
+        compare(ending);
+    }
+}
+
+/// A FIFO between two clocks, one side's edges never meeting the other's:
+/// the lean loop commits each side alone; the FIFO's flags and the reader's
+/// fold must match the checked steps at every one of many short runs (one
+/// instant at a time near the start, where the synchronizers fill).
+#[test]
+fn lean_loop_single_instants_match() {
+    let build = |mode: Mode| {
+        let mut b = DesignBuilder::new();
+        if mode == Mode::Checked {
+            b.calendar_config(CalendarConfig { pattern_limit: 0 });
+        }
+        let w = b.domain("w", clock(1094, 0));
+        let r = b.domain("r", clock(754, 137));
+        let wu = b.unit("top.w", w, &[0, 0]);
+        let ru = b.unit("top.r", r, &[0, 0]);
+        let f = b.fifo(FifoSpec {
+            name: "top.f".into(),
+            writer: wu,
+            reader: ru,
+            depth: 16,
+            sync: 2,
+            width: 1,
+            read_port: ReadPort::Fwft,
+        });
+        b.set_tick(wu, move |ctx: &mut TickCtx<'_>| {
+            let n = ctx.reg(0);
+            if ctx.fifo_try_send(f, &[n]) {
+                ctx.set_reg(0, n + 1);
+            }
+        })
+        .expect("w");
+        b.set_tick(ru, move |ctx: &mut TickCtx<'_>| {
+            let mut v = [0];
+            if ctx.cycle() % 5 != 4 && ctx.fifo_recv(f, &mut v) {
+                fold(ctx, v[0]);
+            }
+        })
+        .expect("r");
+        let mut sim = b.build().expect("design");
+        sim.set_lean_loop(mode == Mode::Lean);
+        (sim, r)
+    };
+    let (mut lean, r) = build(Mode::Lean);
+    let (mut checked, _) = build(Mode::Checked);
+    assert!(lean.runs_lean());
+    for count in (1..200).chain((200..20_000).step_by(997)) {
+        let limit = RunLimit::Edges { domain: r, count };
+        assert_eq!(lean.run(limit.clone()), checked.run(limit));
+        let state = |s: &Simulation| {
+            (
+                s.regs(UnitId(0)).to_vec(),
+                s.regs(UnitId(1)).to_vec(),
+                s.instants_done(),
+                s.now().ticks,
+                s.in_flight(),
+                s.fifo_flags(FifoId(0)),
+            )
+        };
+        assert_eq!(state(&lean), state(&checked), "{count} reader edges");
+    }
+}
+
+/// Once running, the lean loop allocates nothing, over many runs split at
+/// edge limits of every domain.
+#[test]
+fn lean_loop_does_not_allocate() {
+    let (mut sim, d) = design(Mode::Lean, Ending::Never);
+    assert!(sim.runs_lean());
+    let warm = RunLimit::Edges {
+        domain: d[0],
+        count: 1_000,
+    };
+    assert_eq!(sim.run(warm), Stop::LimitReached);
+    WATCHING.with(|w| w.set(true));
+    drop(std::hint::black_box(vec![1u8; 8]));
+    WATCHING.with(|w| w.set(false));
+    assert_eq!(
+        ALLOCATIONS.swap(0, Ordering::Relaxed),
+        1,
+        "the counter counts"
+    );
+    WATCHING.with(|w| w.set(true));
+    let mut stops = 0;
+    for k in 1..=300u64 {
+        let limit = RunLimit::Edges {
+            domain: d[(k % 3) as usize],
+            count: 1_000 + k * 400,
+        };
+        stops += u64::from(sim.run(limit) == Stop::LimitReached);
+    }
+    WATCHING.with(|w| w.set(false));
+    assert_eq!(stops, 300);
+    assert!(sim.edges_done(d[0]) > 100_000);
+    assert_eq!(
+        ALLOCATIONS.load(Ordering::Relaxed),
+        0,
+        "allocations in the lean loop"
+    );
+}
