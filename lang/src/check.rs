@@ -1883,7 +1883,16 @@ impl<'e> BodyCx<'e> {
                     return err_expr(span);
                 }
                 let ok = match op {
-                    Eq | Ne => matches!(a.ty, Type::Int { .. } | Type::Bool | Type::Enum(_)),
+                    // Structs and arrays compare scalar by scalar (the
+                    // lowering and the constant evaluator do that).
+                    Eq | Ne => matches!(
+                        a.ty,
+                        Type::Int { .. }
+                            | Type::Bool
+                            | Type::Enum(_)
+                            | Type::Struct(_)
+                            | Type::Array(..)
+                    ),
                     Lt | Le | Gt | Ge => a.ty.is_int(),
                     BitOr | BitXor | BitAnd => a.ty.is_int() || a.ty == Type::Bool,
                     _ => a.ty.is_int(),
@@ -2046,7 +2055,10 @@ impl<'e> BodyCx<'e> {
         let all = [
             "recv", "peek", "request", "valid", "take", "can_send", "send", "try_send",
         ];
-        let allowed = available.contains(&format!("{}(", m.name));
+        // Whole names: a substring test let `v()` pass as `recv()`.
+        let allowed = available
+            .split(", ")
+            .any(|a| a.split('(').next() == Some(m.name.as_str()));
         if !allowed {
             if all.contains(&m.name.as_str()) {
                 self.err(TypeError::WrongSide {

@@ -428,7 +428,7 @@ fn describe(rule: Rule) -> Option<&'static str> {
         trace_arg => "a trace argument `name = value`",
         place => "a register or variable",
         expr | arg_expr | cast_expr | unary_expr | postfix_expr | paren_expr | array_lit
-        | array_repeat | call_expr | struct_lit | enum_value => "an expression",
+        | array_count | call_expr | struct_lit | enum_value => "an expression",
         field_suffix | index_suffix | method_suffix => "`.`, `[` or a method call",
         args => "arguments",
         field_init => "a field `name: value`",
@@ -1406,19 +1406,23 @@ impl Builder<'_> {
                 }
             }
             Rule::array_lit => {
-                let elems = inner(p).map(|x| self.expr(x, depth + 1)).collect();
-                Expr {
-                    kind: ExprKind::ArrayLit(elems),
-                    span,
-                }
-            }
-            Rule::array_repeat => {
-                let mut it = inner(p);
-                let v = self.expr(it.next().expect("repeated value"), depth + 1);
-                let n = self.expr(it.next().expect("repeat count"), depth + 1);
-                Expr {
-                    kind: ExprKind::ArrayRepeat(Box::new(v), Box::new(n)),
-                    span,
+                let parts: Vec<Pair<Rule>> = inner(p).collect();
+                let repeat = parts.len() == 2 && parts[1].as_rule() == Rule::array_count;
+                let mut it = parts.into_iter();
+                if repeat {
+                    let v = self.expr(it.next().expect("repeated value"), depth + 1);
+                    let count = it.next().expect("`; count`");
+                    let n = self.expr(inner(count).next().expect("repeat count"), depth + 1);
+                    Expr {
+                        kind: ExprKind::ArrayRepeat(Box::new(v), Box::new(n)),
+                        span,
+                    }
+                } else {
+                    let elems = it.map(|x| self.expr(x, depth + 1)).collect();
+                    Expr {
+                        kind: ExprKind::ArrayLit(elems),
+                        span,
+                    }
                 }
             }
             Rule::call_expr => {
