@@ -177,6 +177,17 @@ enum E {
         e: Box<E>,
         ty: Ty,
     },
+    /// A struct or array register compared (`==`, `!=`) with a literal of
+    /// its type, scalar by scalar: the register's Chronon name, the
+    /// literal's opening and closing text, and per scalar its Verilog name,
+    /// its field name (empty in an array) and the literal's expression.
+    Agg {
+        op: &'static str,
+        reg: String,
+        open: String,
+        close: String,
+        parts: Vec<(String, String, E)>,
+    },
 }
 
 impl E {
@@ -188,6 +199,7 @@ impl E {
             | E::Un { ty, .. }
             | E::Bin { ty, .. }
             | E::Cast { ty, .. } => *ty,
+            E::Agg { .. } => Ty::Bool,
         }
     }
 
@@ -197,7 +209,7 @@ impl E {
             E::Lit { .. } | E::Var { .. } | E::Index { .. } => 12,
             E::Un { .. } => 11,
             E::Cast { .. } => 10,
-            E::Bin { op, .. } => bin_prec(op),
+            E::Bin { op, .. } | E::Agg { op, .. } => bin_prec(op),
         }
     }
 }
@@ -256,6 +268,26 @@ fn chr(e: &E, rng: &mut Rng) -> String {
             } else {
                 format!("{s} as {}", ty.chr())
             }
+        }
+        E::Agg {
+            op,
+            reg,
+            open,
+            close,
+            parts,
+        } => {
+            let items: Vec<String> = parts
+                .iter()
+                .map(|(_, field, e)| {
+                    let s = chr(e, rng);
+                    if field.is_empty() {
+                        s
+                    } else {
+                        format!("{field}: {s}")
+                    }
+                })
+                .collect();
+            format!("{reg} {op} {open}{}{close}", items.join(", "))
         }
         E::Bin { op, l, r, .. } => {
             let p = bin_prec(op);
@@ -319,6 +351,18 @@ impl Verilog {
                 let a = self.expr(inner, out);
                 let t = self.temp(*ty);
                 let _ = writeln!(out, "{t} = {a};");
+                t
+            }
+            E::Agg { op, parts, .. } => {
+                let mut terms = Vec::new();
+                for (v, _, e) in parts {
+                    let x = self.expr(e, out);
+                    terms.push(format!("({v} == {x})"));
+                }
+                let t = self.temp(Ty::Bool);
+                let all = terms.join(" && ");
+                let neg = if *op == "!=" { "!" } else { "" };
+                let _ = writeln!(out, "{t} = {neg}({all});");
                 t
             }
             E::Bin { op, l, r, ty } => {
@@ -568,6 +612,9 @@ impl UnitGen<'_> {
 
     fn bool_expr(&mut self, depth: u32) -> E {
         let d = depth - 1;
+        if self.rng.one_in(10) {
+            return self.aggregate_eq(d);
+        }
         match self.rng.below(6) {
             0..=2 => {
                 // Mostly a type some variable has, so that variables meet.
@@ -605,6 +652,58 @@ impl UnitGen<'_> {
                 e: Box::new(self.expr(Ty::Bool, d, false)),
                 ty: Ty::Bool,
             },
+        }
+    }
+
+    /// The struct or the array register compared with a literal of its
+    /// type whose scalars are often the register's own (so that it is
+    /// sometimes equal).
+    fn aggregate_eq(&mut self, depth: u32) -> E {
+        let op = if self.rng.one_in(2) { "==" } else { "!=" };
+        let mut parts = Vec::new();
+        if self.rng.one_in(2) {
+            for f in self.fields.clone() {
+                let e = if self.rng.one_in(2) {
+                    var_expr(&f)
+                } else {
+                    self.expr(f.ty, depth, true)
+                };
+                parts.push((f.v.clone(), f.chr.trim_start_matches("st.").to_string(), e));
+            }
+            // Parenthesized: the comparison may head an `if`.
+            E::Agg {
+                op,
+                reg: "st".into(),
+                open: format!("({} {{ ", self.strukt),
+                close: " })".into(),
+                parts,
+            }
+        } else {
+            let a = self.array.clone();
+            for k in 0..a.len {
+                let e = if self.rng.one_in(2) {
+                    E::Index {
+                        ty: a.ty,
+                        chr: a.chr.clone(),
+                        v: a.v.clone(),
+                        idx: Box::new(E::Lit {
+                            ty: Ty::U(32),
+                            bits: k,
+                            bare: true,
+                        }),
+                    }
+                } else {
+                    self.expr(a.ty, depth, true)
+                };
+                parts.push((format!("{}[{k}]", a.v), String::new(), e));
+            }
+            E::Agg {
+                op,
+                reg: a.chr.clone(),
+                open: "[".into(),
+                close: "]".into(),
+                parts,
+            }
         }
     }
 
@@ -1470,6 +1569,33 @@ fn stage_read_of_an_invalid_pipe_gives_the_last_value() {
     ];
     for engine in [EngineKind::Interp, EngineKind::Jit] {
         let logs = run_chronc("stage.chr", text, 4000, engine);
+        assert_eq!(logs["top.u"], expected, "{engine:?}");
+    }
+}
+
+/// docs/language.md ("Types"): `==` and `!=` compare structs and arrays
+/// scalar by scalar, in ticks and in constants, on both engines.
+#[test]
+fn structs_and_arrays_compare_for_equality() {
+    let text = "clock c = 1 GHz;\nstruct S { f: u8, g: i3 }\nstruct One { v: i5 }\n\
+                const K: S = (S { f: 3, g: -1 });\nconst SAME: bool = K == (S { f: 3, g: -1 });\n\
+                unit U {\n    reg n: u8;\n    reg st: S;\n    reg one: One;\n    \
+                reg arr: [u16; 3] = [1, 2, 3];\n    tick {\n        \
+                let e1: bool = st == (S { f: n, g: -1 });\n        \
+                let e2: bool = arr != [1, 2, n as u16];\n        \
+                let e3: bool = one == One { v: -1 };\n        let e4: bool = K != st;\n        \
+                trace(\"eq\", n = n, e1 = e1, e2 = e2, e3 = e3, e4 = e4, same = SAME);\n        \
+                if n == 2 { st <= K; one <= One { v: -1 }; }\n        n <= n + 1;\n    }\n}\n\
+                system Top { inst u: U on c; }\n";
+    let expected = [
+        "0 0ps T top.u eq n=0 e1=0 e2=1 e3=0 e4=1 same=1",
+        "1 1000ps T top.u eq n=1 e1=0 e2=1 e3=0 e4=1 same=1",
+        "2 2000ps T top.u eq n=2 e1=0 e2=1 e3=0 e4=1 same=1",
+        "3 3000ps T top.u eq n=3 e1=1 e2=0 e3=1 e4=0 same=1",
+        "4 4000ps T top.u eq n=4 e1=0 e2=1 e3=1 e4=0 same=1",
+    ];
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let logs = run_chronc("eq.chr", text, 4000, engine);
         assert_eq!(logs["top.u"], expected, "{engine:?}");
     }
 }
