@@ -230,25 +230,47 @@ fn bin_prec(op: &str) -> u32 {
 }
 
 /// The Chronon text of a literal.
-fn chr_lit(ty: Ty, bits: u64, bare: bool, hex: bool) -> String {
-    let (digits, suffix) = match ty {
+/// `style`: 0 decimal, 1 hexadecimal, 2 binary (small values), 3 decimal
+/// with `_` separators; a negative value is a `-` and its magnitude.
+fn chr_lit(ty: Ty, bits: u64, bare: bool, style: u64) -> String {
+    let (negative, magnitude, suffix) = match ty {
         Ty::Bool => return if bits != 0 { "true" } else { "false" }.into(),
-        Ty::U(w) if hex => (format!("0x{bits:X}"), format!("u{w}")),
-        Ty::U(w) => (bits.to_string(), format!("u{w}")),
+        Ty::U(w) => (false, bits, format!("u{w}")),
         Ty::I(w) => {
             let shift = 64 - w;
             let value = ((bits << shift) as i64) >> shift;
-            (value.to_string(), format!("i{w}"))
+            (value < 0, value.unsigned_abs(), format!("i{w}"))
         }
     };
-    if bare { digits } else { digits + &suffix }
+    let digits = match style {
+        1 => format!("0x{magnitude:X}"),
+        2 if magnitude < 1 << 16 => format!("0b{magnitude:b}"),
+        3 => {
+            let plain = magnitude.to_string();
+            let mut out = String::new();
+            for (k, ch) in plain.chars().enumerate() {
+                if k > 0 && (plain.len() - k) % 3 == 0 {
+                    out.push('_');
+                }
+                out.push(ch);
+            }
+            out
+        }
+        _ => magnitude.to_string(),
+    };
+    let sign = if negative { "-" } else { "" };
+    if bare {
+        format!("{sign}{digits}")
+    } else {
+        format!("{sign}{digits}{suffix}")
+    }
 }
 
 /// Chronon text with the fewest parentheses the precedence table allows
 /// (plus a few redundant ones, which must not matter).
 fn chr(e: &E, rng: &mut Rng) -> String {
     let text = match e {
-        E::Lit { ty, bits, bare } => chr_lit(*ty, *bits, *bare, rng.one_in(3)),
+        E::Lit { ty, bits, bare } => chr_lit(*ty, *bits, *bare, rng.below(5)),
         E::Var { chr, .. } => chr.clone(),
         E::Index { chr: name, idx, .. } => format!("{name}[{}]", self::chr(idx, rng)),
         E::Un { op, e: inner, .. } => {
@@ -440,6 +462,8 @@ struct UnitGen<'a> {
     strukt: String,
     v: Verilog,
     traces: usize,
+    /// Loops so far (each has its own variable).
+    loops: usize,
     /// The Verilog clock and cycle names, for `$display`.
     clock: String,
 }
@@ -851,7 +875,7 @@ impl UnitGen<'_> {
     /// where `let`s go).
     fn block(&mut self, count: usize, depth: u32, c: &mut String, v: &mut String) {
         for _ in 0..count {
-            let pick = self.rng.below(if depth < 2 { 12 } else { 9 });
+            let pick = self.rng.below(if depth < 2 { 13 } else { 9 });
             match pick {
                 0 | 1 if depth == 0 => self.let_stmt(c, v),
                 0 | 1 if !self.locals.is_empty() => {
@@ -865,9 +889,39 @@ impl UnitGen<'_> {
                 5 | 6 => self.trace(c, v),
                 7 | 8 => self.write_element(c, v),
                 9 | 10 => self.if_stmt(depth, c, v),
-                _ => self.match_stmt(depth, c, v),
+                11 => self.match_stmt(depth, c, v),
+                _ => self.for_stmt(depth, c, v),
             }
         }
+    }
+
+    /// A `for` loop over a constant range of up to four iterations (maybe
+    /// empty) whose body may read its `u32` variable: unrolled by Chronon,
+    /// a `for` with non-blocking writes in Verilog (the last write of an
+    /// element still wins).
+    fn for_stmt(&mut self, depth: u32, c: &mut String, v: &mut String) {
+        let from = self.rng.below(3);
+        let to = from + self.rng.below(5);
+        let n = self.loops;
+        self.loops += 1;
+        let var = Var {
+            ty: Ty::U(32),
+            chr: format!("i{n}"),
+            v: format!("{}_i{n}", self.v.prefix),
+        };
+        self.v.decls.push(Ty::U(32).verilog(&var.v));
+        let _ = writeln!(c, "for {} in {from}..{to} {{", var.chr);
+        let _ = writeln!(
+            v,
+            "for ({i} = {from}; {i} < {to}; {i} = {i} + 1) begin",
+            i = var.v
+        );
+        self.vars.push(var);
+        let count = 1 + self.rng.below(3) as usize;
+        self.block(count, depth + 1, c, v);
+        self.vars.pop();
+        c.push_str("}\n");
+        v.push_str("end\n");
     }
 
     /// Writes and retains of the stage register, each pipe at most once on
@@ -1121,7 +1175,7 @@ impl UnitGen<'_> {
             rest = tail;
             let pc: Vec<String> = pats
                 .iter()
-                .map(|&b| chr_lit(ty, b, true, self.rng.one_in(3)))
+                .map(|&b| chr_lit(ty, b, true, self.rng.below(5)))
                 .collect();
             let pv: Vec<String> = pats
                 .iter()
@@ -1216,7 +1270,7 @@ fn design(seed: u64) -> Design {
                     "    reg {}: {} = {};",
                     var.chr,
                     ty.chr(),
-                    chr_lit(ty, bits, rng.one_in(2), rng.one_in(3))
+                    chr_lit(ty, bits, rng.one_in(2), rng.below(5))
                 );
             }
             let _ = writeln!(init, "{} = {};", var.v, ty.vconst(bits));
@@ -1293,6 +1347,7 @@ fn design(seed: u64) -> Design {
                 next: 0,
             },
             traces: 0,
+            loops: 0,
             clock: clock.clone(),
         };
         let mut body = String::new();
