@@ -103,10 +103,12 @@ fn mix(x: {ty}, a: {ty}) -> {ty} {{
 
 unit Stages<N: u32 = {n}> {{
     reg src: {ty};
+    // Between two narrow registers: `src` and `r[0]` sit side by side
+    // in the packed mirror, not in the state.
+    reg wide: u64;
+    reg r: [{ty}; N];
     reg a: [{ty}; N];
     reg b: [{ty}; N];
-    reg r: [{ty}; N];
-    reg wide: u64;
     reg flag: bool;
     counter checksum;
 

@@ -291,10 +291,16 @@ impl Gen<'_> {
     /// The mirror's address of four consecutive slots from `s` packed side
     /// by side: one `i32x4` there.
     pub(super) fn packed_quad(&self, s: SlotId) -> Option<(Value, i32)> {
-        let (base, off) = self.packed_at(s)?;
-        (1..4)
-            .all(|j| self.packed_at(s + j).map(|x| x.1) == Some(off + 4 * j as i32))
-            .then_some((base, off))
+        self.packed_lanes(&[s, s + 1, s + 2, s + 3])
+    }
+
+    /// The mirror's address of `slots` (four) if they are packed side by
+    /// side in this order.
+    pub(super) fn packed_lanes(&self, slots: &[SlotId]) -> Option<(Value, i32)> {
+        let (base, off) = self.packed_at(*slots.first()?)?;
+        (slots.len() == 4
+            && (1..4).all(|j| self.packed_at(slots[j]).map(|x| x.1) == Some(off + 4 * j as i32)))
+        .then_some((base, off))
     }
 
     /// Slot `s`'s value from memory: the mirror's `u32` or the state's

@@ -878,6 +878,11 @@ impl Gen<'_> {
     /// A vector of the slots' values, one per lane, from scalar loads (which
     /// reuse values the code already holds).
     fn gather(&mut self, slots: &[SlotId], narrow: bool) -> Value {
+        // Slots apart in the state may sit side by side in the packed
+        // mirror (a pipeline's counter beside its first stage).
+        if narrow && let Some((base, off)) = self.packed_lanes(slots) {
+            return self.b.ins().load(types::I32X4, vector_flags(), base, off);
+        }
         let lane = |g: &mut Self, s: SlotId| {
             let v = g.load_slot(s);
             if narrow {
