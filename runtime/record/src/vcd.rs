@@ -290,6 +290,8 @@ impl Recorder for VcdWriter {
         }
     }
 
+    // Inlined into the writer thread's decoding loop (`replay_batch`).
+    #[inline(always)]
     fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
         match self.signals.get_mut(r.signal as usize) {
             None => Err(RecordError::UnknownIndex {
@@ -308,6 +310,8 @@ impl Recorder for VcdWriter {
         }
     }
 
+    // Inlined into the writer thread's decoding loop (`replay_batch`).
+    #[inline(always)]
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
         match self.fifos.get_mut(r.fifo as usize) {
             None => Err(RecordError::UnknownIndex {
