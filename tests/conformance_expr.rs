@@ -464,6 +464,8 @@ struct UnitGen<'a> {
     traces: usize,
     /// Loops so far (each has its own variable).
     loops: usize,
+    /// Variants of the unit's enum (`E<n>::V0`, ...), whose register is `e`.
+    variants: u64,
     /// The Verilog clock and cycle names, for `$display`.
     clock: String,
 }
@@ -1021,6 +1023,13 @@ impl UnitGen<'_> {
     }
 
     fn write(&mut self, c: &mut String, v: &mut String) {
+        if self.rng.one_in(7) {
+            let k = self.rng.below(self.variants);
+            let p = &self.v.prefix;
+            let _ = writeln!(c, "e <= E{}::V{k};", &p[1..]);
+            let _ = writeln!(v, "{p}_e <= 8'd{k};");
+            return;
+        }
         if self.rng.one_in(6) {
             // The whole struct (its fields may also be written one by one,
             // before or after: per field, the last write wins).
@@ -1149,15 +1158,24 @@ impl UnitGen<'_> {
                 }
             }
         };
-        let e = self.expr(ty, 3, false);
-        let (ec, ev) = self.both(&e, v);
-        let t = self.v.temp(ty);
-        let _ = writeln!(v, "{t} = {ev};");
+        // On the enum register a quarter of the time.
+        let on_enum = self.rng.one_in(4);
+        let (ec, t) = if on_enum {
+            ("e".to_string(), format!("{}_e", self.v.prefix))
+        } else {
+            let e = self.expr(ty, 3, false);
+            let (ec, ev) = self.both(&e, v);
+            let t = self.v.temp(ty);
+            let _ = writeln!(v, "{t} = {ev};");
+            (ec, t)
+        };
         // Distinct patterns: the whole range of a narrow type, corners of
-        // a wide one.
+        // a wide one, the enum's variants.
         let mut values: Vec<u64> = Vec::new();
         for _ in 0..6 {
-            let bits = if ty.width() <= 4 {
+            let bits = if on_enum {
+                self.rng.below(self.variants)
+            } else if ty.width() <= 4 {
                 self.rng.below(ty.mask() + 1)
             } else {
                 self.rng.value(ty)
@@ -1166,6 +1184,8 @@ impl UnitGen<'_> {
                 values.push(bits);
             }
         }
+        let ty = if on_enum { Ty::U(8) } else { ty };
+        let enum_name = format!("E{}", &self.v.prefix[1..]);
         let _ = writeln!(c, "match {ec} {{");
         let mut first = true;
         let mut rest = values.as_slice();
@@ -1175,7 +1195,13 @@ impl UnitGen<'_> {
             rest = tail;
             let pc: Vec<String> = pats
                 .iter()
-                .map(|&b| chr_lit(ty, b, true, self.rng.below(5)))
+                .map(|&b| {
+                    if on_enum {
+                        format!("{enum_name}::V{b}")
+                    } else {
+                        chr_lit(ty, b, true, self.rng.below(5))
+                    }
+                })
                 .collect();
             let pv: Vec<String> = pats
                 .iter()
@@ -1284,6 +1310,46 @@ fn design(seed: u64) -> Design {
             v: format!("{prefix}_a"),
             len,
         };
+        // An enum register, read as integers of any width (`e as i2`
+        // truncates the variant's index) and compared with variants.
+        let variants = 2 + rng.below(4);
+        let einit = rng.below(variants);
+        let _ = writeln!(
+            chr,
+            "enum E{u} {{ {} }}",
+            (0..variants)
+                .map(|k| format!("V{k}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // In Verilog each read is a variable of its own type, set from the
+        // register at the start of the tick (so operands keep their exact
+        // width and signedness).
+        let mut enum_reads = Vec::new();
+        let mut enum_setup = String::new();
+        for n in 0..2 {
+            let ty = rng.int_ty();
+            let var = Var {
+                ty,
+                chr: format!("(e as {})", ty.chr()),
+                v: format!("{prefix}_ev{n}"),
+            };
+            let _ = writeln!(enum_setup, "{} = {prefix}_e;", var.v);
+            enum_reads.push(var);
+            let k = rng.below(variants);
+            let (op, vop) = if rng.one_in(2) {
+                ("==", "==")
+            } else {
+                ("!=", "!=")
+            };
+            let var = Var {
+                ty: Ty::Bool,
+                chr: format!("(e {op} E{u}::V{k})"),
+                v: format!("{prefix}_eb{n}"),
+            };
+            let _ = writeln!(enum_setup, "{} = ({prefix}_e {vop} 8'd{k});", var.v);
+            enum_reads.push(var);
+        }
         let strukt = format!("S{u}");
         let fields: Vec<Var> = (0..1 + rng.below(3))
             .map(|f| {
@@ -1330,6 +1396,7 @@ fn design(seed: u64) -> Design {
         let mut vars = regs.clone();
         vars.extend(fields.iter().cloned());
         vars.extend(stage_reads.iter().cloned());
+        vars.extend(enum_reads.iter().cloned());
         vars.push(stim_var.clone());
         let mut writable = regs.clone();
         writable.extend(fields.iter().cloned());
@@ -1348,6 +1415,7 @@ fn design(seed: u64) -> Design {
             },
             traces: 0,
             loops: 0,
+            variants,
             clock: clock.clone(),
         };
         let mut body = String::new();
@@ -1374,6 +1442,14 @@ fn design(seed: u64) -> Design {
         for r in regs.iter().chain(&fields) {
             state.push((r.chr.replace("st.", "s_"), var_expr(r)));
         }
+        state.push((
+            "en".into(),
+            E::Var {
+                ty: Ty::U(8),
+                chr: "e as u8".into(),
+                v: format!("{prefix}_e"),
+            },
+        ));
         for (k, r) in stage_reads.iter().enumerate() {
             let name = if k % 2 == 0 { "sv" } else { "sd" };
             state.push((format!("{name}{}", k / 2), var_expr(r)));
@@ -1402,6 +1478,7 @@ fn design(seed: u64) -> Design {
         chr.push_str(&reg_decls);
         let _ = writeln!(chr, "    reg a: [{}; {len}];", aty.chr());
         let _ = writeln!(chr, "    reg st: {strukt};");
+        let _ = writeln!(chr, "    reg e: E{u} = E{u}::V{einit};");
         let _ = writeln!(chr, "    stage s: {} pipes {pipes};", sty.chr());
         let _ = writeln!(chr, "    tick {{");
         for line in body.lines() {
@@ -1421,6 +1498,10 @@ fn design(seed: u64) -> Design {
             aty.verilog(&format!("{} [0:{}]", array.v, len - 1))
         );
         let _ = writeln!(decls, "    reg [{}:0] {prefix}_sv;", pipes - 1);
+        let _ = writeln!(decls, "    reg [7:0] {prefix}_e;");
+        for r in &enum_reads {
+            let _ = writeln!(decls, "    {}", r.ty.verilog(&r.v));
+        }
         let _ = writeln!(
             decls,
             "    {}",
@@ -1437,6 +1518,7 @@ fn design(seed: u64) -> Design {
             let _ = writeln!(init, "{}[{k}] = 0;", array.v);
         }
         let _ = writeln!(init, "{prefix}_sv = 0;");
+        let _ = writeln!(init, "{prefix}_e = {einit};");
         for k in 0..pipes {
             let _ = writeln!(init, "{prefix}_sd[{k}] = 0;");
         }
@@ -1445,6 +1527,9 @@ fn design(seed: u64) -> Design {
         // A pipe neither written nor retained is invalid at the next edge;
         // its value holds.
         let _ = writeln!(always, "        {prefix}_sv <= 0;");
+        for line in enum_setup.lines() {
+            let _ = writeln!(always, "        {line}");
+        }
         for line in vbody.lines() {
             let _ = writeln!(always, "        {line}");
         }
