@@ -155,7 +155,14 @@ fn unreadable_inputs_are_reported() {
     let out = chronc(&["trace", "merge", "no/such/dir"]);
     expect(&out, 1, "manifest.json", "trace merge");
     let out = chronc(&["trace", "recover", "no/such/file.pftrace"]);
-    expect(&out, 1, "no/such/file.pftrace", "trace recover");
+    expect(&out, 1, "cannot read no/such/file.pftrace", "trace recover");
+    let out = chronc(&["trace", "recover", "examples"]);
+    expect(
+        &out,
+        1,
+        "cannot read examples: it is a directory",
+        "trace recover DIR",
+    );
 }
 
 #[test]

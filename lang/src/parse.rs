@@ -219,12 +219,14 @@ fn parse_item_pest(
                 file,
                 base: start,
                 diags,
+                keywords_as_names: Vec::new(),
             };
             if let Some(item) = item_eoi.into_inner().next()
                 && let Some(it) = b.item(item)
             {
                 module.items.push(it);
             }
+            module.broken.append(&mut b.keywords_as_names);
         }
         Err(e) => diags.push(syntax_error(file, start, chunk, e).into_diagnostic()),
     }
@@ -590,6 +592,9 @@ struct Builder<'d> {
     file: FileId,
     base: usize,
     diags: &'d mut Vec<Diagnostic>,
+    /// Keywords written where a name belongs (reported once, here): the
+    /// checker is told not to report their uses as unknown names too.
+    keywords_as_names: Vec<String>,
 }
 
 fn inner(p: Pair<'_, Rule>) -> impl Iterator<Item = Pair<'_, Rule>> {
@@ -614,6 +619,7 @@ impl Builder<'_> {
                 }
                 .into_diagnostic(),
             );
+            self.keywords_as_names.push(name.to_string());
         }
         Ident {
             name: name.to_string(),

@@ -112,6 +112,18 @@ pub fn main(command: TraceCommand) -> ExitCode {
                 name.push(".recovered");
                 PathBuf::from(name)
             });
+            // The recovery names only the file it failed on, as "writing";
+            // an input that cannot be opened is named as read here.
+            match std::fs::metadata(&file) {
+                Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
+                Ok(m) if m.is_dir() => {
+                    return fail(&format!(
+                        "cannot read {}: it is a directory",
+                        file.display()
+                    ));
+                }
+                Ok(_) => {}
+            }
             match recover(&file, &output) {
                 Ok(stats) => {
                     sayln!("recovered {}: {stats:?}", output.display());
