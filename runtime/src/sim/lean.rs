@@ -25,6 +25,8 @@ use crate::tick::TickCtx;
 pub(super) struct LeanProgram {
     positions: Vec<LeanPosition>,
     ops: Vec<Op>,
+    /// The shortest distance between two consecutive instants (> 0).
+    min_step: u128,
 }
 
 /// One pattern position: the distance to the next instant and the range
@@ -78,6 +80,7 @@ impl LeanProgram {
     ) -> Option<LeanProgram> {
         let positions = calendar.pattern_domains()?;
         let steps = calendar.pattern_steps()?;
+        let min_step = steps.iter().copied().min()?.max(1);
         let bound: usize = positions
             .iter()
             .flat_map(|ds| {
@@ -154,6 +157,7 @@ impl LeanProgram {
         Some(LeanProgram {
             positions: program,
             ops,
+            min_step,
         })
     }
 }
@@ -203,15 +207,27 @@ impl Simulation {
         let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
         let (positions, ops) = (&program.positions[..], &program.ops[..]);
         let (cycle, next_cycle) = (&mut *cursor.cycle, &mut *cursor.next_cycle);
-        let (mut position, mut time, mut left) = (cursor.position, cursor.upcoming, cursor.budget);
+        let (mut position, mut time) = (cursor.position, cursor.upcoming);
+        // The cursor's budget as a time: consecutive instants are at least
+        // `min_step` apart, so at most `budget` instants lie at or before
+        // `upcoming + (budget - 1) * min_step` (saturated, at most `budget`
+        // lie at or before any tick: the budget counts the steps to the
+        // end of time). One comparison per instant checks both.
+        let Some(steps) = cursor.budget.checked_sub(1) else {
+            return ReplayEnd::Fallback;
+        };
+        let by_budget = time.saturating_add(u128::from(steps).saturating_mul(program.min_step));
+        let bound = last_tick.min(by_budget);
+        let mut ran = 0u64;
         let end = loop {
-            if left == 0 {
-                break ReplayEnd::Fallback;
+            if time > bound {
+                break if time > last_tick {
+                    ReplayEnd::Limit
+                } else {
+                    ReplayEnd::Fallback
+                };
             }
-            if time > last_tick {
-                break ReplayEnd::Limit;
-            }
-            left -= 1;
+            ran += 1;
             let at = positions[position];
             ctx.time = time;
             for &op in &ops[at.ops.0 as usize..at.ops.1 as usize] {
@@ -263,7 +279,6 @@ impl Simulation {
                 break ReplayEnd::Stop;
             }
         };
-        let ran = cursor.budget - left;
         (cursor.position, cursor.upcoming) = (position, time);
         cursor.finish(ran > 0);
         *instants += ran;
