@@ -177,6 +177,12 @@ enum E {
         e: Box<E>,
         ty: Ty,
     },
+    /// A call of a generated function (its result type is `ty`).
+    Call {
+        name: String,
+        args: Vec<E>,
+        ty: Ty,
+    },
     /// A struct or array register compared (`==`, `!=`) with a literal of
     /// its type, scalar by scalar: the register's Chronon name, the
     /// literal's opening and closing text, and per scalar its Verilog name,
@@ -200,13 +206,14 @@ impl E {
             | E::Bin { ty, .. }
             | E::Cast { ty, .. } => *ty,
             E::Agg { .. } => Ty::Bool,
+            E::Call { ty, .. } => *ty,
         }
     }
 
     /// Binding strength in docs/language.md's table (loosest 1).
     fn prec(&self) -> u32 {
         match self {
-            E::Lit { .. } | E::Var { .. } | E::Index { .. } => 12,
+            E::Lit { .. } | E::Var { .. } | E::Index { .. } | E::Call { .. } => 12,
             E::Un { .. } => 11,
             E::Cast { .. } => 10,
             E::Bin { op, .. } | E::Agg { op, .. } => bin_prec(op),
@@ -291,6 +298,10 @@ fn chr(e: &E, rng: &mut Rng) -> String {
                 format!("{s} as {}", ty.chr())
             }
         }
+        E::Call { name, args, .. } => {
+            let args: Vec<String> = args.iter().map(|a| chr(a, rng)).collect();
+            format!("{name}({})", args.join(", "))
+        }
         E::Agg {
             op,
             reg,
@@ -373,6 +384,12 @@ impl Verilog {
                 let a = self.expr(inner, out);
                 let t = self.temp(*ty);
                 let _ = writeln!(out, "{t} = {a};");
+                t
+            }
+            E::Call { name, args, ty } => {
+                let names: Vec<String> = args.iter().map(|a| self.expr(a, out)).collect();
+                let t = self.temp(*ty);
+                let _ = writeln!(out, "{t} = {name}({});", names.join(", "));
                 t
             }
             E::Agg { op, parts, .. } => {
@@ -466,6 +483,10 @@ struct UnitGen<'a> {
     loops: usize,
     /// Variants of the unit's enum (`E<n>::V0`, ...), whose register is `e`.
     variants: u64,
+    /// The functions it may call: name, parameter types, result type.
+    funcs: Vec<Func>,
+    /// Generating a function body: no registers, arrays or stimulus.
+    in_fn: bool,
     /// The Verilog clock and cycle names, for `$display`.
     clock: String,
 }
@@ -511,20 +532,20 @@ impl UnitGen<'_> {
                 return self.lit(ty, bare);
             }
             // Fresh stimulus: some bits of `x`, which changes every edge.
-            6 | 7 => {
-                let at = self.rng.below(64);
-                let x = self.vars.iter().find(|v| v.chr == "x").map(var_expr);
-                E::Bin {
+            6 | 7 => match self.vars.iter().find(|v| v.chr == "x").map(var_expr) {
+                Some(x) => E::Bin {
                     op: ">>",
-                    l: Box::new(x.expect("the stimulus register")),
+                    l: Box::new(x),
                     r: Box::new(E::Lit {
                         ty: Ty::U(32),
-                        bits: at,
+                        bits: self.rng.below(64),
                         bare: true,
                     }),
                     ty: Ty::U(64),
-                }
-            }
+                },
+                // In a function: parameters only.
+                None => self.any_var(),
+            },
             _ => self.any_var(),
         };
         if ty == Ty::Bool {
@@ -620,7 +641,9 @@ impl UnitGen<'_> {
                 }
             }
             _ => {
-                if self.array.ty == ty {
+                if !self.funcs.is_empty() && self.rng.one_in(2) {
+                    self.call(ty, d)
+                } else if self.array.ty == ty && !self.in_fn {
                     self.element(d)
                 } else {
                     let l = self.expr(ty, d, false);
@@ -638,7 +661,7 @@ impl UnitGen<'_> {
 
     fn bool_expr(&mut self, depth: u32) -> E {
         let d = depth - 1;
-        if self.rng.one_in(10) {
+        if self.rng.one_in(10) && !self.in_fn {
             return self.aggregate_eq(d);
         }
         match self.rng.below(6) {
@@ -678,6 +701,41 @@ impl UnitGen<'_> {
                 e: Box::new(self.expr(Ty::Bool, d, false)),
                 ty: Ty::Bool,
             },
+        }
+    }
+
+    /// A call of a random function, its result cast to `ty` (or compared
+    /// with zero for a `bool`).
+    fn call(&mut self, ty: Ty, depth: u32) -> E {
+        let f = self.funcs[self.rng.below(self.funcs.len() as u64) as usize].clone();
+        let args = f
+            .params
+            .iter()
+            .map(|&p| self.expr(p, depth, true))
+            .collect();
+        let call = E::Call {
+            name: f.name.clone(),
+            args,
+            ty: f.ret,
+        };
+        if f.ret == ty {
+            call
+        } else if ty == Ty::Bool {
+            E::Bin {
+                op: "!=",
+                l: Box::new(call),
+                r: Box::new(E::Lit {
+                    ty: f.ret,
+                    bits: 0,
+                    bare: true,
+                }),
+                ty: Ty::Bool,
+            }
+        } else {
+            E::Cast {
+                e: Box::new(call),
+                ty,
+            }
         }
     }
 
@@ -1232,6 +1290,115 @@ impl UnitGen<'_> {
     }
 }
 
+/// A generated pure function.
+#[derive(Clone, Debug)]
+struct Func {
+    name: String,
+    params: Vec<Ty>,
+    ret: Ty,
+}
+
+/// `count` random functions (each may call the ones before it): their
+/// Chronon text, their Verilog text and their signatures.
+fn functions(rng: &mut Rng, count: usize) -> (String, String, Vec<Func>) {
+    let (mut chr, mut verilog, mut funcs) = (String::new(), String::new(), Vec::new());
+    for k in 0..count {
+        let name = format!("g{k}");
+        let params: Vec<Ty> = (0..1 + rng.below(3))
+            .map(|_| {
+                if rng.one_in(6) {
+                    Ty::Bool
+                } else {
+                    rng.int_ty()
+                }
+            })
+            .collect();
+        let ret = rng.int_ty();
+        let vars: Vec<Var> = params
+            .iter()
+            .enumerate()
+            .map(|(n, &ty)| Var {
+                ty,
+                chr: format!("p{n}"),
+                v: format!("{name}_p{n}"),
+            })
+            .collect();
+        let mut g = UnitGen {
+            rng: &mut *rng,
+            vars: vars.clone(),
+            regs: Vec::new(),
+            locals: Vec::new(),
+            array: Array {
+                ty: Ty::Bool,
+                chr: String::new(),
+                v: String::new(),
+                len: 1,
+            },
+            fields: Vec::new(),
+            strukt: String::new(),
+            v: Verilog {
+                prefix: name.clone(),
+                decls: Vec::new(),
+                next: 0,
+            },
+            traces: 0,
+            loops: 0,
+            variants: 1,
+            funcs: funcs.clone(),
+            in_fn: true,
+            clock: String::new(),
+        };
+        let (mut body, mut vbody) = (String::new(), String::new());
+        for _ in 0..g.rng.below(3) {
+            g.let_stmt(&mut body, &mut vbody);
+        }
+        let e = g.expr(ret, 3, true);
+        let (ec, ev) = g.both(&e, &mut vbody);
+        let signature: Vec<String> = vars
+            .iter()
+            .map(|p| format!("{}: {}", p.chr, p.ty.chr()))
+            .collect();
+        let _ = writeln!(
+            chr,
+            "fn {name}({}) -> {} {{",
+            signature.join(", "),
+            ret.chr()
+        );
+        for line in body.lines() {
+            let _ = writeln!(chr, "    {line}");
+        }
+        let _ = writeln!(chr, "    return {ec};\n}}");
+        // Verilog: a function of the result's type, inputs of the
+        // parameters' types, its temporaries as function variables.
+        let inputs: Vec<String> = vars
+            .iter()
+            .map(|p| {
+                p.ty.verilog(&p.v)
+                    .replacen("reg", "input", 1)
+                    .replace(';', "")
+            })
+            .collect();
+        let head = ret
+            .verilog(&name)
+            .replacen("reg", "function", 1)
+            .replace(';', "");
+        let _ = writeln!(verilog, "    {head}({});", inputs.join(", "));
+        for d in &g.v.decls {
+            let _ = writeln!(verilog, "        {d}");
+        }
+        verilog.push_str("        begin\n");
+        for line in vbody.lines() {
+            let _ = writeln!(verilog, "            {line}");
+        }
+        let _ = writeln!(
+            verilog,
+            "            {name} = {ev};\n        end\n    endfunction"
+        );
+        funcs.push(Func { name, params, ret });
+    }
+    (chr, verilog, funcs)
+}
+
 /// One generated design: the Chronon text, the Verilog twin and the time
 /// limit (ps).
 struct Design {
@@ -1269,6 +1436,8 @@ fn design(seed: u64) -> Design {
     chr.push_str(
         "fn xs(x: u64) -> u64 {\n    let y: u64 = x ^ (x << 13);\n    y = y ^ (y >> 7);\n    return y ^ (y << 17);\n}\n",
     );
+    let (fn_chr, fn_verilog, funcs) = functions(&mut rng, 3);
+    chr.push_str(&fn_chr);
     let mut system = String::from("system Top {\n");
     for u in 0..UNITS {
         let prefix = format!("u{u}");
@@ -1416,6 +1585,8 @@ fn design(seed: u64) -> Design {
             traces: 0,
             loops: 0,
             variants,
+            funcs: funcs.clone(),
+            in_fn: false,
             clock: clock.clone(),
         };
         let mut body = String::new();
@@ -1554,6 +1725,7 @@ fn design(seed: u64) -> Design {
          y = x ^ (x << 13);\n            y = y ^ (y >> 7);\n            xs = y ^ (y << 17);\n        \
          end\n    endfunction\n",
     );
+    verilog.push_str(&fn_verilog);
     verilog.push_str(&decls);
     verilog.push_str(&always);
     let _ = writeln!(verilog, "    initial begin\n        limit = {limit};");
