@@ -334,6 +334,22 @@ impl Inner {
         (!self.windowed || self.filter.keeps_time(time)).then_some(time)
     }
 
+    /// Hands a record to the recorders `pick` names (see [`feed`]).
+    #[inline(always)]
+    fn feed_takers(
+        &mut self,
+        pick: impl FnOnce(&Takers) -> &[usize],
+        f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
+    ) {
+        let Inner {
+            recorders,
+            takers,
+            error,
+            ..
+        } = self;
+        feed(recorders, pick(takers), error, f);
+    }
+
     /// Dumps every selected register's initial value at time 0.
     pub(super) fn initial_signals(&mut self) {
         let Inner {
@@ -588,13 +604,7 @@ impl TraceSink for RecordingSink {
             event: r.event,
             args: r.args,
         };
-        let Inner {
-            recorders,
-            takers,
-            error,
-            ..
-        } = inner;
-        feed(recorders, &takers.trace, error, |w| w.trace(&record));
+        inner.feed_takers(|t| &t.trace, |w| w.trace(&record));
     }
 
     fn observes_commits(&self) -> bool {
@@ -631,13 +641,7 @@ impl TraceSink for RecordingSink {
             txn: e.txn,
             occupancy: e.occupancy,
         };
-        let Inner {
-            recorders,
-            takers,
-            error,
-            ..
-        } = inner;
-        feed(recorders, &takers.fifo_events, error, |w| w.fifo(&record));
+        inner.feed_takers(|t| &t.fifo_events, |w| w.fifo(&record));
     }
 
     /// A dumped FIFO's committed occupancy at the end of an instant, for
@@ -661,13 +665,7 @@ impl TraceSink for RecordingSink {
             txn: 0,
             occupancy,
         };
-        let Inner {
-            recorders,
-            takers,
-            error,
-            ..
-        } = inner;
-        feed(recorders, &takers.occupancy, error, |w| w.fifo(&record));
+        inner.feed_takers(|t| &t.occupancy, |w| w.fifo(&record));
     }
 
     fn domain_committed(&mut self, domain: u32, cycle: u64, time: Timestamp) {
