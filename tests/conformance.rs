@@ -708,70 +708,8 @@ fn three_clock_fifo_network_matches_icarus() {
     for (i, clocks) in TRIPLES.iter().enumerate() {
         for k in 0..5usize {
             let n = i * 5 + k;
-            // Depth and synchronizer length of FIFOs a, b and c.
-            let fifos: Vec<(u64, u64)> = (0..3)
-                .map(|f| (DEPTHS[(n + f) % 3], SYNCS[(n / 3 + 2 * f) % 3]))
-                .collect();
-            let modes: Vec<u32> = (0..5).map(|u| ((n + u * (k + 1)) % 4) as u32).collect();
-            // Latency and capacity of the channel to `e`.
-            let (le, ce) = ((n % 3) as u64, (n / 3 % 3 + 1) as u64);
-            let limit = 200 * clocks.iter().map(|c| c.0).max().unwrap_or(1000) + 500;
-            let spell = |(p, ph): (u64, u64)| format!("{p} ps phase {ph} ps");
-            let text = fill(
-                &template,
-                &[
-                    ("WCLOCK", spell(clocks[0])),
-                    ("XCLOCK", spell(clocks[1])),
-                    ("YCLOCK", spell(clocks[2])),
-                    ("WMODE", modes[0].to_string()),
-                    ("AMODE", modes[1].to_string()),
-                    ("BMODE", modes[2].to_string()),
-                    ("CMODE", modes[3].to_string()),
-                    ("EMODE", modes[4].to_string()),
-                    ("LE", le.to_string()),
-                    ("CE", ce.to_string()),
-                    ("DA", fifos[0].0.to_string()),
-                    ("SA", fifos[0].1.to_string()),
-                    ("DB", fifos[1].0.to_string()),
-                    ("SB", fifos[1].1.to_string()),
-                    ("DC", fifos[2].0.to_string()),
-                    ("SC", fifos[2].1.to_string()),
-                ],
-            );
-            let engine = if n % 2 == 0 {
-                EngineKind::Jit
-            } else {
-                EngineKind::Interp
-            };
-            let ours = run_chronc("cdc_multi.chr", &text, limit, engine);
-            let mut args = vec![format!("+limit={limit}")];
-            for (name, (p, ph)) in ["w", "x", "y"].iter().zip(clocks) {
-                args.push(format!("+{name}p={p}"));
-                args.push(format!("+{name}ph={ph}"));
-            }
-            args.push(format!("+le={le}"));
-            args.push(format!("+ce={ce}"));
-            for (name, mode) in ["wmode", "amode", "bmode", "cmode", "emode"]
-                .iter()
-                .zip(&modes)
-            {
-                args.push(format!("+{name}={mode}"));
-            }
-            for (f, (depth, sync)) in ["a", "b", "c"].iter().zip(&fifos) {
-                args.push(format!("+d{f}={depth}"));
-                args.push(format!("+s{f}={sync}"));
-            }
-            let theirs = run_twin(&image, &args);
-            let config = format!(
-                "case {n}: clocks {clocks:?}, FIFOs (depth, sync) {fifos:?}, channel \
-                 latency {le} capacity {ce}, modes {modes:?} on {engine:?}"
-            );
-            assert_same(&config, &ours, &theirs);
+            let ours = check_multi(&image, &template, clocks, n, &format!("case {n}"));
             relayed += usize::from(saw(&ours, "top.c", "got=1"));
-            assert!(
-                saw(&ours, "top.e", "got=1"),
-                "{config}: the channel moved nothing"
-            );
             cases += 1;
         }
     }
@@ -780,6 +718,80 @@ fn three_clock_fifo_network_matches_icarus() {
         relayed > cases / 2,
         "items came back in only {relayed} of {cases} cases"
     );
+}
+
+/// Runs `cdc_multi.chr` with domain clocks `clocks` ((period, phase) in ps
+/// of w, x and y) and the FIFO depths, synchronizer lengths, traffic modes,
+/// channel and engine that case `n` of the walk picks; compares with the
+/// twin; chronc's logs.
+fn check_multi(
+    image: &Path,
+    template: &str,
+    clocks: &[(u64, u64); 3],
+    n: usize,
+    label: &str,
+) -> Logs {
+    let k = n % 5;
+    let engine = engine_for(n);
+    // Depth and synchronizer length of FIFOs a, b and c.
+    let fifos: Vec<(u64, u64)> = (0..3)
+        .map(|f| (DEPTHS[(n + f) % 3], SYNCS[(n / 3 + 2 * f) % 3]))
+        .collect();
+    let modes: Vec<u32> = (0..5).map(|u| ((n + u * (k + 1)) % 4) as u32).collect();
+    // Latency and capacity of the channel to `e`.
+    let (le, ce) = ((n % 3) as u64, (n / 3 % 3 + 1) as u64);
+    let limit = 200 * clocks.iter().map(|c| c.0).max().unwrap_or(1000) + 500;
+    let spell = |(p, ph): (u64, u64)| format!("{p} ps phase {ph} ps");
+    let text = fill(
+        template,
+        &[
+            ("WCLOCK", spell(clocks[0])),
+            ("XCLOCK", spell(clocks[1])),
+            ("YCLOCK", spell(clocks[2])),
+            ("WMODE", modes[0].to_string()),
+            ("AMODE", modes[1].to_string()),
+            ("BMODE", modes[2].to_string()),
+            ("CMODE", modes[3].to_string()),
+            ("EMODE", modes[4].to_string()),
+            ("LE", le.to_string()),
+            ("CE", ce.to_string()),
+            ("DA", fifos[0].0.to_string()),
+            ("SA", fifos[0].1.to_string()),
+            ("DB", fifos[1].0.to_string()),
+            ("SB", fifos[1].1.to_string()),
+            ("DC", fifos[2].0.to_string()),
+            ("SC", fifos[2].1.to_string()),
+        ],
+    );
+    let ours = run_chronc("cdc_multi.chr", &text, limit, engine);
+    let mut args = vec![format!("+limit={limit}")];
+    for (name, (p, ph)) in ["w", "x", "y"].iter().zip(clocks) {
+        args.push(format!("+{name}p={p}"));
+        args.push(format!("+{name}ph={ph}"));
+    }
+    args.push(format!("+le={le}"));
+    args.push(format!("+ce={ce}"));
+    for (name, mode) in ["wmode", "amode", "bmode", "cmode", "emode"]
+        .iter()
+        .zip(&modes)
+    {
+        args.push(format!("+{name}={mode}"));
+    }
+    for (f, (depth, sync)) in ["a", "b", "c"].iter().zip(&fifos) {
+        args.push(format!("+d{f}={depth}"));
+        args.push(format!("+s{f}={sync}"));
+    }
+    let theirs = run_twin(image, &args);
+    let config = format!(
+        "{label}: clocks {clocks:?}, FIFOs (depth, sync) {fifos:?}, channel \
+         latency {le} capacity {ce}, modes {modes:?} on {engine:?}"
+    );
+    assert_same(&config, &ours, &theirs);
+    assert!(
+        saw(&ours, "top.e", "got=1"),
+        "{config}: the channel moved nothing"
+    );
+    ours
 }
 
 /// Long runs past the runner's 65,536-edge slices, stopped by a number of
@@ -1129,4 +1141,40 @@ fn random_rational_clock_fifos_match_icarus() {
         cases.is_empty() || coincident > 0,
         "no case had coincident edges"
     );
+}
+
+/// Random three-clock networks (`cdc_multi.chr`): periods 300 to 3000 ps
+/// with random phases, or clocks that share edges (one a multiple of
+/// another, equal phases); 12 by default, `CHRONON_CONFORMANCE_CASES` and
+/// `CHRONON_CONFORMANCE_SEED` as for the other random suites.
+#[test]
+fn random_three_clock_networks_match_icarus() {
+    let seed = env_u64("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
+    let mut state = seed ^ 0x3C10C;
+    let mut pick = |n: u64| splitmix(&mut state) % n;
+    let Some((_dir, image, template)) = twin("cdc_multi") else {
+        return;
+    };
+    for n in 0..random_count(12) {
+        let clocks: [(u64, u64); 3] = if pick(3) == 0 {
+            let base = 300 + pick(700);
+            let phase = pick(base);
+            let m = [1 + pick(3), 1 + pick(3), 1 + pick(3)];
+            m.map(|m| (base * m, phase))
+        } else {
+            [(); 3].map(|()| {
+                let p = 300 + pick(2701);
+                (p, pick(2 * p))
+            })
+        };
+        // The walk's index picks the FIFOs, modes and channel.
+        let walk = pick(1000) as usize;
+        check_multi(
+            &image,
+            &template,
+            &clocks,
+            walk,
+            &format!("seed {seed:#x} network {n} (walk {walk})"),
+        );
+    }
 }
