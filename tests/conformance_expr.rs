@@ -1911,3 +1911,32 @@ fn structs_and_arrays_compare_for_equality() {
         assert_eq!(logs["top.u"], expected, "{engine:?}");
     }
 }
+
+/// A struct literal may initialize a `const` (the grammar's `expr`): the
+/// item splitter once ended such a `const` at the literal's `}` and
+/// reported E0101 ("found end of item"). A `const` whose `;` is missing
+/// before the next item is still one error, not two items swallowed.
+#[test]
+fn struct_literal_constants() {
+    let text = "clock c = 1 GHz;\nstruct S { f: u8, g: i3 }\n\
+                const K: S = S { f: 3, g: -1 };\n\
+                const SAME: bool = K == S { f: 3, g: -1 } && K != S { f: 4, g: -1 }; // same\n\
+                const F: u8 = S { f: 9, g: 0 }.f /* a field */ + 1;\n\
+                unit U {\n    reg st: S = K;\n    tick {\n        \
+                trace(\"k\", f = st.f, g = st.g, same = SAME, x = F);\n    }\n}\n\
+                system Top { inst u: U on c; }\n";
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let logs = run_chronc("consts.chr", text, 0, engine);
+        assert_eq!(
+            logs["top.u"],
+            ["0 0ps T top.u k f=3 g=-1 same=1 x=10"],
+            "{engine:?}"
+        );
+    }
+    let missing = "struct S { f: u8 }\nconst K: S = S { f: 3 }\nconst J: u8 = 1;\n";
+    let mut sources = SourceMap::new();
+    let file = sources.add("missing.chr".to_string(), missing.to_string());
+    let (_, diags) = chronon_lang::parse::parse_file(file, missing);
+    let errors: Vec<&str> = diags.iter().map(|d| d.code).collect();
+    assert_eq!(errors, ["E0101"], "{diags:?}");
+}

@@ -443,6 +443,62 @@ fn describe(rule: Rule) -> Option<&'static str> {
     })
 }
 
+/// Whether the text after a `}` that closed everything in an unbraced item
+/// continues that item: the next token (after blanks and comments) is
+/// neither the end of the text nor a keyword that starts an item.
+fn item_goes_on(rest: &[u8]) -> bool {
+    let mut k = 0;
+    loop {
+        while k < rest.len() && rest[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if rest[k..].starts_with(b"//") {
+            while k < rest.len() && rest[k] != b'\n' {
+                k += 1;
+            }
+        } else if rest[k..].starts_with(b"/*") {
+            // Nested block comments: an unclosed one ends the item.
+            let mut depth = 0usize;
+            while k < rest.len() {
+                if rest[k..].starts_with(b"/*") {
+                    depth += 1;
+                    k += 2;
+                } else if rest[k..].starts_with(b"*/") {
+                    depth -= 1;
+                    k += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    k += 1;
+                }
+            }
+            if depth > 0 {
+                return false;
+            }
+        } else {
+            break;
+        }
+    }
+    let word: Vec<u8> = rest[k..]
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .copied()
+        .collect();
+    let starts_item = [
+        &b"use"[..],
+        b"const",
+        b"clock",
+        b"struct",
+        b"enum",
+        b"fn",
+        b"unit",
+        b"system",
+    ]
+    .contains(&word.as_slice());
+    k < rest.len() && !starts_item
+}
+
 /// Cuts the text into item byte ranges: an item starting with a braced
 /// keyword ends at the brace that closes its body, any other at the `;` at
 /// brace depth zero. Also bounds nesting depth and reports unbalanced
@@ -556,7 +612,11 @@ fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(us
         }
         i += 1;
         let at_end = stack.is_empty() && ((c == b'}' && braced) || (c == b';' && !braced));
-        if at_end || (stack.is_empty() && c == b'}' && !braced) {
+        // A `}` at depth zero also ends an unbraced item (a `const` whose
+        // `;` is missing before the next item), unless the item goes on: a
+        // struct literal in a `const` initializer (`const K: S = S { a: 1 };`)
+        // is followed by its `;` or an operator, not by an item keyword.
+        if at_end || (stack.is_empty() && c == b'}' && !braced && !item_goes_on(&bytes[i..])) {
             if let Some(s) = item_start.take()
                 && !too_deep
                 && !bad_item
