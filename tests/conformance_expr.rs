@@ -1818,6 +1818,25 @@ fn random_expressions_match_icarus() {
     }
 }
 
+/// The codes of the diagnostics that stop `text` from running (it must not
+/// run).
+fn error_codes(name: &str, text: &str) -> Vec<&'static str> {
+    let mut sources = SourceMap::new();
+    sources.add(name.to_string(), text.to_string());
+    let options = RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine: EngineKind::Interp,
+        stop: StopAt::Until(Picos::new(0, 1)),
+        drain: None,
+        seed: 0,
+    };
+    match run(&mut sources, &options, &mut |_, _| {}) {
+        Err(RunError::Compile(diags)) => diags.iter().map(|d| d.code).collect(),
+        other => panic!("{name} compiled: {:?}", other.map(|r| r.stop)),
+    }
+}
+
 /// docs/language.md ("Integer literals"): a `-` before a literal is part of
 /// it, also with spaces or parentheses between them, so the range check sees
 /// the negative value: `-(5u8)` is an error, not 251. Negating anything else
@@ -1831,23 +1850,8 @@ fn a_minus_before_a_literal_is_part_of_it() {
         )
     };
     for bad in ["-(5u8)", "- 5u8", "-((5u8))", "-(300)"] {
-        let text = design(&format!("a <= {bad};"));
-        let mut sources = SourceMap::new();
-        sources.add("neg.chr".to_string(), text.clone());
-        let options = RunOptions {
-            top: None,
-            params: Vec::new(),
-            engine: EngineKind::Interp,
-            stop: StopAt::Until(Picos::new(0, 1)),
-            drain: None,
-            seed: 0,
-        };
-        match run(&mut sources, &options, &mut |_, _| {}) {
-            Err(RunError::Compile(diags)) => {
-                assert!(diags.iter().any(|d| d.code == "E0303"), "{bad}: {diags:?}")
-            }
-            other => panic!("{bad} compiled: {:?}", other.map(|r| r.stop)),
-        }
+        let codes = error_codes("neg.chr", &design(&format!("a <= {bad};")));
+        assert!(codes.contains(&"E0303"), "{bad}: {codes:?}");
     }
     let text = design(
         "let b: i8 = -(128);\n        let n: i8 = -128;\n        \
@@ -1939,4 +1943,27 @@ fn struct_literal_constants() {
     let (_, diags) = chronon_lang::parse::parse_file(file, missing);
     let errors: Vec<&str> = diags.iter().map(|d| d.code).collect();
     assert_eq!(errors, ["E0101"], "{diags:?}");
+}
+
+/// docs/language.md ("Types"): `bool as iN` is 0 or 1 (an unsigned bit, so
+/// `true as i1` is -1); an enum converts as its variant's index, truncated
+/// or extended like an unsigned value; a shift amount must be unsigned.
+#[test]
+fn bool_and_enum_casts_and_signed_shift_amounts() {
+    let text = "clock c = 1 GHz;\nenum E { V0, V1, V2 }\nunit U {\n    reg e: E = E::V2;\n    \
+                tick {\n        trace(\"b\", t1 = true as i1, t8 = true as i8, f4 = false as i4, \
+                e2 = e as i2, e1 = e as u1, e9 = e as i9);\n    }\n}\n\
+                system Top { inst u: U on c; }\n";
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let logs = run_chronc("casts.chr", text, 0, engine);
+        assert_eq!(
+            logs["top.u"],
+            ["0 0ps T top.u b t1=-1 t8=1 f4=0 e2=-2 e1=0 e9=2"],
+            "{engine:?}"
+        );
+    }
+    let signed = "clock c = 1 GHz;\nunit U {\n    reg a: u8;\n    reg s: i8;\n    \
+                  tick { a <= a << s; s <= s - 1; }\n}\nsystem Top { inst u: U on c; }\n";
+    let codes = error_codes("shift.chr", signed);
+    assert!(codes.contains(&"E0301"), "{codes:?}");
 }
