@@ -319,12 +319,15 @@ impl CdcFifo {
         if !self.can_send() {
             return false;
         }
-        let (width, at) = (
-            self.width,
-            (self.st().write_ptr & (self.depth - 1)) as usize,
-        );
-        let at = at * width;
-        copy_item(&mut self.storage_mut()[at..at + width], item);
+        let width = self.width;
+        let at = (self.st().write_ptr & (self.depth - 1)) as usize * width;
+        if let ([word], 1) = (item, width) {
+            // The common one-word item: one store, no slice.
+            // SAFETY: `at < depth` words of `storage` (see `st`).
+            unsafe { *self.st().storage.add(at) = *word };
+        } else {
+            copy_item(&mut self.storage_mut()[at..at + width], item);
+        }
         self.st_mut().write_pending = 1;
         true
     }

@@ -556,11 +556,13 @@ impl TickCtx<'_> {
     /// CDC FIFO writer: `try_send(v)`.
     #[inline(always)]
     pub fn fifo_try_send(&mut self, fifo: FifoId, item: &[u64]) -> bool {
-        let sent = self.core.fifos[fifo.0 as usize].try_send(item);
-        // FIFO items in flight are counted from the FIFO's own pointers
-        // (`CdcFifo::in_flight`): JIT code writes without calling here.
-        if sent && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Write) {
-            let txn = self.core.fifos[fifo.0 as usize].txns.writes;
+        // One look-up; the event only where a sink takes one (FIFO items
+        // in flight are counted from the FIFO's own pointers,
+        // `CdcFifo::in_flight`: JIT code writes without calling here).
+        let f = &mut self.core.fifos[fifo.0 as usize];
+        let sent = f.try_send(item);
+        if sent && f.observes(FifoEventKind::Write) {
+            let txn = f.txns.writes;
             self.fifo_event(fifo, FifoEventKind::Write, txn);
         }
         sent
@@ -580,9 +582,10 @@ impl TickCtx<'_> {
     /// Registered reader: `request()`; returns whether it was accepted.
     #[inline(always)]
     pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
-        let accepted = self.core.fifos[fifo.0 as usize].request();
-        if accepted && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Read) {
-            let txn = self.core.fifos[fifo.0 as usize].txns.reads;
+        let f = &mut self.core.fifos[fifo.0 as usize];
+        let accepted = f.request();
+        if accepted && f.observes(FifoEventKind::Read) {
+            let txn = f.txns.reads;
             self.fifo_event(fifo, FifoEventKind::Read, txn);
         }
         accepted
@@ -597,9 +600,10 @@ impl TickCtx<'_> {
     /// Registered reader: `take()` into `out`; returns whether there was an item.
     #[inline(always)]
     pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
-        let got = self.core.fifos[fifo.0 as usize].take(out);
-        if got && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Consume) {
-            let txn = self.core.fifos[fifo.0 as usize].txns.output;
+        let f = &mut self.core.fifos[fifo.0 as usize];
+        let got = f.take(out);
+        if got && f.observes(FifoEventKind::Consume) {
+            let txn = f.txns.output;
             self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
         got
@@ -608,9 +612,10 @@ impl TickCtx<'_> {
     /// FWFT reader: `recv()` into `out` (at most one per edge).
     #[inline(always)]
     pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
-        let got = self.core.fifos[fifo.0 as usize].recv(out);
-        if got && self.core.fifos[fifo.0 as usize].observes(FifoEventKind::Consume) {
-            let txn = self.core.fifos[fifo.0 as usize].txns.reads;
+        let f = &mut self.core.fifos[fifo.0 as usize];
+        let got = f.recv(out);
+        if got && f.observes(FifoEventKind::Consume) {
+            let txn = f.txns.reads;
             self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
         got
