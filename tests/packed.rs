@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use chronon_compiler::ir::Program;
-use chronon_compiler::jit::packed_slots;
+use chronon_compiler::jit::{packed_in_registers, packed_slots};
 use chronon_compiler::lower::{lower, lower_unoptimized};
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_compiler::testing::rng::Rng;
@@ -78,6 +78,28 @@ fn design(seed: u64) -> Design {
     } else {
         "r[N - 1] <= mix(src, a[N - 1]);\n        for i in 0..N - 1 { r[i] <= mix(r[i + 1], a[i]); }"
     };
+    // Lean: the pipeline alone (no arrays `a` and `b`), small enough for
+    // its mirror to stay in registers.
+    let lean = rng.one_in(3);
+    let (stages, arrays, updates, last_b) = if lean {
+        let stages = stages
+            .replace("a[0]", "src")
+            .replace("a[i]", "src")
+            .replace("a[N - 1]", "src");
+        (stages, String::new(), String::new(), "src")
+    } else {
+        (
+            stages.to_string(),
+            format!("reg a: [{ty}; N];\n    reg b: [{ty}; N];"),
+            format!(
+                "for i in 0..N {{ a[i] <= (a[i] + 1) ^ {step}; }}
+        if flag {{
+            for i in 0..N {{ b[i] <= {cond_step}; }}
+        }}"
+            ),
+            "b[N - 1]",
+        )
+    };
     let traced = rng.one_in(5);
     let trace = if traced {
         "trace(\"r0\", v = r[0]);"
@@ -107,20 +129,16 @@ unit Stages<N: u32 = {n}> {{
     // in the packed mirror, not in the state.
     reg wide: u64;
     reg r: [{ty}; N];
-    reg a: [{ty}; N];
-    reg b: [{ty}; N];
+    {arrays}
     reg flag: bool;
     counter checksum;
 
     tick {{
         src <= src + 1;
         {stages}
-        for i in 0..N {{ a[i] <= (a[i] + 1) ^ {step}; }}
-        if flag {{
-            for i in 0..N {{ b[i] <= {cond_step}; }}
-        }}
+        {updates}
         flag <= !flag;
-        wide <= (wide << 3) ^ (r[0] as u64) ^ (b[N - 1] as u64);
+        wide <= (wide << 3) ^ (r[0] as u64) ^ ({last_b} as u64);
         checksum += r[0] as u64;
         {trace}
     }}
@@ -131,7 +149,7 @@ system Top {{
 "
     );
     Design {
-        label: format!("packed{seed} ({ty}, N = {n}, {instances} units)"),
+        label: format!("packed{seed} ({ty}, N = {n}, {instances} units, lean {lean})"),
         text,
         traced,
     }
@@ -162,16 +180,20 @@ fn lower_design(d: &Design, optimize: bool) -> Program {
 }
 
 /// Slots the run-ahead loops keep packed, over the program's domains
-/// (one group per domain, as `simulate` makes them).
-fn packed(program: &Program) -> usize {
+/// (one group per domain, as `simulate` makes them), and how many of
+/// those groups keep them in registers.
+fn packed(program: &Program) -> (usize, usize) {
     (0..program.domains.len() as u32)
         .map(|d| {
             let units: Vec<u32> = (0..program.units.len() as u32)
                 .filter(|u| program.units[*u as usize].domain == d)
                 .collect();
-            packed_slots(program, &units)
+            (
+                packed_slots(program, &units),
+                usize::from(packed_in_registers(program, &units)),
+            )
         })
-        .sum()
+        .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
 }
 
 /// Runs the JIT with run-ahead, the JIT without and the interpreter
@@ -219,13 +241,13 @@ fn assert_agree(label: &str, program: Program, text: &str) -> bool {
 
 #[test]
 fn packed_loops_agree_with_the_interpreter() {
-    let (mut packed_designs, mut unpacked_narrow) = (0, 0);
+    let (mut packed_designs, mut unpacked_narrow, mut in_registers) = (0, 0, 0);
     for seed in 0..80 {
         let d = design(seed);
         for optimize in [true, false] {
             let program = lower_design(&d, optimize);
             let label = format!("{}{}", d.label, if optimize { "" } else { " unoptimized" });
-            let slots = packed(&program);
+            let (slots, registers) = packed(&program);
             if d.traced {
                 assert_eq!(slots, 0, "{label}: a group with a host call was packed");
             }
@@ -239,6 +261,7 @@ fn packed_loops_agree_with_the_interpreter() {
             let ahead = assert_agree(&label, program, &d.text);
             if slots > 0 && ahead {
                 packed_designs += 1;
+                in_registers += usize::from(registers > 0);
             } else if !d.traced && ahead {
                 unpacked_narrow += 1;
             }
@@ -248,16 +271,17 @@ fn packed_loops_agree_with_the_interpreter() {
     // controls).
     assert!(packed_designs >= 40, "only {packed_designs} packed");
     assert!(unpacked_narrow >= 5, "only {unpacked_narrow} left unpacked");
+    assert!(in_registers >= 5, "only {in_registers} in registers");
 }
 
-/// The peer pipeline: 256 stages keep `source`, `r` and nothing else
-/// packed (the `u64` checksum stays in the state); 16 make too few vector
-/// groups to pack.
+/// The peer pipeline: `source` and `r` are packed, nothing else (the
+/// `u64` checksum stays in the state); 16 and 32 stages in registers, 256
+/// in memory.
 #[test]
 fn the_peer_pipeline_packs_its_stages() {
     let path = "benches/peers/pipeline.chr";
     let text = std::fs::read_to_string(path).expect("readable design");
-    for (n, want) in [(16u32, 0usize), (32, 33), (256, 257)] {
+    for (n, want) in [(16u32, (17, 1)), (32, (33, 1)), (256, (257, 0))] {
         let d = Design {
             label: format!("pipeline N = {n}"),
             text: text.replace("N: u32 = 16", &format!("N: u32 = {n}")),

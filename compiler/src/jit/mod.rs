@@ -24,7 +24,7 @@ use crate::engine::Engine;
 use crate::host::Host;
 use crate::ir::Program;
 
-pub use codegen::packed::packed_slots;
+pub use codegen::packed::{packed_in_registers, packed_slots};
 pub use codegen::simd::vector_groups;
 pub(crate) use edges::{EdgesFn, can_stop};
 pub(crate) use host_abi::HostCtx;

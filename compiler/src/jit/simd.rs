@@ -455,7 +455,7 @@ pub fn vector_groups(program: &Program) -> usize {
 
 fn body_groups(body: &[Stmt]) -> usize {
     let mut count = 0;
-    planned_tasks(body, &mut |_, t| {
+    planned_tasks(body, MIN_GROUPS, &mut |_, t| {
         count += usize::from(matches!(t, Task::Vector(_)))
     });
     count
@@ -463,12 +463,13 @@ fn body_groups(body: &[Stmt]) -> usize {
 
 /// Calls `f` on every task the vectorizer plans for `body`, with its run's
 /// DAG.
-pub(super) fn planned_tasks(body: &[Stmt], f: &mut dyn FnMut(&Dag, &Task)) {
+/// `min_groups`: the fewest groups a run is vectorized for.
+pub(super) fn planned_tasks(body: &[Stmt], min_groups: usize, f: &mut dyn FnMut(&Dag, &Task)) {
     let mut i = 0;
     while i < body.len() {
         let n = run_len(&body[i..]);
         if n > 1
-            && let Some(plan) = plan(&body[i..i + n], &body[i + n..])
+            && let Some(plan) = plan(&body[i..i + n], &body[i + n..], min_groups)
         {
             for t in &plan.tasks {
                 f(&plan.dag, t);
@@ -480,7 +481,7 @@ pub(super) fn planned_tasks(body: &[Stmt], f: &mut dyn FnMut(&Dag, &Task)) {
 
 /// Plans the run `run` (followed in the body by `rest`): `None` when it
 /// has no group to vectorize, or DAGs too deep to walk.
-fn plan(run: &[Stmt], rest: &[Stmt]) -> Option<Plan> {
+fn plan(run: &[Stmt], rest: &[Stmt], min_groups: usize) -> Option<Plan> {
     let mut dag = Dag::default();
     let mut assigned = Vec::new();
     for s in run {
@@ -559,7 +560,7 @@ fn plan(run: &[Stmt], rest: &[Stmt]) -> Option<Plan> {
             tasks.push(Task::Scalar(slot, root));
         }
     }
-    if groups < MIN_GROUPS {
+    if groups < min_groups {
         return None;
     }
     // Locals the rest of the body may read keep their final value.
@@ -594,7 +595,7 @@ impl Gen<'_> {
         while i < stmts.len() {
             let n = run_len(&stmts[i..]);
             if n > 1
-                && let Some(plan) = plan(&stmts[i..i + n], &stmts[i + n..])
+                && let Some(plan) = plan(&stmts[i..i + n], &stmts[i + n..], self.min_groups())
             {
                 self.emit_plan(plan);
                 i += n;
@@ -729,7 +730,7 @@ impl Gen<'_> {
     /// How a group's lanes are stored.
     fn store_mode(&self, g: &Group) -> StoreMode {
         let lanes = g.roots.len() as SlotId;
-        if g.narrow && g.stride == 1 && self.packed_quad(g.slot).is_some() {
+        if g.narrow && g.stride == 1 && self.packed_store_ok(g.slot) {
             StoreMode::Packed
         } else if g.stride == 1 && !self.any_packed(g.slot, lanes) {
             StoreMode::State
@@ -741,8 +742,7 @@ impl Gen<'_> {
     fn store_task(&mut self, t: &Task, values: &[Value]) {
         match t {
             Task::Vector(g) if self.store_mode(g) == StoreMode::Packed => {
-                let (base, off) = self.packed_quad(g.slot).expect("store_mode checked");
-                self.b.ins().store(vector_flags(), values[0], base, off);
+                self.packed_vstore(g.slot, values[0]);
                 for j in 0..g.roots.len() as SlotId {
                     self.known.remove(&(g.slot + j));
                 }
@@ -842,8 +842,8 @@ impl Gen<'_> {
     /// lane by lane when only some are.
     fn vload(&mut self, s: SlotId, narrow: bool) -> Value {
         let lanes: SlotId = if narrow { 4 } else { 2 };
-        if narrow && let Some((base, off)) = self.packed_quad(s) {
-            return self.b.ins().load(types::I32X4, vector_flags(), base, off);
+        if narrow && let Some(v) = self.packed_vload(&[s, s + 1, s + 2, s + 3]) {
+            return v;
         }
         if self.any_packed(s, lanes) {
             let slots: Vec<SlotId> = (s..s + lanes).collect();
@@ -880,8 +880,8 @@ impl Gen<'_> {
     fn gather(&mut self, slots: &[SlotId], narrow: bool) -> Value {
         // Slots apart in the state may sit side by side in the packed
         // mirror (a pipeline's counter beside its first stage).
-        if narrow && let Some((base, off)) = self.packed_lanes(slots) {
-            return self.b.ins().load(types::I32X4, vector_flags(), base, off);
+        if narrow && let Some(v) = self.packed_vload(slots) {
+            return v;
         }
         let lane = |g: &mut Self, s: SlotId| {
             let v = g.load_slot(s);
@@ -1341,7 +1341,7 @@ pub(in crate::jit) mod tests {
                 }
                 *vectorized.entry((ty.width, ty.signed)).or_default() += vector_groups(q);
                 let f = forms.entry(format!("{form:?}")).or_default();
-                planned_tasks(&q.units[0].body, &mut |dag, t| {
+                planned_tasks(&q.units[0].body, MIN_GROUPS, &mut |dag, t| {
                     if let Task::Vector(g) = t {
                         let (mut ops, mut gathers) = (0, 0);
                         dag.cost(&g.roots, &mut HashSet::new(), &mut ops, &mut gathers);
