@@ -355,6 +355,31 @@ fn fifo_matrix_covers_every_dimension() {
     }
 }
 
+/// Runs one `cdc_fifo.chr` case on `chronc` and the twin and compares them;
+/// something must have been received. Chronc's logs.
+fn check_fifo(
+    image: &Path,
+    template: &str,
+    case: &FifoCase,
+    label: &str,
+    engine: EngineKind,
+) -> Logs {
+    let ours = run_chronc_scaled(
+        "cdc_fifo.chr",
+        &case.chr(template),
+        case.limit(),
+        case.scale,
+        engine,
+    );
+    let theirs = run_twin(image, &case.plusargs());
+    assert_same(&format!("{label} {case:?} on {engine:?}"), &ours, &theirs);
+    assert!(
+        saw(&ours, "top.rd", "got=1"),
+        "{label} {case:?}: nothing was received"
+    );
+    ours
+}
+
 #[test]
 fn cdc_fifo_matches_icarus() {
     let Some((_dir, image, template)) = twin("cdc_fifo") else {
@@ -364,26 +389,7 @@ fn cdc_fifo_matches_icarus() {
     let mut throttled = 0;
     let mut second_requests = 0;
     for (n, case) in cases.iter().enumerate() {
-        // Alternate the engines: they are compared with each other
-        // elsewhere; here each meets the independent simulator.
-        let engine = if n % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
-        };
-        let ours = run_chronc_scaled(
-            "cdc_fifo.chr",
-            &case.chr(&template),
-            case.limit(),
-            case.scale,
-            engine,
-        );
-        let theirs = run_twin(&image, &case.plusargs());
-        assert_same(&format!("case {n} {case:?} on {engine:?}"), &ours, &theirs);
-        assert!(
-            saw(&ours, "top.rd", "got=1"),
-            "{case:?}: nothing was received"
-        );
+        let ours = check_fifo(&image, &template, case, &format!("case {n}"), engine_for(n));
         throttled += usize::from(saw(&ours, "top.wr", "cs=0"));
         second_requests += usize::from(saw(&ours, "top.rd", "acc2=1"));
     }
@@ -885,30 +891,14 @@ fn random_fifo_cases(seed: u64, count: usize) -> Vec<FifoCase> {
 /// or others (a long local hunt).
 #[test]
 fn random_fifo_cases_match_icarus() {
-    let env = |name: &str, default: u64| {
-        std::env::var(name)
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(default)
-    };
-    let count = env("CHRONON_CONFORMANCE_CASES", 40) as usize;
-    let seed = env("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
+    let count = random_count(40);
+    let seed = env_u64("CHRONON_CONFORMANCE_SEED", 0x00C0_FFEE);
     let Some((_dir, image, template)) = twin("cdc_fifo") else {
         return;
     };
     for (n, case) in random_fifo_cases(seed, count).iter().enumerate() {
-        let engine = if n % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
-        };
-        let ours = run_chronc("cdc_fifo.chr", &case.chr(&template), case.limit(), engine);
-        let theirs = run_twin(&image, &case.plusargs());
-        assert_same(
-            &format!("seed {seed:#x} case {n} {case:?} on {engine:?}"),
-            &ours,
-            &theirs,
-        );
+        let label = format!("seed {seed:#x} case {n}");
+        check_fifo(&image, &template, case, &label, engine_for(n));
     }
 }
 
@@ -916,13 +906,6 @@ fn random_fifo_cases_match_icarus() {
 /// random suite runs.
 fn random_count(default: u64) -> usize {
     env_u64("CHRONON_CONFORMANCE_CASES", default) as usize
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
 }
 
 /// Random same-domain compositions past the matrices' ranges: channels of
@@ -1110,24 +1093,8 @@ fn random_rational_clock_fifos_match_icarus() {
     };
     let mut coincident = 0;
     for (n, case) in cases.iter().enumerate() {
-        let engine = engine_for(n);
-        let ours = run_chronc_scaled(
-            "cdc_fifo.chr",
-            &case.chr(&template),
-            case.limit(),
-            case.scale,
-            engine,
-        );
-        let theirs = run_twin(&image, &case.plusargs());
-        assert_same(
-            &format!("seed {seed:#x} rational case {n} {case:?} on {engine:?}"),
-            &ours,
-            &theirs,
-        );
-        assert!(
-            saw(&ours, "top.rd", "got=1"),
-            "{case:?}: nothing was received"
-        );
+        let label = format!("seed {seed:#x} rational case {n}");
+        let ours = check_fifo(&image, &template, case, &label, engine_for(n));
         // Whether a writer edge and a reader edge fell on one instant.
         let times = |unit: &str| -> std::collections::BTreeSet<String> {
             ours[unit]

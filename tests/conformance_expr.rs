@@ -1791,13 +1791,6 @@ fn check_design(seed: u64, engine: EngineKind) {
     }
 }
 
-fn env(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
 /// Random designs: 24 from a fixed seed by default (each has [`UNITS`]
 /// units; about 10 s of CPU time in a debug build), alternating the
 /// engines; `CHRONON_EXPR_CASES` and `CHRONON_EXPR_SEED` for more.
@@ -1807,8 +1800,8 @@ fn random_expressions_match_icarus() {
         println!("note: iverilog is not installed; the random expression designs are skipped");
         return;
     }
-    let count = env("CHRONON_EXPR_CASES", 24);
-    let base = env("CHRONON_EXPR_SEED", 0x5EED_0000);
+    let count = env_u64("CHRONON_EXPR_CASES", 24);
+    let base = env_u64("CHRONON_EXPR_SEED", 0x5EED_0000);
     for n in 0..count {
         let engine = if n % 2 == 0 {
             EngineKind::Jit
@@ -1816,6 +1809,15 @@ fn random_expressions_match_icarus() {
             EngineKind::Interp
         };
         check_design(base + n, engine);
+    }
+}
+
+/// Runs `text` until `limit_ps` on both engines: unit `top.u` must trace
+/// exactly `expected`.
+fn expect_lines(name: &str, text: &str, limit_ps: u64, expected: &[&str]) {
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let logs = run_chronc(name, text, limit_ps, engine);
+        assert_eq!(logs["top.u"], expected, "{name} on {engine:?}");
     }
 }
 
@@ -1858,14 +1860,12 @@ fn a_minus_before_a_literal_is_part_of_it() {
         "let b: i8 = -(128);\n        let n: i8 = -128;\n        \
          trace(\"neg\", b = b, c = -(-128i8), d = -(5i8), e = 0u8 - 5u8, f = -a, g = -(a), h = -n);",
     );
-    for engine in [EngineKind::Interp, EngineKind::Jit] {
-        let logs = run_chronc("neg.chr", &text, 0, engine);
-        assert_eq!(
-            logs["top.u"],
-            ["0 0ps T top.u neg b=-128 c=-128 d=-5 e=251 f=251 g=251 h=-128"],
-            "{engine:?}"
-        );
-    }
+    expect_lines(
+        "neg.chr",
+        &text,
+        0,
+        &["0 0ps T top.u neg b=-128 c=-128 d=-5 e=251 f=251 g=251 h=-128"],
+    );
 }
 
 /// docs/language.md (stage register operations): a pipe that is neither
@@ -1884,10 +1884,7 @@ fn stage_read_of_an_invalid_pipe_gives_the_last_value() {
         "3 3000ps T top.u s v0=0 r0=7 v1=0 r1=8",
         "4 4000ps T top.u s v0=0 r0=7 v1=0 r1=8",
     ];
-    for engine in [EngineKind::Interp, EngineKind::Jit] {
-        let logs = run_chronc("stage.chr", text, 4000, engine);
-        assert_eq!(logs["top.u"], expected, "{engine:?}");
-    }
+    expect_lines("stage.chr", text, 4000, &expected);
 }
 
 /// docs/language.md ("Types"): `==` and `!=` compare structs and arrays
@@ -1911,10 +1908,7 @@ fn structs_and_arrays_compare_for_equality() {
         "3 3000ps T top.u eq n=3 e1=1 e2=0 e3=1 e4=0 same=1",
         "4 4000ps T top.u eq n=4 e1=0 e2=1 e3=1 e4=0 same=1",
     ];
-    for engine in [EngineKind::Interp, EngineKind::Jit] {
-        let logs = run_chronc("eq.chr", text, 4000, engine);
-        assert_eq!(logs["top.u"], expected, "{engine:?}");
-    }
+    expect_lines("eq.chr", text, 4000, &expected);
 }
 
 /// A struct literal may initialize a `const` (the grammar's `expr`): the
@@ -1930,14 +1924,12 @@ fn struct_literal_constants() {
                 unit U {\n    reg st: S = K;\n    tick {\n        \
                 trace(\"k\", f = st.f, g = st.g, same = SAME, x = F);\n    }\n}\n\
                 system Top { inst u: U on c; }\n";
-    for engine in [EngineKind::Interp, EngineKind::Jit] {
-        let logs = run_chronc("consts.chr", text, 0, engine);
-        assert_eq!(
-            logs["top.u"],
-            ["0 0ps T top.u k f=3 g=-1 same=1 x=10"],
-            "{engine:?}"
-        );
-    }
+    expect_lines(
+        "consts.chr",
+        text,
+        0,
+        &["0 0ps T top.u k f=3 g=-1 same=1 x=10"],
+    );
     let missing = "struct S { f: u8 }\nconst K: S = S { f: 3 }\nconst J: u8 = 1;\n";
     let mut sources = SourceMap::new();
     let file = sources.add("missing.chr".to_string(), missing.to_string());
@@ -1955,14 +1947,12 @@ fn bool_and_enum_casts_and_signed_shift_amounts() {
                 tick {\n        trace(\"b\", t1 = true as i1, t8 = true as i8, f4 = false as i4, \
                 e2 = e as i2, e1 = e as u1, e9 = e as i9);\n    }\n}\n\
                 system Top { inst u: U on c; }\n";
-    for engine in [EngineKind::Interp, EngineKind::Jit] {
-        let logs = run_chronc("casts.chr", text, 0, engine);
-        assert_eq!(
-            logs["top.u"],
-            ["0 0ps T top.u b t1=-1 t8=1 f4=0 e2=-2 e1=0 e9=2"],
-            "{engine:?}"
-        );
-    }
+    expect_lines(
+        "casts.chr",
+        text,
+        0,
+        &["0 0ps T top.u b t1=-1 t8=1 f4=0 e2=-2 e1=0 e9=2"],
+    );
     let signed = "clock c = 1 GHz;\nunit U {\n    reg a: u8;\n    reg s: i8;\n    \
                   tick { a <= a << s; s <= s - 1; }\n}\nsystem Top { inst u: U on c; }\n";
     let codes = error_codes("shift.chr", signed);

@@ -443,6 +443,28 @@ fn describe(rule: Rule) -> Option<&'static str> {
     })
 }
 
+/// Where the (nested) block comment that opens at `start` ends: the index
+/// after its `*/`, or `None` when it is not closed.
+fn block_comment_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        if bytes[i..].starts_with(b"/*") {
+            depth += 1;
+            i += 2;
+        } else if bytes[i..].starts_with(b"*/") {
+            depth -= 1;
+            i += 2;
+            if depth == 0 {
+                return Some(i);
+            }
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 /// Whether the text after a `}` that closed everything in an unbraced item
 /// continues that item: the next token (after blanks and comments) is
 /// neither the end of the text nor a keyword that starts an item.
@@ -457,24 +479,10 @@ fn item_goes_on(rest: &[u8]) -> bool {
                 k += 1;
             }
         } else if rest[k..].starts_with(b"/*") {
-            // Nested block comments: an unclosed one ends the item.
-            let mut depth = 0usize;
-            while k < rest.len() {
-                if rest[k..].starts_with(b"/*") {
-                    depth += 1;
-                    k += 2;
-                } else if rest[k..].starts_with(b"*/") {
-                    depth -= 1;
-                    k += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    k += 1;
-                }
-            }
-            if depth > 0 {
-                return false;
+            // An unclosed block comment ends the item.
+            match block_comment_end(rest, k) {
+                Some(end) => k = end,
+                None => return false,
             }
         } else {
             break;
@@ -522,22 +530,9 @@ fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(us
         }
         if c == b'/' && bytes.get(i + 1) == Some(&b'*') {
             let open = i;
-            let mut depth = 0usize;
-            while i < bytes.len() {
-                if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-                    depth += 1;
-                    i += 2;
-                } else if bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/') {
-                    depth -= 1;
-                    i += 2;
-                    if depth == 0 {
-                        break;
-                    }
-                } else {
-                    i += 1;
-                }
-            }
-            if depth > 0 {
+            let end = block_comment_end(bytes, i);
+            i = end.unwrap_or(bytes.len());
+            if end.is_none() {
                 diags.push(
                     ParseError::Unclosed {
                         span: Span::new(file, open, open + 2),
