@@ -283,10 +283,37 @@ fn elaboration_and_unrolling_blowups_are_errors_not_hangs() {
         (
             "function_loop_in_loop",
             "clock core = 1 GHz;\n\
-             fn f(x: u32) -> u32 { let s: u32 = x; for i in 0..60000 { s = s + i; } return s; }\n\
-             unit A { reg s: u32; tick { for j in 0..60000 { s <= f(j); } } }\n\
+             fn f(x: u32) -> u32 { let s: u32 = x; for i in 0..4000 { s = s + i; } return s; }\n\
+             unit A { reg s: u32; tick { for j in 0..4000 { s <= f(j); } } }\n\
              system Top { inst a: A on core; }\n",
             "unroll to more than",
+        ),
+        (
+            // 2^30 items of 1000 words: 8 TB, an allocation abort before.
+            "fifo_storage",
+            "clock a = 1 GHz;\nclock b = 700 MHz;\n\
+             unit W { out tx: [u64; 1000]; tick { tx.try_send([1; 1000]); } }\n\
+             unit R { in rx: [u64; 1000] cdc fwft; tick { let _v = rx.recv(); } }\n\
+             system Top { inst w: W on a; inst r: R on b; cdc w.tx -> r.rx depth 1073741824; }\n",
+            "FIFO storage in 64-bit words",
+        ),
+        (
+            "channel_storage",
+            "clock a = 1 GHz;\n\
+             unit W { out tx: [u64; 200000]; tick { tx.try_send([1; 200000]); } }\n\
+             unit R { in rx: [u64; 200000]; tick { let _v = rx.recv(); } }\n\
+             system Top { inst w: W on a; inst r: R on a; connect w.tx -> r.rx latency 1048576; }\n",
+            "channel storage in 64-bit words",
+        ),
+        (
+            // A Cranelift assertion (block parameters are numbered by u16)
+            // before: now a lowering error on both engines.
+            "too_many_locals",
+            "clock a = 1 GHz;\n\
+             unit W { out tx: [u64; 200000]; tick { tx.try_send([1; 200000]); } }\n\
+             unit R { in rx: [u64; 200000]; tick { let _v = rx.recv(); } }\n\
+             system Top { inst w: W on a; inst r: R on a; connect w.tx -> r.rx; }\n",
+            "scalar locals, more than 65535",
         ),
         (
             "zero_length_arrays",
@@ -299,8 +326,18 @@ fn elaboration_and_unrolling_blowups_are_errors_not_hangs() {
         let path = dir.join(format!("{name}.chr"));
         std::fs::write(&path, src).expect("write");
         let started = std::time::Instant::now();
-        let out = chronc(&["run", &path.display().to_string(), "-q", "--cycles", "2"]);
-        expect(&out, 2, says, name);
+        for engine in ["jit", "interp"] {
+            let out = chronc(&[
+                "run",
+                &path.display().to_string(),
+                "-q",
+                "--cycles",
+                "2",
+                "--engine",
+                engine,
+            ]);
+            expect(&out, 2, says, &format!("{name} on {engine}"));
+        }
         assert!(
             started.elapsed() < std::time::Duration::from_secs(60),
             "{name} took {:?}",

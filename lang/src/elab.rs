@@ -134,6 +134,26 @@ fn time_ps(t: &ast::TimeLit) -> Result<(Rational, bool), ClockError> {
     }
 }
 
+/// At most this many 64-bit words of storage in one channel or CDC FIFO
+/// (1 GiB): a depth of 2^30 items of `[u64; 1000]` would ask the runtime
+/// for 8 TB and abort the process.
+pub const MAX_BUFFER_WORDS: u64 = 1 << 27;
+
+/// The 64-bit words a value of type `t` takes in the runtime's storage:
+/// one per scalar (a `bool` takes a word).
+fn storage_words(t: &Type) -> u64 {
+    match t {
+        Type::Bool | Type::Int { .. } | Type::Enum(_) => 1,
+        Type::Array(e, n) => storage_words(e).saturating_mul(u64::from(*n)),
+        Type::Struct(s) => s
+            .fields
+            .iter()
+            .fold(0u64, |a, (_, t)| a.saturating_add(storage_words(t))),
+        Type::Option(e) => storage_words(e).saturating_add(1),
+        Type::Error => 0,
+    }
+}
+
 /// Where a system member is written.
 fn member_span(m: &SystemMember) -> Span {
     match m {
@@ -1121,6 +1141,17 @@ impl<'e> Elab<'e> {
                         });
                         continue;
                     }
+                    let words = storage_words(&a.ty).saturating_mul(cap as u64);
+                    if words > MAX_BUFFER_WORDS {
+                        let s = capacity.as_ref().map_or(*span, |e| e.span);
+                        self.err(ElabError::ChannelParam {
+                            span: s,
+                            what: "channel storage in 64-bit words (capacity x payload)",
+                            value: i128::from(words),
+                            range: "at most 134217728 (1 GiB)",
+                        });
+                        continue;
+                    }
                     self.channels.push(d::Channel {
                         from: a.port,
                         to: b.port,
@@ -1192,6 +1223,16 @@ impl<'e> Elab<'e> {
                         self.err(ElabError::CdcDepth {
                             span: depth.span,
                             depth: dv,
+                        });
+                        continue;
+                    }
+                    let words = storage_words(&a.ty).saturating_mul(dv as u64);
+                    if words > MAX_BUFFER_WORDS {
+                        self.err(ElabError::ChannelParam {
+                            span: depth.span,
+                            what: "FIFO storage in 64-bit words (depth x payload)",
+                            value: i128::from(words),
+                            range: "at most 134217728 (1 GiB)",
                         });
                         continue;
                     }

@@ -169,6 +169,16 @@ fn lower_with(
                 inst.path
             )));
         }
+        if l.locals.len() > MAX_LOCALS {
+            return Err(LowerError(format!(
+                "{}: the tick of unit `{}` needs {} scalar locals, more than {MAX_LOCALS} \
+                 (aggregate values count one per scalar: keep large arrays in registers, \
+                 not in `let`s, ports or loops of temporaries)",
+                span_text(sources, spec.span).unwrap_or_else(|| "<unknown>".into()),
+                inst.path,
+                l.locals.len()
+            )));
+        }
         let locals = std::mem::take(&mut l.locals);
         p.units[i].body = body;
         p.units[i].locals = locals;
@@ -365,7 +375,12 @@ struct UnitLower<'a> {
 /// end bounds each loop nest (`chronon_lang::check::MAX_LOOP_ITERATIONS`),
 /// but a function with a loop called inside a loop multiplies them; this
 /// bound turns that into an error instead of exhausting time and memory.
-pub const MAX_UNROLLED: u64 = 1 << 20;
+pub const MAX_UNROLLED: u64 = 1 << 16;
+
+/// At most this many scalar locals in one tick: the JIT gives each a
+/// Cranelift variable, and Cranelift numbers a block's parameters with a
+/// `u16`. A local of type `[u64; 200000]` would pass it.
+pub const MAX_LOCALS: usize = u16::MAX as usize;
 
 fn bin(op: BinOp, ty: Ty, a: Expr, b: Expr) -> Expr {
     Expr::Binary(op, ty, Box::new(a), Box::new(b))
