@@ -433,17 +433,27 @@ impl TraceBuffer {
         }
     }
 
-    fn emit(&mut self, p: &Pending, time: Timestamp, sink: &mut dyn TraceSink) {
-        match p.payload {
-            Payload::Trace { event, args } => sink.record(&TraceRecord {
+    /// Hands buffered record `i` to `sink`. A FIFO event gets its time in
+    /// place and is passed where it lies: copying the record out and then
+    /// the event into a new one with the time (about 100 bytes each) was
+    /// a fifth of this loop's instructions per event.
+    #[inline(always)]
+    fn emit(&mut self, i: usize, time: Timestamp, sink: &mut dyn TraceSink) {
+        let TraceBuffer { pending, args, .. } = self;
+        let p = &mut pending[i];
+        match &mut p.payload {
+            Payload::Trace { event, args: range } => sink.record(&TraceRecord {
                 domain: p.domain,
                 unit: p.unit,
                 cycle: p.cycle,
                 time,
-                event,
-                args: &self.args[args.0 as usize..args.1 as usize],
+                event: *event,
+                args: &args[range.0 as usize..range.1 as usize],
             }),
-            Payload::Fifo(e) => sink.fifo(&FifoEvent { time, ..e }),
+            Payload::Fifo(e) => {
+                e.time = time;
+                sink.fifo(e);
+            }
         }
     }
 
@@ -475,16 +485,14 @@ impl TraceBuffer {
         self.sort();
         let mut next = 0;
         for (domain, cycle) in edges {
-            while let Some(&p) = self.pending.get(next)
-                && p.domain <= domain
-            {
-                self.emit(&p, time, sink);
+            while self.pending.get(next).is_some_and(|p| p.domain <= domain) {
+                self.emit(next, time, sink);
                 next += 1;
             }
-            for i in 0..self.commits.len() {
-                let e = self.commits[i];
+            for e in &mut self.commits {
                 if e.domain == domain {
-                    sink.fifo(&FifoEvent { time, ..e });
+                    e.time = time;
+                    sink.fifo(e);
                 }
             }
             self.watched_changes(domain, time, fifos, sink);
@@ -492,8 +500,8 @@ impl TraceBuffer {
                 sink.domain_committed(domain, cycle, time);
             }
         }
-        while let Some(&p) = self.pending.get(next) {
-            self.emit(&p, time, sink);
+        while next < self.pending.len() {
+            self.emit(next, time, sink);
             next += 1;
         }
         self.clear();
@@ -503,8 +511,7 @@ impl TraceBuffer {
     pub(crate) fn flush(&mut self, time: Timestamp, sink: &mut dyn TraceSink) {
         self.sort();
         for i in 0..self.pending.len() {
-            let p = self.pending[i];
-            self.emit(&p, time, sink);
+            self.emit(i, time, sink);
         }
         self.clear();
     }
