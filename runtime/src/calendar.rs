@@ -155,6 +155,8 @@ pub(crate) struct ReplayCursor<'a> {
     pub(crate) cycle: &'a mut [u64],
     pub(crate) next_cycle: &'a mut [u64],
     instants: &'a [PatternInstant],
+    /// The pattern's domain lists (`PatternInstant::span` ranges).
+    domains: &'a [u32],
     /// Where `finish` writes back: position, upcoming, and the current
     /// instant's time, position and span.
     #[allow(clippy::type_complexity)]
@@ -460,27 +462,12 @@ impl Calendar {
         last_tick: u128,
         mut instant: impl FnMut(usize, u128, &[u64]) -> bool,
     ) -> ReplayEnd {
-        let Calendar {
-            cycle,
-            next_cycle,
-            upcoming,
-            pattern: Some(p),
-            in_pattern: true,
-            position,
-            current_time,
-            current_position,
-            current_span,
-            exhausted: None,
-            ..
-        } = self
-        else {
+        let Some(mut cursor) = self.replay_cursor() else {
             return ReplayEnd::Fallback;
         };
-        let by_cycle = next_cycle.iter().map(|&n| u64::MAX - n).min().unwrap_or(0);
-        let by_time = (u128::MAX - *upcoming) / p.max_step;
-        let mut budget = u64::try_from(by_time).map_or(by_cycle, |t| t.min(by_cycle));
-        let (mut next_position, mut next_time) = (*position, *upcoming);
-        let mut last = None;
+        let (mut next_position, mut next_time) = (cursor.position, cursor.upcoming);
+        let mut budget = cursor.budget;
+        let mut ran = false;
         let mut end = ReplayEnd::Fallback;
         while budget > 0 {
             if next_time > last_tick {
@@ -489,35 +476,30 @@ impl Calendar {
             }
             budget -= 1;
             let this = next_position;
-            let PatternInstant { step, span } = p.instants[this];
-            for &d in &p.domains[span.0 as usize..span.1 as usize] {
+            let PatternInstant { step, span } = cursor.instants[this];
+            for &d in &cursor.domains[span.0 as usize..span.1 as usize] {
                 let d = d as usize;
-                let n = next_cycle[d];
-                cycle[d] = n;
+                let n = cursor.next_cycle[d];
+                cursor.cycle[d] = n;
                 // Cannot overflow: `budget` counted the edges left before u64::MAX.
-                next_cycle[d] = n + 1;
+                cursor.next_cycle[d] = n + 1;
             }
             let time = next_time;
-            next_position = if this + 1 == p.instants.len() {
+            next_position = if this + 1 == cursor.instants.len() {
                 0
             } else {
                 this + 1
             };
             // Cannot overflow: `budget` counted the `max_step`s left.
             next_time += step;
-            last = Some((this, time, span));
-            if instant(this, time, cycle) {
+            ran = true;
+            if instant(this, time, cursor.cycle) {
                 end = ReplayEnd::Stop;
                 break;
             }
         }
-        *position = next_position;
-        *upcoming = next_time;
-        if let Some((this, time, span)) = last {
-            *current_position = this;
-            *current_time = time;
-            *current_span = span;
-        }
+        (cursor.position, cursor.upcoming) = (next_position, next_time);
+        cursor.finish(ran);
         end
     }
 
@@ -557,6 +539,7 @@ impl Calendar {
             cycle,
             next_cycle,
             instants: &p.instants,
+            domains: &p.domains,
             state: (
                 position,
                 upcoming,
