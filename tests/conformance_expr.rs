@@ -1238,7 +1238,8 @@ impl UnitGen<'_> {
             } else {
                 self.rng.value(ty)
             };
-            if !values.contains(&bits) {
+            // Now and then a pattern again: a later arm that never runs.
+            if !values.contains(&bits) || self.rng.one_in(6) {
                 values.push(bits);
             }
         }
@@ -1247,7 +1248,20 @@ impl UnitGen<'_> {
         let _ = writeln!(c, "match {ec} {{");
         let mut first = true;
         let mut rest = values.as_slice();
+        // Sometimes `_` comes before other arms: it still runs only when no
+        // other arm matches (docs/language.md, as Verilog's `default`), so
+        // in Verilog its code ends the `if` chain wherever it stands.
+        let early_default = self.rng.one_in(6);
+        let mut default = None;
         while !rest.is_empty() && !self.rng.one_in(4) {
+            if early_default && !first && default.is_none() {
+                let mut dv = String::new();
+                c.push_str("_ => {\n");
+                let n = 1 + self.rng.below(2) as usize;
+                self.block(n, depth + 1, c, &mut dv);
+                c.push_str("}\n");
+                default = Some(dv);
+            }
             let take = (1 + self.rng.below(2) as usize).min(rest.len());
             let (pats, tail) = rest.split_at(take);
             rest = tail;
@@ -1278,7 +1292,11 @@ impl UnitGen<'_> {
             c.push_str("}\n");
             v.push_str("end\n");
         }
-        if self.rng.one_in(2) || first {
+        if let Some(dv) = default {
+            v.push_str("else begin\n");
+            v.push_str(&dv);
+            v.push_str("end\n");
+        } else if self.rng.one_in(2) || first {
             c.push_str("_ => {\n");
             v.push_str(if first { "begin\n" } else { "else begin\n" });
             let n = 1 + self.rng.below(2) as usize;
@@ -1957,4 +1975,22 @@ fn bool_and_enum_casts_and_signed_shift_amounts() {
                   tick { a <= a << s; s <= s - 1; }\n}\nsystem Top { inst u: U on c; }\n";
     let codes = error_codes("shift.chr", signed);
     assert!(codes.contains(&"E0301"), "{codes:?}");
+}
+
+/// docs/language.md (`match`): the first arm whose pattern matches runs,
+/// and `_` only when none does, wherever it stands.
+#[test]
+fn match_default_arm_anywhere() {
+    let text = "clock c = 1 GHz;\nunit U {\n    reg n: u8;\n    tick {\n        let arm: u8 = 0;\n        \
+                match n {\n            0 => { arm = 10; }\n            _ => { arm = 99; }\n            \
+                1 | 2 => { arm = 12; }\n            2 => { arm = 22; }\n        }\n        \
+                trace(\"m\", n = n, arm = arm);\n        n <= n + 1;\n    }\n}\n\
+                system Top { inst u: U on c; }\n";
+    let expected = [
+        "0 0ps T top.u m n=0 arm=10",
+        "1 1000ps T top.u m n=1 arm=12",
+        "2 2000ps T top.u m n=2 arm=12",
+        "3 3000ps T top.u m n=3 arm=99",
+    ];
+    expect_lines("match.chr", text, 3000, &expected);
 }
