@@ -217,17 +217,52 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// Names longer than this get no "did you mean" suggestion.
+const MAX_SUGGESTED_LEN: usize = 256;
+
 /// The closest candidate within a small edit distance, if any.
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let limit = (name.len() / 3).max(1);
+    // The distance is at least the difference in length, and computing it
+    // costs the product of the lengths: skip candidates it cannot pick, and
+    // names too long to be typos (two names of 100,000 characters took
+    // seconds per pair).
+    if name.len() > MAX_SUGGESTED_LEN {
+        return None;
+    }
     candidates
         .into_iter()
-        .filter(|c| *c != name)
+        .filter(|c| *c != name && c.len().abs_diff(name.len()) <= limit)
         .map(|c| (edit_distance(name, c), c))
         .filter(|(d, _)| *d <= limit)
         .min()
         .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+
+    #[test]
+    fn suggestions_are_close_names() {
+        assert_eq!(did_you_mean("cout", ["count", "clock"]), Some("count"));
+        assert_eq!(did_you_mean("zzzz", ["count", "clock"]), None);
+    }
+
+    /// A name of 100,000 characters against others as long took seconds per
+    /// pair (the distance costs the product of the lengths); the fuzzer's
+    /// long identifiers made `chronc check` run for half a minute.
+    #[test]
+    fn very_long_names_get_no_suggestion_and_cost_nothing() {
+        let long = "x".repeat(100_000);
+        let other = format!("{}y", "x".repeat(99_999));
+        assert_eq!(did_you_mean(&long, [other.as_str(), "count"]), None);
+        assert_eq!(
+            did_you_mean("cout", [other.as_str(), "count"]),
+            Some("count")
+        );
+    }
 }
