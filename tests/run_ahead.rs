@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_compiler::testing::random_design::random_design;
-use chronon_runtime::{DomainId, Picos, RunLimit};
+use chronon_suite::agree;
 use chronon_suite::designs::{chr_files, lower_text};
 
 /// The three runs: JIT with run-ahead, JIT without, interpreter.
@@ -27,64 +27,13 @@ fn simulators(label: &str, text: &str) -> Vec<Simulator> {
     sims
 }
 
-/// Everything a run can be told apart by.
-fn observe(sim: &Simulator) -> (u64, Vec<u64>, u64, u128, u64) {
-    let domains = sim.program().domains.len() as u32;
-    (
-        sim.digest(),
-        (0..domains)
-            .map(|d| sim.sim.edges_done(DomainId(d)))
-            .collect(),
-        sim.sim.instants_done(),
-        sim.sim.now().ticks,
-        sim.sim.in_flight(),
-    )
-}
-
-/// Runs the three through limits at odd points (edge counts of the first
-/// domain, times a third of a picosecond past an edge of the last domain),
-/// up to `edges` edges; returns whether the first could run ahead.
+/// Runs the three through the same split limits and a drain
+/// (`support::agree`); returns whether the first could run ahead.
 fn assert_agree(label: &str, text: &str, edges: u64) -> bool {
     let mut sims = simulators(label, text);
     let ahead = sims[0].sim.runs_ahead();
     assert!(!sims[1].sim.runs_ahead() && !sims[2].sim.runs_ahead());
-    let last = DomainId(sims[0].program().domains.len() as u32 - 1);
-    let mut limits = Vec::new();
-    for count in [1, 2, 7, 64, 999, 4_097, edges / 2 + 3, edges] {
-        let count = count.min(edges);
-        limits.push(RunLimit::Edges {
-            domain: DomainId(0),
-            count,
-        });
-        let t = sims[0]
-            .sim
-            .edge_time(last, count + count / 3)
-            .expect("edge time");
-        limits.push(RunLimit::Time(t + Picos::new(1, 3)));
-    }
-    for limit in limits {
-        let stops: Vec<_> = sims.iter_mut().map(|s| s.sim.run(limit.clone())).collect();
-        let states: Vec<_> = sims.iter().map(observe).collect();
-        for k in 1..3 {
-            assert_eq!(
-                stops[0], stops[k],
-                "{label} {limit:?}: stop, run {k}\n{text}"
-            );
-            assert_eq!(
-                sims[0].sim.faults(),
-                sims[k].sim.faults(),
-                "{label} {limit:?}: faults, run {k}"
-            );
-            assert_eq!(
-                states[0], states[k],
-                "{label} {limit:?}: state, run {k}\n{text}"
-            );
-        }
-    }
-    let drains: Vec<_> = sims.iter_mut().map(|s| s.sim.drain(500)).collect();
-    assert_eq!(drains[0], drains[1], "{label}: drain");
-    assert_eq!(drains[0], drains[2], "{label}: drain");
-    assert_eq!(observe(&sims[0]), observe(&sims[1]), "{label}: after drain");
+    agree::assert_agree(label, text, &mut sims, edges);
     ahead
 }
 

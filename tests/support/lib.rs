@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests and the benchmarks.
 
+pub mod agree;
 pub mod designs;
 pub mod measure;
 pub mod workloads;
