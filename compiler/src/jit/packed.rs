@@ -208,8 +208,13 @@ fn plan(program: &Program, units: &[u32]) -> Option<Layout> {
         (4 - common) % 4
     };
     let bytes = |pad: usize| (4 * (slots.len() + pad) as u32).next_multiple_of(16);
-    // In registers: small mirrors whose groups all store whole quads.
-    let (small, all) = firsts(MIN_REGISTER_GROUPS);
+    // In registers: small mirrors whose groups all store whole quads (not
+    // planned at all for larger ones: planning costs a pass over the code).
+    let (small, all) = if bytes(0) / 16 <= MAX_REGISTER_QUADS {
+        firsts(MIN_REGISTER_GROUPS)
+    } else {
+        (Vec::new(), false)
+    };
     let registers = all
         && small.len() >= MIN_REGISTER_GROUPS
         && bytes(pad(&small)) / 16 <= MAX_REGISTER_QUADS
