@@ -1665,8 +1665,52 @@ fn design(seed: u64) -> Design {
         let _ = writeln!(chr, "unit U{u} {{");
         let _ = writeln!(chr, "    reg x: u64 = {stim:#x};");
         chr.push_str(&reg_decls);
-        let _ = writeln!(chr, "    reg a: [{}; {len}];", aty.chr());
-        let _ = writeln!(chr, "    reg st: {strukt};");
+        // Aggregate initial values: literals half the time, else zero.
+        let a_init: Vec<u64> = (0..len).map(|_| rng.value(aty)).collect();
+        let f_init: Vec<u64> = fields.iter().map(|f| rng.value(f.ty)).collect();
+        if rng.one_in(2) {
+            let items: Vec<String> = a_init
+                .iter()
+                .map(|&b| chr_lit(aty, b, rng.one_in(2), rng.below(5)))
+                .collect();
+            let _ = writeln!(
+                chr,
+                "    reg a: [{}; {len}] = [{}];",
+                aty.chr(),
+                items.join(", ")
+            );
+            for (k, b) in a_init.iter().enumerate() {
+                let _ = writeln!(init, "{}[{k}] = {};", array.v, aty.vconst(*b));
+            }
+        } else {
+            let _ = writeln!(chr, "    reg a: [{}; {len}];", aty.chr());
+            for k in 0..len {
+                let _ = writeln!(init, "{}[{k}] = 0;", array.v);
+            }
+        }
+        if rng.one_in(2) {
+            let items: Vec<String> = fields
+                .iter()
+                .zip(&f_init)
+                .map(|(f, &b)| {
+                    let name = f.chr.trim_start_matches("st.");
+                    format!("{name}: {}", chr_lit(f.ty, b, rng.one_in(2), rng.below(5)))
+                })
+                .collect();
+            let _ = writeln!(
+                chr,
+                "    reg st: {strukt} = {strukt} {{ {} }};",
+                items.join(", ")
+            );
+            for (f, b) in fields.iter().zip(&f_init) {
+                let _ = writeln!(init, "{} = {};", f.v, f.ty.vconst(*b));
+            }
+        } else {
+            let _ = writeln!(chr, "    reg st: {strukt};");
+            for f in &fields {
+                let _ = writeln!(init, "{} = 0;", f.v);
+            }
+        }
         let _ = writeln!(chr, "    reg e: E{u} = E{u}::V{einit};");
         let _ = writeln!(chr, "    stage s: {} pipes {pipes};", sty.chr());
         let _ = writeln!(chr, "    tick {{");
@@ -1700,12 +1744,6 @@ fn design(seed: u64) -> Design {
             let _ = writeln!(decls, "    {d}");
         }
         let _ = writeln!(init, "{} = 64'h{stim:x};", stim_var.v);
-        for f in &fields {
-            let _ = writeln!(init, "{} = 0;", f.v);
-        }
-        for k in 0..len {
-            let _ = writeln!(init, "{}[{k}] = 0;", array.v);
-        }
         let _ = writeln!(init, "{prefix}_sv = 0;");
         let _ = writeln!(init, "{prefix}_e = {einit};");
         for k in 0..pipes {
