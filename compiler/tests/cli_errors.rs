@@ -110,7 +110,9 @@ fn parameters_that_do_not_exist_or_fit_are_diagnosed() {
     for (param, says) in [
         ("NOPE=3", "E0414"),
         ("N=abc", "cannot read `-p N=abc`"),
-        ("N=99999999999999999999999999", "cannot read"),
+        ("N=99999999999999999999999999", "does not fit in 64 bits"),
+        ("N=0x1ffffffffffffffff", "does not fit in 64 bits"),
+        ("N=0x", "cannot read `-p N=0x`"),
         ("N=-1", "does not fit parameter `N: u32`"),
         ("N=4294967296", "does not fit parameter `N: u32`"),
         ("N=true", "does not fit"),

@@ -449,9 +449,21 @@ impl<'e> Elab<'e> {
             .map(|(n, v)| {
                 let parsed = parse_cli_value(v);
                 if parsed.is_none() {
+                    // Digits that do not parse are too large, not unreadable.
+                    let digits = v.trim().trim_start_matches('-').replace('_', "");
+                    let too_large = !digits.is_empty()
+                        && (digits.bytes().all(|c| c.is_ascii_digit())
+                            || digits
+                                .strip_prefix("0x")
+                                .is_some_and(|h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit())));
+                    let message = if too_large {
+                        format!("`-p {n}={v}`: the value does not fit in 64 bits")
+                    } else {
+                        format!("cannot read `-p {n}={v}`")
+                    };
                     self.err(ElabError::BadParam {
                         span: name.span,
-                        message: format!("cannot read `-p {n}={v}`"),
+                        message,
                         help: "values are integers (decimal, 0x hex, 0b binary, optionally negative) or true/false".into(),
                     });
                 }
