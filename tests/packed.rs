@@ -13,12 +13,10 @@ use std::sync::Arc;
 
 use chronon_compiler::ir::Program;
 use chronon_compiler::jit::{packed_in_registers, packed_slots};
-use chronon_compiler::lower::{lower, lower_unoptimized};
-use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_compiler::testing::rng::Rng;
-use chronon_lang::span::SourceMap;
-use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, RunLimit};
+use chronon_suite::agree::run_ahead_three;
+use chronon_suite::designs::{lower_text, lower_text_unoptimized};
 
 /// A random expression of type `ty` (`width` bits) over the names `vars`.
 fn expr(rng: &mut Rng, ty: &str, width: u32, vars: &[&str], depth: u32) -> String {
@@ -157,25 +155,10 @@ system Top {{
 
 /// The design lowered as `chronc` does, or without `ir::opt`.
 fn lower_design(d: &Design, optimize: bool) -> Program {
-    let mut sources = SourceMap::new();
-    sources.add(format!("{}.chr", d.label), d.text.clone());
-    let compiled = compile(
-        &mut sources,
-        &CompileOptions {
-            require_top: true,
-            ..CompileOptions::default()
-        },
-    );
-    let Some(design) = compiled.design else {
-        panic!(
-            "{} does not compile: {:#?}\n{}",
-            d.label, compiled.diagnostics, d.text
-        );
-    };
     if optimize {
-        lower(&design, &sources).expect("lowers")
+        lower_text(&d.label, &d.text)
     } else {
-        lower_unoptimized(&design, &sources).expect("lowers")
+        lower_text_unoptimized(&d.label, &d.text)
     }
 }
 
@@ -201,12 +184,7 @@ fn packed(program: &Program) -> (usize, usize) {
 /// after each; returns whether the first could run ahead.
 fn assert_agree(label: &str, program: Program, text: &str) -> bool {
     let program = Arc::new(program);
-    let mut sims: Vec<Simulator> = [EngineKind::Jit, EngineKind::Jit, EngineKind::Interp]
-        .into_iter()
-        .map(|e| Simulator::new(program.clone(), e).expect("builds"))
-        .collect();
-    sims[0].sim.set_run_ahead(true);
-    sims[1].sim.set_run_ahead(false);
+    let mut sims = run_ahead_three(program.clone());
     let ahead = sims[0].sim.runs_ahead();
     // Calls of 1 to 7 edges take the plain loop, longer ones the packed.
     for count in [1u64, 2, 7, 15, 16, 40, 300, 1_000] {

@@ -10,21 +10,14 @@
 
 use std::sync::Arc;
 
-use chronon_compiler::simulate::{EngineKind, Simulator};
+use chronon_compiler::simulate::Simulator;
 use chronon_compiler::testing::random_design::random_design;
 use chronon_suite::agree;
 use chronon_suite::designs::{chr_files, lower_text};
 
 /// The three runs: JIT with run-ahead, JIT without, interpreter.
 fn simulators(label: &str, text: &str) -> Vec<Simulator> {
-    let program = Arc::new(lower_text(label, text));
-    let mut sims: Vec<Simulator> = [EngineKind::Jit, EngineKind::Jit, EngineKind::Interp]
-        .into_iter()
-        .map(|e| Simulator::new(program.clone(), e).expect("builds"))
-        .collect();
-    sims[0].sim.set_run_ahead(true);
-    sims[1].sim.set_run_ahead(false);
-    sims
+    agree::run_ahead_three(Arc::new(lower_text(label, text)))
 }
 
 /// Runs the three through the same split limits and a drain

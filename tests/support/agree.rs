@@ -3,8 +3,23 @@
 //! through the same odd split limits and a drain, and must agree on stop
 //! reasons, faults, state digests, edges, instants and time after each.
 
-use chronon_compiler::simulate::Simulator;
+use std::sync::Arc;
+
+use chronon_compiler::ir::Program;
+use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_runtime::{DomainId, Picos, RunLimit};
+
+/// The three runs of `program` the run-ahead tests compare: the JIT with
+/// run-ahead, the JIT without, the interpreter.
+pub fn run_ahead_three(program: Arc<Program>) -> Vec<Simulator> {
+    let mut sims: Vec<Simulator> = [EngineKind::Jit, EngineKind::Jit, EngineKind::Interp]
+        .into_iter()
+        .map(|e| Simulator::new(program.clone(), e).expect("builds"))
+        .collect();
+    sims[0].sim.set_run_ahead(true);
+    sims[1].sim.set_run_ahead(false);
+    sims
+}
 
 /// Everything a run can be told apart by.
 pub fn observe(sim: &Simulator) -> (u64, Vec<u64>, u64, u128, u64) {

@@ -57,6 +57,19 @@ pub fn summary_on_both_engines(
 /// `chronc` does; panics with the diagnostics and the source if it does not
 /// compile.
 pub fn lower_text(label: &str, text: &str) -> chronon_compiler::ir::Program {
+    let (design, sources) = elaborate(label, text);
+    chronon_compiler::lower::lower(&design, &sources).expect("lowers")
+}
+
+/// [`lower_text`] without `ir::opt`.
+pub fn lower_text_unoptimized(label: &str, text: &str) -> chronon_compiler::ir::Program {
+    let (design, sources) = elaborate(label, text);
+    chronon_compiler::lower::lower_unoptimized(&design, &sources).expect("lowers")
+}
+
+/// The checked design of `text` and its sources; panics as [`lower_text`]
+/// says.
+fn elaborate(label: &str, text: &str) -> (chronon_lang::design::Design, SourceMap) {
     let mut sources = SourceMap::new();
     sources.add(format!("{label}.chr"), text.to_string());
     let compiled = compile(
@@ -72,5 +85,5 @@ pub fn lower_text(label: &str, text: &str) -> chronon_compiler::ir::Program {
             compiled.diagnostics
         );
     };
-    chronon_compiler::lower::lower(&design, &sources).expect("lowers")
+    (design, sources)
 }
