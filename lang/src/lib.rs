@@ -96,6 +96,7 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
         .copied()
         .filter(|s| !instantiated.contains(&env.items[*s].item.name().name))
         .collect();
+    unreachable_cycles(env, &systems, &roots);
     let first_span = user
         .first()
         .map(|i| env.items[*i].item.name().span)
@@ -252,6 +253,89 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
     }
     let _ = Span::default();
     result
+}
+
+/// The instances of a system (inside `for` loops too): target name and
+/// the instance's span.
+fn inst_sites(members: &[ast::SystemMember]) -> Vec<(String, Span)> {
+    members
+        .iter()
+        .flat_map(|m| match m {
+            ast::SystemMember::Inst { target, span, .. } => vec![(target.name.clone(), *span)],
+            ast::SystemMember::For { body, .. } => inst_sites(body),
+            _ => Vec::new(),
+        })
+        .collect()
+}
+
+/// Reports E0417 for systems that instantiate each other in a cycle that
+/// no root reaches. Elaboration finds the cycles under a root; these it
+/// never visits (every system of such a cycle is instantiated, so none is
+/// a root), and `chronc check` said nothing about them.
+fn unreachable_cycles(env: &mut Env, systems: &[usize], roots: &[usize]) {
+    let index: std::collections::HashMap<String, usize> = systems
+        .iter()
+        .map(|s| (env.items[*s].item.name().name.clone(), *s))
+        .collect();
+    let sites = |env: &Env, s: usize| -> Vec<(usize, Span)> {
+        match &env.items[s].item {
+            Item::System(sys) => inst_sites(&sys.members)
+                .into_iter()
+                .filter_map(|(n, span)| index.get(&n).map(|t| (*t, span)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut reached: std::collections::HashSet<usize> = roots.iter().copied().collect();
+    let mut stack: Vec<usize> = roots.to_vec();
+    while let Some(s) = stack.pop() {
+        for (t, _) in sites(env, s) {
+            if reached.insert(t) {
+                stack.push(t);
+            }
+        }
+    }
+    let mut reported: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for &start in systems {
+        if reached.contains(&start) || reported.contains(&start) {
+            continue;
+        }
+        // Depth-first from `start` over unreached systems, looking for a
+        // path back to it.
+        let mut path: Vec<(usize, Span)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut todo: Vec<(usize, usize)> = vec![(start, 0)];
+        let mut closing = None;
+        while let Some((s, depth)) = todo.pop() {
+            path.truncate(depth);
+            for (t, span) in sites(env, s) {
+                if t == start {
+                    closing = Some((s, span));
+                    break;
+                }
+                if !reached.contains(&t) && seen.insert(t) {
+                    todo.push((t, depth + 1));
+                }
+            }
+            if let Some((s, span)) = closing {
+                path.push((s, span));
+                break;
+            }
+            path.push((s, Span::default()));
+        }
+        let Some((_, span)) = closing else {
+            continue;
+        };
+        let mut names: Vec<String> = path
+            .iter()
+            .map(|(s, _)| env.items[*s].item.name().name.clone())
+            .collect();
+        names.dedup();
+        names.push(env.items[start].item.name().name.clone());
+        reported.extend(path.iter().map(|(s, _)| *s));
+        env.diags
+            .push(ElabError::SystemCycle { span, path: names }.into_diagnostic());
+    }
 }
 
 fn inst_targets(members: &[ast::SystemMember]) -> Vec<String> {
