@@ -6,9 +6,11 @@
 //! watched occupancies), so the loop needs only what changes state: per
 //! pattern position, the domain edges with their runners and register
 //! words, the stage registers and the FIFO sides to commit. [`LeanProgram`]
-//! holds exactly that, flattened at build time (one record per position,
-//! FIFO commits already split by side), and [`Simulation::replay_lean`]
-//! walks it with the calendar's replay: the same work in the same order as
+//! holds exactly that, flattened at build time into one list of operations
+//! for the whole hyperperiod (each instant's ending with the step to the
+//! next, FIFO commits already split by side), and
+//! [`Simulation::replay_lean`] runs through it, wrapping around, on the
+//! calendar's replay cursor: the same work in the same order as
 //! [`Simulation::step`] (contract order inside an instant: the domains'
 //! units in declaration order, each domain's registers right after its
 //! units, then stage registers, then FIFOs), so the result is the same bit
@@ -23,18 +25,13 @@ use crate::tick::TickCtx;
 /// documentation) as a flat list of operations; built when the calendar
 /// replays a pattern.
 pub(super) struct LeanProgram {
-    positions: Vec<LeanPosition>,
+    /// Every position's operations in pattern order, each position's ending
+    /// with [`Op::End`]: the loop runs on from one instant into the next.
     ops: Vec<Op>,
+    /// Per position, the index of its first operation (increasing).
+    starts: Vec<u32>,
     /// The shortest distance between two consecutive instants (> 0).
     min_step: u128,
-}
-
-/// One pattern position: the distance to the next instant and the range
-/// of its operations.
-#[derive(Clone, Copy)]
-struct LeanPosition {
-    step: u128,
-    ops: (u32, u32),
 }
 
 /// One step of an instant, in the order `step` does them.
@@ -63,6 +60,8 @@ enum Op {
     Reader(u32),
     /// Commits a FIFO both of whose sides have an edge.
     Both(u32),
+    /// The instant ends; the next is this many ticks later.
+    End(u64),
 }
 
 impl LeanProgram {
@@ -94,10 +93,10 @@ impl LeanProgram {
             return None;
         }
         let small = |n: usize| u32::try_from(n).ok();
-        let mut program = Vec::with_capacity(positions.len());
-        let mut ops = Vec::with_capacity(bound);
+        let mut starts = Vec::with_capacity(positions.len());
+        let mut ops = Vec::with_capacity(bound + positions.len());
         for (domains, step) in positions.into_iter().zip(steps) {
-            let start = small(ops.len())?;
+            starts.push(small(ops.len())?);
             for &d in domains {
                 let plan = &plans[d as usize];
                 let calls = plan.runners.clone().map(|r| {
@@ -149,14 +148,11 @@ impl LeanProgram {
                     }
                 }
             }
-            program.push(LeanPosition {
-                step,
-                ops: (start, small(ops.len())?),
-            });
+            ops.push(Op::End(u64::try_from(step).ok()?));
         }
         Some(LeanProgram {
-            positions: program,
             ops,
+            starts,
             min_step,
         })
     }
@@ -205,9 +201,9 @@ impl Simulation {
             return ReplayEnd::Fallback;
         };
         let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
-        let (positions, ops) = (&program.positions[..], &program.ops[..]);
+        let (ops, starts) = (&program.ops[..], &program.starts[..]);
         let (cycle, next_cycle) = (&mut *cursor.cycle, &mut *cursor.next_cycle);
-        let (mut position, mut time) = (cursor.position, cursor.upcoming);
+        let mut time = cursor.upcoming;
         // The cursor's budget as a time: consecutive instants are at least
         // `min_step` apart, so at most `budget` instants lie at or before
         // `upcoming + (budget - 1) * min_step` (saturated, at most `budget`
@@ -218,68 +214,79 @@ impl Simulation {
         };
         let by_budget = time.saturating_add(u128::from(steps).saturating_mul(program.min_step));
         let bound = last_tick.min(by_budget);
-        let mut ran = 0u64;
-        let end = loop {
-            if time > bound {
-                break if time > last_tick {
-                    ReplayEnd::Limit
-                } else {
-                    ReplayEnd::Fallback
-                };
-            }
-            ran += 1;
-            let at = positions[position];
-            ctx.time = time;
-            for &op in &ops[at.ops.0 as usize..at.ops.1 as usize] {
-                // A domain's edge begins: its cycle moves on (the
-                // calendar's count; cannot overflow: the cursor's budget)
-                // and the context acts in it.
-                let mut edge = |d: u32| {
-                    let n = next_cycle[d as usize];
-                    cycle[d as usize] = n;
-                    next_cycle[d as usize] = n + 1;
-                    ctx.domain = d;
-                    ctx.cycle = n;
-                };
-                match op {
-                    Op::Edge(d) => edge(d),
-                    Op::EdgeTick(d, r) => {
-                        edge(d);
-                        tick(&mut ctx, &mut runners[r as usize]);
-                    }
-                    Op::EdgeNative(d, r) => {
-                        edge(d);
-                        native(&mut ctx, &runners[r as usize]);
-                    }
-                    Op::Tick(r) => tick(&mut ctx, &mut runners[r as usize]),
-                    Op::Native(r) => native(&mut ctx, &runners[r as usize]),
-                    Op::Word(w) => {
-                        let core = &mut *ctx.core;
-                        core.cur[w as usize] = core.next[w as usize];
-                    }
-                    Op::Words(a, b) => {
-                        let core = &mut *ctx.core;
-                        let words = a as usize..b as usize;
-                        core.cur[words.clone()].copy_from_slice(&core.next[words]);
-                    }
-                    Op::Stage(s) => ctx.core.stages[s as usize].commit(),
-                    Op::Writer(f) => ctx.core.fifos[f as usize].commit_writer(),
-                    Op::Reader(f) => ctx.core.fifos[f as usize].commit_reader(),
-                    Op::Both(f) => ctx.core.fifos[f as usize].commit(true, true),
-                }
-            }
-            // Cannot overflow: the cursor's budget counted the steps.
-            time += at.step;
-            position = if position + 1 == positions.len() {
-                0
+        let past = |time: u128| {
+            if time > last_tick {
+                ReplayEnd::Limit
             } else {
-                position + 1
-            };
-            if ctx.core.stop_requested {
-                break ReplayEnd::Stop;
+                ReplayEnd::Fallback
             }
         };
-        (cursor.position, cursor.upcoming) = (position, time);
+        if time > bound {
+            return past(time);
+        }
+        ctx.time = time;
+        let mut ran = 0u64;
+        let mut i = starts[cursor.position] as usize;
+        let end = loop {
+            let op = ops[i];
+            i += 1;
+            // A domain's edge begins: its cycle moves on (the calendar's
+            // count; cannot overflow: the cursor's budget) and the context
+            // acts in it.
+            let mut edge = |d: u32| {
+                let n = next_cycle[d as usize];
+                cycle[d as usize] = n;
+                next_cycle[d as usize] = n + 1;
+                ctx.domain = d;
+                ctx.cycle = n;
+            };
+            match op {
+                Op::Edge(d) => edge(d),
+                Op::EdgeTick(d, r) => {
+                    edge(d);
+                    tick(&mut ctx, &mut runners[r as usize]);
+                }
+                Op::EdgeNative(d, r) => {
+                    edge(d);
+                    native(&mut ctx, &runners[r as usize]);
+                }
+                Op::Tick(r) => tick(&mut ctx, &mut runners[r as usize]),
+                Op::Native(r) => native(&mut ctx, &runners[r as usize]),
+                Op::Word(w) => {
+                    let core = &mut *ctx.core;
+                    core.cur[w as usize] = core.next[w as usize];
+                }
+                Op::Words(a, b) => {
+                    let core = &mut *ctx.core;
+                    let words = a as usize..b as usize;
+                    core.cur[words.clone()].copy_from_slice(&core.next[words]);
+                }
+                Op::Stage(s) => ctx.core.stages[s as usize].commit(),
+                Op::Writer(f) => ctx.core.fifos[f as usize].commit_writer(),
+                Op::Reader(f) => ctx.core.fifos[f as usize].commit_reader(),
+                Op::Both(f) => ctx.core.fifos[f as usize].commit(true, true),
+                Op::End(step) => {
+                    ran += 1;
+                    // Cannot overflow: the cursor's budget counted the steps.
+                    time += u128::from(step);
+                    if i == ops.len() {
+                        i = 0;
+                    }
+                    if ctx.core.stop_requested {
+                        break ReplayEnd::Stop;
+                    }
+                    if time > bound {
+                        break past(time);
+                    }
+                    ctx.time = time;
+                }
+            }
+        };
+        // `i` is the next instant's first operation.
+        cursor.position = starts
+            .binary_search(&(i as u32))
+            .expect("the loop ends between instants");
+        cursor.upcoming = time;
         cursor.finish(ran > 0);
         *instants += ran;
         // Without a sink nothing is traced (`TickCtx::trace` pushes only
