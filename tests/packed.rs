@@ -129,14 +129,19 @@ unit Stages<N: u32 = {n}> {{
     reg r: [{ty}; N];
     {arrays}
     reg flag: bool;
+    // Stored only on some edges (a branch joins the packed lanes).
+    reg c: {ty};
     counter checksum;
 
     tick {{
         src <= src + 1;
         {stages}
         {updates}
+        if flag {{
+            c <= c + src;
+        }}
         flag <= !flag;
-        wide <= (wide << 3) ^ (r[0] as u64) ^ ({last_b} as u64);
+        wide <= (wide << 3) ^ (r[0] as u64) ^ ({last_b} as u64) ^ (c as u64);
         checksum += r[0] as u64;
         {trace}
     }}
