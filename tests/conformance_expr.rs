@@ -506,6 +506,11 @@ impl UnitGen<'_> {
     }
 
     fn any_var(&mut self) -> E {
+        if self.vars.is_empty() {
+            // The first constant has nothing to read.
+            let ty = self.rng.int_ty();
+            return self.lit(ty, false);
+        }
         let v = &self.vars[self.rng.below(self.vars.len() as u64) as usize];
         E::Var {
             ty: v.ty,
@@ -1417,6 +1422,59 @@ fn functions(rng: &mut Rng, count: usize) -> (String, String, Vec<Func>) {
     (chr, verilog, funcs)
 }
 
+/// `count` random constants, each from literals and the constants before
+/// it (evaluated by the compiler, not the engines): their Chronon items,
+/// the Verilog declarations (module variables) and the statements that set
+/// them before the first edge, and the variables units read.
+fn constants(rng: &mut Rng, count: usize) -> (String, String, String, Vec<Var>) {
+    let mut g = UnitGen {
+        rng: &mut *rng,
+        vars: Vec::new(),
+        regs: Vec::new(),
+        locals: Vec::new(),
+        array: Array {
+            ty: Ty::Bool,
+            chr: String::new(),
+            v: String::new(),
+            len: 1,
+        },
+        fields: Vec::new(),
+        strukt: String::new(),
+        v: Verilog {
+            prefix: "k".into(),
+            decls: Vec::new(),
+            next: 0,
+        },
+        traces: 0,
+        loops: 0,
+        variants: 1,
+        funcs: Vec::new(),
+        in_fn: true,
+        clock: String::new(),
+    };
+    let (mut chr, mut body) = (String::new(), String::new());
+    for k in 0..count {
+        let ty = if g.rng.one_in(6) {
+            Ty::Bool
+        } else {
+            g.rng.int_ty()
+        };
+        let e = g.expr(ty, 3, true);
+        let (ec, ev) = g.both(&e, &mut body);
+        let var = Var {
+            ty,
+            chr: format!("K{k}"),
+            v: format!("K{k}"),
+        };
+        let _ = writeln!(chr, "const {}: {} = {ec};", var.chr, ty.chr());
+        let _ = writeln!(body, "{} = {ev};", var.v);
+        g.v.decls.push(ty.verilog(&var.v));
+        g.vars.push(var);
+    }
+    let decls: String = g.v.decls.iter().map(|d| format!("    {d}\n")).collect();
+    (chr, decls, body, g.vars)
+}
+
 /// One generated design: the Chronon text, the Verilog twin and the time
 /// limit (ps).
 struct Design {
@@ -1456,6 +1514,8 @@ fn design(seed: u64) -> Design {
     );
     let (fn_chr, fn_verilog, funcs) = functions(&mut rng, 3);
     chr.push_str(&fn_chr);
+    let (const_chr, const_decls, const_verilog, consts) = constants(&mut rng, 4);
+    chr.push_str(&const_chr);
     let mut system = String::from("system Top {\n");
     for u in 0..UNITS {
         let prefix = format!("u{u}");
@@ -1581,6 +1641,7 @@ fn design(seed: u64) -> Design {
             });
         }
         let mut vars = regs.clone();
+        vars.extend(consts.iter().cloned());
         vars.extend(fields.iter().cloned());
         vars.extend(stage_reads.iter().cloned());
         vars.extend(enum_reads.iter().cloned());
@@ -1782,9 +1843,14 @@ fn design(seed: u64) -> Design {
          end\n    endfunction\n",
     );
     verilog.push_str(&fn_verilog);
+    verilog.push_str(&const_decls);
     verilog.push_str(&decls);
     verilog.push_str(&always);
     let _ = writeln!(verilog, "    initial begin\n        limit = {limit};");
+    // The constants, before the first edge.
+    for line in const_verilog.lines() {
+        let _ = writeln!(verilog, "        {line}");
+    }
     for line in init.lines() {
         let _ = writeln!(verilog, "        {line}");
     }
