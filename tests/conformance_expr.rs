@@ -2098,3 +2098,20 @@ fn match_default_arm_anywhere() {
     ];
     expect_lines("match.chr", text, 3000, &expected);
 }
+
+/// docs/language.md (tick statements): a `let` shadows an earlier local or
+/// a register until the end of its block, and a `for` variable inside its
+/// loop.
+#[test]
+fn locals_shadow_until_the_end_of_their_block() {
+    let text = "clock c = 1 GHz;\nunit U {\n    reg a: u8 = 5;\n    tick {\n        \
+                let t: u8 = 1;\n        let t: u16 = t as u16 + 299;\n        \
+                if true { let t: u8 = 7; let a: u8 = t + 1; trace(\"in\", t = t, a = a); }\n        \
+                let s: u8 = 0;\n        for a in 0..3 { s = s + a as u8; }\n        \
+                trace(\"out\", t = t, a = a, s = s);\n    }\n}\nsystem Top { inst u: U on c; }\n";
+    let expected = [
+        "0 0ps T top.u in t=7 a=8",
+        "0 0ps T top.u out t=300 a=5 s=3",
+    ];
+    expect_lines("shadow.chr", text, 0, &expected);
+}
