@@ -2115,3 +2115,22 @@ fn locals_shadow_until_the_end_of_their_block() {
     ];
     expect_lines("shadow.chr", text, 0, &expected);
 }
+
+/// docs/language.md: `&&` and `||` short-circuit, so a guard keeps a
+/// run-time index that is out of range from being read (which would
+/// fault), on both engines.
+#[test]
+fn short_circuit_guards_an_out_of_range_index() {
+    let text = "clock c = 1 GHz;\nunit U {\n    reg i: u8 = 2;\n    reg a: [u8; 4] = [1, 2, 3, 4];\n    \
+                tick {\n        let ok: bool = i < 4 && a[i] > 2;\n        \
+                let alt: bool = i >= 4 || a[i] == 3;\n        if i < 4 { a[i] <= a[i] + 10; }\n        \
+                trace(\"s\", i = i, ok = ok, alt = alt);\n        i <= i + 1;\n    }\n}\n\
+                system Top { inst u: U on c; }\n";
+    let expected = [
+        "0 0ps T top.u s i=2 ok=1 alt=1",
+        "1 1000ps T top.u s i=3 ok=1 alt=0",
+        "2 2000ps T top.u s i=4 ok=0 alt=1",
+        "3 3000ps T top.u s i=5 ok=0 alt=1",
+    ];
+    expect_lines("guard.chr", text, 3000, &expected);
+}
