@@ -491,7 +491,37 @@ struct UnitGen<'a> {
     clock: String,
 }
 
-impl UnitGen<'_> {
+impl<'a> UnitGen<'a> {
+    /// A generator for a function body or a constant: it reads `vars` and
+    /// may call `funcs`, and has no registers, arrays, stimulus or ports.
+    fn pure(rng: &'a mut Rng, prefix: &str, vars: Vec<Var>, funcs: Vec<Func>) -> Self {
+        UnitGen {
+            rng,
+            vars,
+            regs: Vec::new(),
+            locals: Vec::new(),
+            array: Array {
+                ty: Ty::Bool,
+                chr: String::new(),
+                v: String::new(),
+                len: 1,
+            },
+            fields: Vec::new(),
+            strukt: String::new(),
+            v: Verilog {
+                prefix: prefix.to_string(),
+                decls: Vec::new(),
+                next: 0,
+            },
+            traces: 0,
+            loops: 0,
+            variants: 1,
+            funcs,
+            in_fn: true,
+            clock: String::new(),
+        }
+    }
+
     fn var_of(&mut self, ty: Ty) -> Option<E> {
         let of: Vec<&Var> = self.vars.iter().filter(|v| v.ty == ty).collect();
         if of.is_empty() {
@@ -1346,31 +1376,7 @@ fn functions(rng: &mut Rng, count: usize) -> (String, String, Vec<Func>) {
                 v: format!("{name}_p{n}"),
             })
             .collect();
-        let mut g = UnitGen {
-            rng: &mut *rng,
-            vars: vars.clone(),
-            regs: Vec::new(),
-            locals: Vec::new(),
-            array: Array {
-                ty: Ty::Bool,
-                chr: String::new(),
-                v: String::new(),
-                len: 1,
-            },
-            fields: Vec::new(),
-            strukt: String::new(),
-            v: Verilog {
-                prefix: name.clone(),
-                decls: Vec::new(),
-                next: 0,
-            },
-            traces: 0,
-            loops: 0,
-            variants: 1,
-            funcs: funcs.clone(),
-            in_fn: true,
-            clock: String::new(),
-        };
+        let mut g = UnitGen::pure(&mut *rng, &name, vars.clone(), funcs.clone());
         let (mut body, mut vbody) = (String::new(), String::new());
         for _ in 0..g.rng.below(3) {
             g.let_stmt(&mut body, &mut vbody);
@@ -1427,31 +1433,7 @@ fn functions(rng: &mut Rng, count: usize) -> (String, String, Vec<Func>) {
 /// the Verilog declarations (module variables) and the statements that set
 /// them before the first edge, and the variables units read.
 fn constants(rng: &mut Rng, count: usize) -> (String, String, String, Vec<Var>) {
-    let mut g = UnitGen {
-        rng: &mut *rng,
-        vars: Vec::new(),
-        regs: Vec::new(),
-        locals: Vec::new(),
-        array: Array {
-            ty: Ty::Bool,
-            chr: String::new(),
-            v: String::new(),
-            len: 1,
-        },
-        fields: Vec::new(),
-        strukt: String::new(),
-        v: Verilog {
-            prefix: "k".into(),
-            decls: Vec::new(),
-            next: 0,
-        },
-        traces: 0,
-        loops: 0,
-        variants: 1,
-        funcs: Vec::new(),
-        in_fn: true,
-        clock: String::new(),
-    };
+    let mut g = UnitGen::pure(&mut *rng, "k", Vec::new(), Vec::new());
     let (mut chr, mut body) = (String::new(), String::new());
     for k in 0..count {
         let ty = if g.rng.one_in(6) {
