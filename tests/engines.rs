@@ -13,8 +13,8 @@ use chronon_compiler::testing::differential::compare_engines_verbose;
 use chronon_compiler::testing::random_program::random_program;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
-use chronon_runtime::{DomainId, RunLimit, Stop};
-use chronon_suite::designs::{chr_files, lower_text};
+use chronon_runtime::{RunLimit, Stop};
+use chronon_suite::designs::{chr_files, lower_text, next_instant};
 
 #[test]
 fn engines_agree_on_random_programs() {
@@ -24,16 +24,6 @@ fn engines_agree_on_random_programs() {
             panic!("seed {seed}: {e}");
         }
     }
-}
-
-/// The time of the next instant: the earliest pending edge of any domain.
-fn next_instant(sim: &Simulator) -> Option<chronon_runtime::Picos> {
-    (0..sim.program().domains.len() as u32)
-        .filter_map(|d| {
-            let id = DomainId(d);
-            sim.sim.edge_time(id, sim.sim.edges_done(id)).ok()
-        })
-        .min()
 }
 
 fn designs() -> Vec<std::path::PathBuf> {

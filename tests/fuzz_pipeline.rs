@@ -25,7 +25,8 @@ use chronon_compiler::lower::lower;
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
-use chronon_runtime::{DomainId, Picos, RunLimit, Stop};
+use chronon_runtime::{RunLimit, Stop};
+use chronon_suite::designs::next_instant;
 
 /// A small deterministic generator (xorshift64*): the same seed gives the
 /// same cases on every machine.
@@ -302,16 +303,6 @@ fn corpus() -> Vec<(String, String)> {
     }
     assert!(out.len() >= 15, "corpus too small: {}", out.len());
     out
-}
-
-/// The time of the next instant: the earliest pending edge of any domain.
-fn next_instant(sim: &Simulator) -> Option<Picos> {
-    (0..sim.program().domains.len() as u32)
-        .filter_map(|d| {
-            let id = DomainId(d);
-            sim.sim.edge_time(id, sim.sim.edges_done(id)).ok()
-        })
-        .min()
 }
 
 /// What happened to one case, for the summary.

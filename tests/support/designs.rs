@@ -3,9 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use chronon_compiler::run::{RunOptions, run};
-use chronon_compiler::simulate::EngineKind;
+use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
+use chronon_runtime::{DomainId, Picos};
 
 /// The `.chr` files directly under `dir`, sorted by name.
 pub fn chr_files(dir: impl AsRef<Path>) -> Vec<PathBuf> {
@@ -86,4 +87,16 @@ fn elaborate(label: &str, text: &str) -> (chronon_lang::design::Design, SourceMa
         );
     };
     (design, sources)
+}
+
+/// The time of the next instant of `sim`: the earliest pending edge of any
+/// domain (`None` when no domain has one left). Running to it with
+/// `RunLimit::Time` runs exactly one instant.
+pub fn next_instant(sim: &Simulator) -> Option<Picos> {
+    (0..sim.program().domains.len() as u32)
+        .filter_map(|d| {
+            let id = DomainId(d);
+            sim.sim.edge_time(id, sim.sim.edges_done(id)).ok()
+        })
+        .min()
 }
