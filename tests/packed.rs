@@ -1,6 +1,6 @@
 //! The packed mirror of narrow registers in run-ahead loops
 //! (`compiler/src/jit/packed.rs`): random `.chr` pipelines and element-wise
-//! updates of registers of every width from 1 to 64 bits, with conditional
+//! updates of registers of every width from 2 to 64 bits, with conditional
 //! updates, wide registers beside narrow ones, several units and clocks,
 //! lowered with and without `ir::opt` (in place, and through next slots
 //! and register copies). Each runs on the JIT with run-ahead (calls of
@@ -63,7 +63,8 @@ fn design(seed: u64) -> Design {
     let width = if rng.one_in(4) {
         33 + rng.below(32) as u32
     } else {
-        1 + rng.below(32) as u32
+        // From 2 bits: `src + 1` needs the literal 1 to fit (`i1` holds 0 and -1).
+        2 + rng.below(31) as u32
     };
     let ty = format!("{}{width}", if rng.one_in(2) { 'i' } else { 'u' });
     let n = *rng.pick(&[3u32, 16, 31, 32, 33, 40, 64, 100]);
