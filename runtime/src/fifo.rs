@@ -406,7 +406,7 @@ impl CdcFifo {
     #[inline]
     pub(crate) fn commit_writer(&mut self) {
         let (depth, mask) = (self.depth, self.pointer_mask);
-        // SAFETY: as in `commit`.
+        // SAFETY: as in `commit_reader_seeing`.
         let s = unsafe { &mut *self.state.as_ptr() };
         let tail = self.read_sync.shift(s.read_ptr);
         s.write_ptr = (s.write_ptr + u32::from(s.write_pending)) & mask;
@@ -417,15 +417,25 @@ impl CdcFifo {
     /// [`CdcFifo::commit`] of an instant where only the reader has an edge.
     #[inline]
     pub(crate) fn commit_reader(&mut self) {
+        let write_ptr = self.st().write_ptr;
+        self.commit_reader_seeing(write_ptr);
+    }
+
+    /// The reader's side of a commit: `write_before` is the write pointer
+    /// as it was before the instant (what its synchronizer samples).
+    #[inline(always)]
+    fn commit_reader_seeing(&mut self, write_before: u32) {
         let mask = self.pointer_mask;
-        // SAFETY: as in `commit`.
+        // SAFETY: the state is this FIFO's (see `st`); the synchronizers
+        // are separate fields, so the borrows do not overlap.
         let s = unsafe { &mut *self.state.as_ptr() };
-        let tail = self.write_sync.shift(s.write_ptr);
+        let tail = self.write_sync.shift(write_before);
         if s.read_pending != 0 {
             if s.fwft == 0 {
                 let at = (s.read_ptr & s.slot_mask) as usize * self.width;
-                // SAFETY: as in `commit`: `storage` and `output` are separate
-                // allocations of `depth * width` and `width` words.
+                // SAFETY: `storage` and `output` are this FIFO's separate
+                // allocations of `depth * width` and `width` words, and
+                // `at + width <= depth * width`.
                 unsafe {
                     if self.width == 1 {
                         *s.output = *s.storage.add(at);
@@ -444,44 +454,18 @@ impl CdcFifo {
         s.empty = u8::from(tail == s.read_ptr);
     }
 
-    /// Commits one instant: `writer_edge`/`reader_edge` say which sides have an edge.
+    /// Commits one instant: `writer_edge`/`reader_edge` say which sides have
+    /// an edge. Each side samples the other's pointer as it was before the
+    /// instant: the writer's side runs first (the read pointer is still the
+    /// old one), the reader's is given the old write pointer.
     #[inline]
     pub(crate) fn commit(&mut self, writer_edge: bool, reader_edge: bool) {
-        let (depth, mask) = (self.depth, self.pointer_mask);
-        let registered = self.read_port == ReadPort::Registered;
-        let (width, output) = (self.width, self.st().output);
-        // SAFETY: the state is this FIFO's (see `st`); the synchronizers and
-        // tails are separate fields, so the borrows do not overlap.
-        let s = unsafe { &mut *self.state.as_ptr() };
-        let write_before = s.write_ptr;
-        let read_before = s.read_ptr;
+        let write_before = self.st().write_ptr;
         if writer_edge {
-            s.write_ptr = (s.write_ptr + u32::from(s.write_pending)) & mask;
-            s.write_pending = 0;
-            let tail = self.read_sync.shift(read_before);
-            s.full = u8::from((s.write_ptr.wrapping_sub(tail) & mask) == depth);
+            self.commit_writer();
         }
         if reader_edge {
-            if s.read_pending != 0 {
-                if registered {
-                    let at = (read_before & s.slot_mask) as usize * width;
-                    // SAFETY: `storage` and `output` are this FIFO's separate
-                    // allocations of `depth * width` and `width` words, and
-                    // `at + width <= depth * width`.
-                    unsafe {
-                        let from = std::slice::from_raw_parts(s.storage.add(at), width);
-                        copy_item(std::slice::from_raw_parts_mut(output, width), from);
-                    }
-                    s.output_valid = 1;
-                }
-                s.read_ptr = (s.read_ptr + 1) & mask;
-                s.read_pending = 0;
-            } else if s.taken != 0 {
-                s.output_valid = 0;
-            }
-            s.taken = 0;
-            let tail = self.write_sync.shift(write_before);
-            s.empty = u8::from(tail == s.read_ptr);
+            self.commit_reader_seeing(write_before);
         }
     }
 
