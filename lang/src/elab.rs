@@ -74,10 +74,18 @@ pub struct Elab<'e> {
     /// Instances made and system `for` iterations and members unrolled so
     /// far, against [`MAX_ELABORATED`].
     size: usize,
-    /// The design passed [`MAX_ELABORATED`] (reported once): elaboration
-    /// stops, and nothing is reported about what it left undone.
+    /// The design passed [`MAX_ELABORATED`] (reported once), or
+    /// elaboration reported [`MAX_ELAB_DIAGNOSTICS`]: elaboration stops,
+    /// and nothing is reported about what it left undone.
     too_large: bool,
+    /// Diagnostics before elaboration began.
+    diags_at_start: usize,
 }
+
+/// Elaboration stops after this many diagnostics of its own: an error in a
+/// unit instantiated 2^20 times is reported once per instance before
+/// duplicates are merged (with a 100,000-character name in each, 18 GB).
+pub const MAX_ELAB_DIAGNOSTICS: usize = 1000;
 
 /// At most this many instances, system `for` iterations and unrolled
 /// system members in one design. Nested loops and systems multiply, so a
@@ -186,7 +194,9 @@ impl<'e> Elab<'e> {
             excused: HashSet::new(),
             size: 0,
             too_large: false,
+            diags_at_start: 0,
         };
+        e.diags_at_start = e.env.diags.len();
         e.elaborate_clocks();
         e
     }
@@ -195,10 +205,18 @@ impl<'e> Elab<'e> {
         self.env.diags.push(e.into_diagnostic());
     }
 
+    /// Whether elaboration has stopped: too large, or too many diagnostics.
+    fn stopped(&mut self) -> bool {
+        if self.env.diags.len().saturating_sub(self.diags_at_start) > MAX_ELAB_DIAGNOSTICS {
+            self.too_large = true;
+        }
+        self.too_large
+    }
+
     /// Counts one more instance, loop iteration or member against
     /// [`MAX_ELABORATED`]; `false` (reported once, at `span`) past it.
     fn grow(&mut self, span: Span) -> bool {
-        if self.too_large {
+        if self.stopped() {
             return false;
         }
         self.size += 1;
@@ -608,6 +626,9 @@ impl<'e> Elab<'e> {
         slots: &mut HashMap<String, Slot>,
     ) {
         for u in members {
+            if self.stopped() {
+                return;
+            }
             let (params, in_for) = (&*u.params, u.in_for);
             let SystemMember::Inst {
                 name,
