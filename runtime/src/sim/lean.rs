@@ -70,7 +70,8 @@ impl LeanProgram {
     const MAX_OPS: usize = 1 << 22;
 
     /// The program for the calendar's pattern, if it has one that is not
-    /// too long, and the design's indices fit in 32 bits.
+    /// too long, the design's indices fit in 32 bits and every step
+    /// between two instants in 64 (else runs use the replay loop).
     pub(super) fn build(
         calendar: &Calendar,
         plans: &[DomainPlan],
