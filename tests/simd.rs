@@ -12,36 +12,7 @@ use chronon_compiler::testing::differential::compare_engines_verbose;
 use chronon_compiler::testing::rng::Rng;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
-use chronon_suite::designs::lower_text;
-
-/// A random expression of type `ty` (`width` bits) over the names `vars`.
-fn expr(rng: &mut Rng, ty: &str, width: u32, vars: &[&str], depth: u32) -> String {
-    if depth == 0 || rng.one_in(4) {
-        return rng.pick(vars).to_string();
-    }
-    let a = expr(rng, ty, width, vars, depth - 1);
-    match rng.below(8) {
-        0 => format!("(~{a})"),
-        1 => format!("({a} << {})", rng.below(u64::from(width) + 2)),
-        2 => format!("({a} >> {})", rng.below(u64::from(width) + 2)),
-        3 => {
-            let other = rng.pick(&["u8", "i8", "u16", "i16", "u32", "i32", "u48", "i64"]);
-            format!("(({a} as {other}) as {ty})")
-        }
-        _ => {
-            let op = rng.pick(&["+", "-", "*", "^", "&", "|"]);
-            // A literal takes its type from the other operand (never a
-            // bare literal, which a cast or `~` would leave untyped).
-            let b = if rng.one_in(3) {
-                let max = (1u64 << (width - 1)).min(1 << 20);
-                rng.below(max).to_string()
-            } else {
-                expr(rng, ty, width, vars, depth - 1)
-            };
-            format!("({a} {op} {b})")
-        }
-    }
-}
+use chronon_suite::designs::{lower_text, random_expr};
 
 /// A design whose tick updates `n` registers with one function of the
 /// stage before (or after) and of an element of a second array.
@@ -50,9 +21,9 @@ fn design(seed: u64) -> (String, String, u32) {
     let width = 2 + rng.below(63) as u32;
     let ty = format!("{}{width}", if rng.one_in(2) { 'i' } else { 'u' });
     let n = *rng.pick(&[2u32, 3, 5, 16, 31, 32, 33, 40, 64]);
-    let y = expr(&mut rng, &ty, width, &["x", "a"], 3);
-    let out = expr(&mut rng, &ty, width, &["y", "x"], 2);
-    let step = expr(&mut rng, &ty, width, &["a[i]"], 2);
+    let y = random_expr(&mut rng, &ty, width, &["x", "a"], 3, 1);
+    let out = random_expr(&mut rng, &ty, width, &["y", "x"], 2, 1);
+    let step = random_expr(&mut rng, &ty, width, &["a[i]"], 2, 1);
     let stages = if rng.one_in(2) {
         "r[0] <= mix(src, a[0]);\n        for i in 1..N { r[i] <= mix(r[i - 1], a[i]); }"
     } else {

@@ -100,3 +100,43 @@ pub fn next_instant(sim: &Simulator) -> Option<Picos> {
         })
         .min()
 }
+
+/// A random `.chr` expression of type `ty` (`width` bits) over the names
+/// `vars`, `depth` operations deep at most: `~`, shifts by constants up to
+/// the width and beyond, wrapping arithmetic and bitwise operations with
+/// literals or subexpressions, and (one time in `cast_one_in` where one is
+/// drawn) a round trip through another integer type.
+pub fn random_expr(
+    rng: &mut chronon_compiler::testing::rng::Rng,
+    ty: &str,
+    width: u32,
+    vars: &[&str],
+    depth: u32,
+    cast_one_in: u64,
+) -> String {
+    if depth == 0 || rng.one_in(4) {
+        return rng.pick(vars).to_string();
+    }
+    let a = random_expr(rng, ty, width, vars, depth - 1, cast_one_in);
+    match rng.below(8) {
+        0 => format!("(~{a})"),
+        1 => format!("({a} << {})", rng.below(u64::from(width) + 2)),
+        2 => format!("({a} >> {})", rng.below(u64::from(width) + 2)),
+        3 if rng.one_in(cast_one_in) => {
+            let other = rng.pick(&["u8", "i8", "u16", "i16", "u32", "i32", "u48", "i64"]);
+            format!("(({a} as {other}) as {ty})")
+        }
+        _ => {
+            let op = rng.pick(&["+", "-", "*", "^", "&", "|"]);
+            // A literal takes its type from the other operand (never a
+            // bare literal, which a cast or `~` would leave untyped).
+            let b = if rng.one_in(3) {
+                let max = (1u64 << (width - 1)).clamp(1, 1 << 20);
+                rng.below(max).to_string()
+            } else {
+                random_expr(rng, ty, width, vars, depth - 1, cast_one_in)
+            };
+            format!("({a} {op} {b})")
+        }
+    }
+}
