@@ -62,6 +62,14 @@ fn bad_stop_flags_are_refused_or_run_cleanly() {
     expect(&out, 0, "instants: 1,", "--until 0ps");
     let out = chronc(&["run", CDC, "-q", "--cycles", "0"]);
     expect(&out, 0, "instants: 0,", "--cycles 0");
+    // 35 decimals: exact, not a time overflow.
+    let out = chronc(&[
+        "run",
+        CDC,
+        "-q",
+        "--until=1.99999999999999999999999999999999999 ps",
+    ]);
+    expect(&out, 0, "instants: 1,", "--until with 35 decimals");
     for (until, says) in [
         ("1/0 ms", "--until"),
         ("1/3/7 ps", "is not a number"),

@@ -54,11 +54,18 @@ impl TimeBase {
         }
         let scale =
             i128::try_from(self.ticks_per_ps).map_err(|_| TimeError::Overflow("time to tick"))?;
-        let scaled = t
-            .numer()
-            .checked_mul(scale)
-            .ok_or(TimeError::Overflow("time to tick"))?;
-        let scaled = Integer::div_floor(&scaled, t.denom());
+        let scaled = match t.numer().checked_mul(scale) {
+            Some(n) => Integer::div_floor(&n, t.denom()),
+            // A fine time with a large numerator (`--until 1.999...9 ps`
+            // with 35 decimals) overflows the product but not the result:
+            // exact in big integers, off the hot path.
+            None => {
+                let n = num_bigint::BigInt::from(*t.numer()) * num_bigint::BigInt::from(scale);
+                Integer::div_floor(&n, &num_bigint::BigInt::from(*t.denom()))
+                    .to_i128()
+                    .ok_or(TimeError::Overflow("time to tick"))?
+            }
+        };
         Ok(Some(
             u128::try_from(scaled).map_err(|_| TimeError::Overflow("time to tick"))?,
         ))

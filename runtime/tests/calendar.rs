@@ -211,3 +211,21 @@ fn invalid_clocks_and_overflow_are_errors() {
     assert!(matches!(err, TimeError::Overflow(_)));
     assert!(steps >= 3);
 }
+
+/// A limit with a fine denominator and a large numerator (a command-line
+/// `--until` of 35 decimals) floors exactly instead of overflowing: the
+/// product of numerator and ticks per ps passes i128, the result does not.
+#[test]
+fn floor_ticks_of_a_fine_large_time_is_exact() {
+    let base = chronon_runtime::TimeBase::from_ticks_per_ps(302_991);
+    let fine = Picos::new(
+        199_999_999_999_999_999_999_999_999_999_999_999,
+        100_000_000_000_000_000_000_000_000_000_000_000,
+    );
+    // 1.999... ps is 605,981.99... ticks.
+    assert_eq!(base.floor_ticks(&fine), Ok(Some(605_981)));
+    let whole = Picos::from_integer(2);
+    assert_eq!(base.floor_ticks(&whole), Ok(Some(605_982)));
+    let too_large = Picos::from_integer(i128::MAX);
+    assert!(base.floor_ticks(&too_large).is_err());
+}
