@@ -89,6 +89,20 @@ cpu_last() {
 # elapsed START END: END - START in seconds.
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f", b - a }'; }
 
+# timed COMMAND...: runs the command (under GNU time when installed) with
+# its output captured in $out, and writes its wall time alone to
+# $work/wall, so that what a run_* function does with the output (jq, grep,
+# awk: several processes for chronc's JSON) is not counted.
+timed() {
+    local t0 t1 rc=0
+    t0="$(now)"
+    out="$("${timer[@]}" "$@")" || rc=$?
+    t1="$(now)"
+    elapsed "$t0" "$t1" >"$work/wall"
+    return "$rc"
+}
+wall_last() { cat "$work/wall"; }
+
 # stats VALUES...: "median min max" of the values.
 stats() {
     printf '%s\n' "$@" | sort -g | awk '
@@ -106,7 +120,7 @@ out=""
 run_chronc() {
     local file="$1" params="$2" cycles="$3" args=()
     [ -n "$params" ] && args=(-p "$params")
-    out="$("${timer[@]}" "$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q)" ||
+    timed "$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q ||
         die "chronc failed on $file: $out"
     # Counters are u64: read them from the JSON text, because jq holds
     # numbers as doubles and would round sums above 2^53.
@@ -139,7 +153,7 @@ parse_verilog() {
 
 run_verilator() {
     local exe="$1" cycles="$2"
-    out="$("${timer[@]}" "$exe" "$cycles")" || die "verilator model $exe failed: $out"
+    timed "$exe" "$cycles" || die "verilator model $exe failed: $out"
     parse_verilog <<<"$out"
 }
 
@@ -185,10 +199,8 @@ bench() {
     # Builds.
     local t0 t1 b_chronc=() b_verilator=() b_icarus=() i
     for ((i = 0; i < BUILD_REPS; i++)); do
-        t0="$(now)"
         run_chronc "$chr" "$params" 1 >/dev/null
-        t1="$(now)"
-        b_chronc+=("$(elapsed "$t0" "$t1")")
+        b_chronc+=("$(wall_last)")
 
         rm -rf "$dir/obj"
         t0="$(now)"
@@ -225,20 +237,16 @@ $(tail -20 "$dir/verilator.log")"
     local w_chronc=() r_chronc=() w_verilator=() w_icarus=() ref="" got line
     local c_chronc=() c_verilator=()
     for ((i = 0; i < REPS; i++)); do
-        t0="$(now)"
         line="$(run_chronc "$chr" "$params" "$cycles")"
-        t1="$(now)"
-        w_chronc+=("$(elapsed "$t0" "$t1")")
+        w_chronc+=("$(wall_last)")
         c_chronc+=("$(cpu_last)")
         r_chronc+=("$(cut -d' ' -f3 <<<"$line")")
         got="$(cut -d' ' -f1,2 <<<"$line")"
         [ -z "$ref" ] && ref="$got"
         [ "$got" = "$ref" ] || die "chronc is not deterministic on $name: [$ref] then [$got]"
 
-        t0="$(now)"
         got="$(run_verilator "$model" "$cycles")"
-        t1="$(now)"
-        w_verilator+=("$(elapsed "$t0" "$t1")")
+        w_verilator+=("$(wall_last)")
         c_verilator+=("$(cpu_last)")
         [ "$got" = "$ref" ] ||
             die "MISMATCH on $name after $cycles cycles: chronc [$ref] verilator [$got]"
