@@ -910,27 +910,9 @@ impl<'a> UnitGen<'a> {
         let e = self.expr(ity, depth, false);
         let fits = |n: u64| n <= ity.mask();
         if len.is_power_of_two() && fits(len - 1) && self.rng.one_in(2) {
-            E::Bin {
-                op: "&",
-                l: Box::new(e),
-                r: Box::new(E::Lit {
-                    ty: ity,
-                    bits: len - 1,
-                    bare: true,
-                }),
-                ty: ity,
-            }
+            with_lit("&", e, len - 1, ity)
         } else if fits(len) {
-            E::Bin {
-                op: "%",
-                l: Box::new(e),
-                r: Box::new(E::Lit {
-                    ty: ity,
-                    bits: len,
-                    bare: true,
-                }),
-                ty: ity,
-            }
+            with_lit("%", e, len, ity)
         } else {
             E::Bin {
                 op: "%",
@@ -1030,16 +1012,7 @@ impl<'a> UnitGen<'a> {
             let pty = Ty::U(self.rng.width());
             let raw = self.expr(pty, 2, false);
             let pipe = if pipes <= pty.mask() {
-                E::Bin {
-                    op: "%",
-                    l: Box::new(raw),
-                    r: Box::new(E::Lit {
-                        ty: pty,
-                        bits: pipes,
-                        bare: true,
-                    }),
-                    ty: pty,
-                }
+                with_lit("%", raw, pipes, pty)
             } else {
                 raw
             };
@@ -1852,6 +1825,20 @@ fn design(seed: u64) -> Design {
         chr,
         verilog,
         limit,
+    }
+}
+
+/// `l op k` for a bare literal `k` of `l`'s type `ty`.
+fn with_lit(op: &'static str, l: E, bits: u64, ty: Ty) -> E {
+    E::Bin {
+        op,
+        l: Box::new(l),
+        r: Box::new(E::Lit {
+            ty,
+            bits,
+            bare: true,
+        }),
+        ty,
     }
 }
 
