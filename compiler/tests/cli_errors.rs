@@ -110,6 +110,8 @@ fn bad_stop_flags_are_refused_or_run_cleanly() {
     expect(&out, 2, "--counter-interval", "--counter-interval 0");
     let out = chronc(&["run", CDC, "-q", "--trace-filter", "bogus"]);
     expect(&out, 2, "--trace-filter", "--trace-filter bogus");
+    let out = chronc(&["run", CDC, "-q", "--trace-filter", "from=5ns,to=1ns"]);
+    expect(&out, 2, "window is empty", "--trace-filter from after to");
 }
 
 #[test]
@@ -172,6 +174,15 @@ fn unreadable_inputs_are_reported() {
         1,
         "cannot read examples: it is a directory",
         "trace recover DIR",
+    );
+    let garbage = dir.join("garbage.pftrace");
+    std::fs::write(&garbage, b"this is not a trace\n").expect("write");
+    let out = chronc(&["trace", "recover", &garbage.display().to_string()]);
+    expect(
+        &out,
+        1,
+        "no complete Perfetto packet",
+        "trace recover GARBAGE",
     );
 }
 

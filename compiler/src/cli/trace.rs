@@ -112,8 +112,8 @@ pub fn main(command: TraceCommand) -> ExitCode {
                 name.push(".recovered");
                 PathBuf::from(name)
             });
-            // The recovery names only the file it failed on, as "writing";
-            // an input that cannot be opened is named as read here.
+            // A directory opens fine on Linux and fails only at the first
+            // read: say what it is before the recovery creates its output.
             match std::fs::metadata(&file) {
                 Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
                 Ok(m) if m.is_dir() => {
@@ -125,8 +125,22 @@ pub fn main(command: TraceCommand) -> ExitCode {
                 Ok(_) => {}
             }
             match recover(&file, &output) {
+                // Nothing whole at the start: not a Perfetto trace, or torn
+                // inside its first packet; an empty "recovery" would hide that.
+                Ok(stats) if stats.packets == 0 && stats.dropped_bytes > 0 => fail(&format!(
+                    "{} has no complete Perfetto packet at its start ({} bytes dropped): \
+                     is it a Perfetto trace?",
+                    file.display(),
+                    stats.dropped_bytes
+                )),
                 Ok(stats) => {
-                    sayln!("recovered {}: {stats:?}", output.display());
+                    sayln!(
+                        "recovered {}: kept {} packets ({} bytes), dropped {} bytes",
+                        output.display(),
+                        stats.packets,
+                        stats.kept_bytes,
+                        stats.dropped_bytes
+                    );
                     ExitCode::SUCCESS
                 }
                 Err(e) => fail(&e.to_string()),

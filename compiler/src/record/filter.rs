@@ -46,6 +46,14 @@ impl TraceFilter {
                 }
             }
         }
+        // An empty window would record nothing: almost surely swapped bounds.
+        if let (Some(from), Some(to)) = (self.from, self.to)
+            && from > to
+        {
+            return Err(
+                "the time window is empty: `from` is later than `to` (swap them?)".to_string(),
+            );
+        }
         Ok(())
     }
 
@@ -112,5 +120,17 @@ mod tests {
         for text in ["unit", "colour=red", "from=soon", "to=-1ns"] {
             assert!(TraceFilter::default().add(text).is_err(), "{text}");
         }
+    }
+
+    #[test]
+    fn an_empty_time_window_is_refused_in_one_argument_or_across_two() {
+        let err = TraceFilter::default().add("from=5ns,to=1ns").unwrap_err();
+        assert!(err.contains("window is empty"), "{err}");
+        let mut f = TraceFilter::default();
+        f.add("to=1ns").expect("valid filter");
+        assert!(f.add("from=1001ps").is_err());
+        let mut f = TraceFilter::default();
+        f.add("from=1ns,to=1000ps")
+            .expect("a window of one instant is kept");
     }
 }

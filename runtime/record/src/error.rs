@@ -71,6 +71,15 @@ pub enum RecordError {
         #[source]
         source: io::Error,
     },
+    /// An input could not be read (`chronc trace recover`'s damaged trace).
+    #[error("reading {}: {source} ({kind:?})", path.display(), kind = source.kind())]
+    Read {
+        /// The file that could not be read.
+        path: PathBuf,
+        /// The reader's own error.
+        #[source]
+        source: io::Error,
+    },
     /// The output failed earlier; the recorder has stopped.
     #[error("writing {} failed earlier: {message} ({kind:?})", path.display())]
     Stopped {

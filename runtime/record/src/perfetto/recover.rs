@@ -28,7 +28,7 @@ pub struct RecoverStats {
 ///
 /// Streams: memory holds one packet (and one inflated batch) at a time.
 pub fn recover(path_in: &Path, path_out: &Path) -> Result<RecoverStats, RecordError> {
-    let in_err = |source| RecordError::Io {
+    let in_err = |source| RecordError::Read {
         path: path_in.to_owned(),
         source,
     };
