@@ -109,7 +109,7 @@ fn instances_of_one_unit_share_native_code() {
 /// compile, and both engines agree after every instant.
 #[test]
 fn engines_agree_on_random_designs() {
-    for seed in 0..150u64 {
+    for seed in 0..1000u64 {
         let text = chronon_compiler::testing::random_design::random_design(seed);
         assert_engines_agree_per_instant(&format!("random{seed}"), &text, 60);
     }

@@ -1,6 +1,7 @@
 //! Random well-typed `.chr` designs for end-to-end differential testing:
 //! several clocks, units with registers of mixed widths and signedness,
-//! register arrays under dynamic indices, stage registers, channels of
+//! register arrays under dynamic indices, a struct register written whole
+//! and field by field under a `match`, stage registers, channels of
 //! several latencies and capacities, and CDC FIFOs between clocks (both
 //! read styles). Every generated design type-checks.
 
@@ -122,6 +123,8 @@ pub fn random_design(seed: u64) -> String {
     }
     for (u, &(_, item)) in shapes.iter().enumerate() {
         let mut regs: Vec<(String, String)> = Vec::new();
+        let fields = [*rng.pick(TYPES), *rng.pick(TYPES)];
+        let _ = writeln!(s, "struct S{u} {{ a: {}, b: {} }}", fields[0], fields[1]);
         let _ = writeln!(s, "unit U{u} {{");
         if feeds[u] {
             let _ = writeln!(s, "    out tx: {item};");
@@ -147,6 +150,7 @@ pub fn random_design(seed: u64) -> String {
         let aty = *rng.pick(TYPES);
         let _ = writeln!(s, "    reg arr: [{aty}; 4];");
         let _ = writeln!(s, "    reg k: u2;");
+        let _ = writeln!(s, "    reg sr: S{u};");
         let _ = writeln!(s, "    stage st: {item} pipes 2;");
         let _ = writeln!(s, "    counter got;");
         let _ = writeln!(s, "    tick {{");
@@ -165,8 +169,26 @@ pub fn random_design(seed: u64) -> String {
                 "        if {c} {{ {name} <= {a}; }} else {{ {name} <= {b}; }}"
             );
         }
+        // The struct's fields read as registers of their own types.
+        let mut with_fields = regs.clone();
+        with_fields.push(("sr.a".to_string(), fields[0].to_string()));
+        with_fields.push(("sr.b".to_string(), fields[1].to_string()));
+        let (fa, fb) = (
+            expr(&mut rng, fields[0], &with_fields, 1),
+            expr(&mut rng, fields[1], &with_fields, 1),
+        );
+        let whole = format!(
+            "S{u} {{ a: {}, b: {} }}",
+            expr(&mut rng, fields[0], &regs, 2),
+            expr(&mut rng, fields[1], &regs, 2)
+        );
+        let _ = writeln!(
+            s,
+            "        match k {{ 0 => {{ sr.a <= {fa}; }} 1 | 2 => {{ sr.b <= {fb}; }} _ => {{ sr <= {whole}; }} }}"
+        );
+        let _ = writeln!(s, "        trace(\"sr\", a = sr.a, b = sr.b);");
         if feeds[u] {
-            let v = expr(&mut rng, item, &regs, 1);
+            let v = expr(&mut rng, item, &with_fields, 1);
             let _ = writeln!(s, "        let ok: bool = tx.try_send({v});");
             let _ = writeln!(s, "        trace(\"sent\", ok = ok);");
         }
