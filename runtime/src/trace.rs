@@ -231,6 +231,17 @@ pub trait TraceSink {
         let _ = event;
     }
 
+    /// The instant's FIFO commit events of `domain`: those of `events`
+    /// whose domain is `domain`, in order, all at `time`. The default
+    /// hands each to [`TraceSink::fifo`] with its time set; a sink may
+    /// override it to do its per-call set-up once per domain instead of
+    /// once per event.
+    fn commit_events(&mut self, domain: u32, time: Timestamp, events: &[FifoEvent]) {
+        for e in events.iter().filter(|e| e.domain == domain) {
+            self.fifo(&FifoEvent { time, ..*e });
+        }
+    }
+
     /// A watched FIFO's committed occupancy changed in the instant at
     /// `time` (see [`Observation::occupancy_watch`]); called after the
     /// instant's commits, in the slot of the first domain (declaration
@@ -316,7 +327,8 @@ pub(crate) struct TraceBuffer {
     pending: Vec<Pending>,
     args: Vec<u64>,
     in_order: bool,
-    /// FIFO commit events of the instant, in commit order (time filled in at flush).
+    /// FIFO commit events of the instant, in commit order (their time is
+    /// the instant's, handed to the sink at flush).
     pub(crate) commits: Vec<FifoEvent>,
     /// FIFOs whose committed occupancy is compared at their sides' edges
     /// instead of observing their events.
@@ -489,11 +501,8 @@ impl TraceBuffer {
                 self.emit(next, time, sink);
                 next += 1;
             }
-            for e in &mut self.commits {
-                if e.domain == domain {
-                    e.time = time;
-                    sink.fifo(e);
-                }
+            if !self.commits.is_empty() {
+                sink.commit_events(domain, time, &self.commits);
             }
             self.watched_changes(domain, time, fifos, sink);
             if commits {

@@ -644,6 +644,34 @@ impl TraceSink for RecordingSink {
         inner.feed_takers(|t| &t.fifo_events, |w| w.fifo(&record));
     }
 
+    /// One borrow and one time conversion per domain and instant for its
+    /// commit events (Visible, Output, Full and Empty changes: about half
+    /// of a text run's FIFO events), instead of one per event.
+    fn commit_events(&mut self, domain: u32, time: Timestamp, events: &[FifoEvent]) {
+        let mut guard = self.inner.borrow_mut();
+        let inner = &mut *guard;
+        let Some(time) = inner.window(time) else {
+            return;
+        };
+        for e in events.iter().filter(|e| e.domain == domain) {
+            let kind = kind(e.kind);
+            let kinds = inner.fifo_kinds.get(e.fifo as usize).copied().unwrap_or(0);
+            if kinds & 1 << kind as u16 == 0 {
+                continue;
+            }
+            let record = FifoRecord {
+                fifo: e.fifo,
+                kind,
+                cycle: e.cycle,
+                time,
+                unit: e.unit,
+                txn: e.txn,
+                occupancy: e.occupancy,
+            };
+            inner.feed_takers(|t| &t.fifo_events, |w| w.fifo(&record));
+        }
+    }
+
     /// A dumped FIFO's committed occupancy at the end of an instant, for
     /// the occupancy writers only: they see the occupancy as a signal,
     /// never an event (kind, cycle, unit and transaction unused).
