@@ -2702,12 +2702,26 @@ impl<'e> BodyCx<'e> {
         let mut default: Option<Vec<Stmt>> = None;
         let mut exits = Vec::new();
         let mut covered: HashSet<i128> = HashSet::new();
+        // First pattern per value, and the `_` arm, for W0305.
+        let mut first_at: FxHashMap<i128, Span> = FxHashMap::default();
+        let mut wildcard_at: Option<Span> = None;
         for (pats, body) in arms {
+            if let (Some(w), Some(p)) = (wildcard_at.take(), pats.first()) {
+                self.err(TypeError::ShadowedPattern {
+                    span: w,
+                    earlier: p.span(),
+                    wildcard_not_last: true,
+                });
+            }
             let mut values = Vec::new();
             let mut wildcard = false;
             for p in pats {
+                let before = values.len();
                 match (p, &sc.ty) {
-                    (Pattern::Wildcard(_), _) => wildcard = true,
+                    (Pattern::Wildcard(ws), _) => {
+                        wildcard = true;
+                        wildcard_at = Some(*ws);
+                    }
                     (Pattern::Int(v, suffix, ps), Type::Int { .. }) => {
                         if let Some((signed, width)) = suffix
                             && (Type::Int {
@@ -2752,6 +2766,18 @@ impl<'e> BodyCx<'e> {
                         span: other.span(),
                         expected: sc.ty.to_string(),
                     }),
+                }
+                if let Some(&v) = values.get(before) {
+                    match first_at.get(&v) {
+                        Some(&earlier) => self.err(TypeError::ShadowedPattern {
+                            span: p.span(),
+                            earlier,
+                            wildcard_not_last: false,
+                        }),
+                        None => {
+                            first_at.insert(v, p.span());
+                        }
+                    }
                 }
             }
             let (b, exit) = self.branch(body);

@@ -226,6 +226,14 @@ pub enum TypeError {
     Unreachable { span: Span, after: Span },
     /// W0304
     UnusedLocal { span: Span, name: String },
+    /// W0305: a `match` pattern that can never be the one that runs.
+    ShadowedPattern {
+        span: Span,
+        /// The earlier pattern that takes its values.
+        earlier: Span,
+        /// Whether `span` is a `_` arm followed by other arms.
+        wildcard_not_last: bool,
+    },
 }
 
 impl IntoDiagnostic for TypeError {
@@ -307,6 +315,12 @@ impl IntoDiagnostic for TypeError {
                 .with_help("remove the statements after `return` or `finish`"),
             UnusedLocal { span, name } => Diagnostic::warning("W0304", format!("variable `{name}` is never read"), span, "its value is never read")
                 .with_help("remove the `let` (keep the expression as a statement if it acts), or prefix the name with `_`"),
+            ShadowedPattern { span, earlier, wildcard_not_last: true } => Diagnostic::warning("W0305", "`_` arm before other arms", span, "runs only when no other arm matches")
+                .with_label(earlier, "a later arm")
+                .with_help("move the `_` arm last: in Chronon it is the default arm wherever it stands, not the first match"),
+            ShadowedPattern { span, earlier, wildcard_not_last: false } => Diagnostic::warning("W0305", "pattern already matched by an earlier arm", span, "this arm never runs for this value")
+                .with_label(earlier, "matched here first")
+                .with_help("remove the repeated pattern"),
         }
     }
 }
