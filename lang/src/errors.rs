@@ -370,7 +370,12 @@ pub enum ElabError {
     /// E0410
     ClockOnSystem { span: Span },
     /// E0411
-    NoTop { span: Span, name: Option<String> },
+    NoTop {
+        span: Span,
+        name: Option<String>,
+        /// The systems the design declares (for the help line).
+        declared: Vec<String>,
+    },
     /// E0412
     AmbiguousTop { span: Span, candidates: Vec<String> },
     /// E0413
@@ -435,9 +440,11 @@ impl IntoDiagnostic for ElabError {
                 .with_help("write `inst name: Unit on clock;`"),
             ClockOnSystem { span } => Diagnostic::error("E0410", "a system instance takes no clock", span, "systems bring their own clocks")
                 .with_help("remove `on ...`; the units inside a system name their clocks"),
-            NoTop { span, name } => match name {
-                Some(n) => Diagnostic::error("E0411", format!("no system named `{n}`"), span, "requested top system")
-                    .with_help("pass the name of a system declared in the design to --top"),
+            NoTop { span, name, declared } => match name {
+                Some(n) if declared.is_empty() => Diagnostic::error("E0411", format!("no system named `{n}`"), span, "the design declares no system")
+                    .with_help("declare a `system` that instantiates the units, and pass its name to --top"),
+                Some(n) => Diagnostic::error("E0411", format!("no system named `{n}`"), span, "the first system declared")
+                    .with_help(format!("--top takes one of the systems the design declares: {}", declared.join(", "))),
                 None => Diagnostic::error("E0411", "the design has no top system", span, "no system here")
                     .with_help("declare a `system` that instantiates the units"),
             },

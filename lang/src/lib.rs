@@ -125,10 +125,19 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
         {
             Some(s) => Some(*s),
             None => {
+                // The command line has no span: point at the systems there are.
+                let declared: Vec<String> = systems
+                    .iter()
+                    .map(|s| env.items[*s].item.name().name.clone())
+                    .collect();
+                let span = systems
+                    .first()
+                    .map_or(first_span, |s| env.items[*s].item.name().span);
                 env.diags.push(
                     ElabError::NoTop {
-                        span: first_span,
+                        span,
                         name: Some(name.clone()),
+                        declared,
                     }
                     .into_diagnostic(),
                 );
@@ -143,6 +152,7 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
                         ElabError::NoTop {
                             span: first_span,
                             name: None,
+                            declared: Vec::new(),
                         }
                         .into_diagnostic(),
                     );
