@@ -334,6 +334,30 @@ impl Inner {
         (!self.windowed || self.filter.keeps_time(time)).then_some(time)
     }
 
+    /// `e`'s kind, if the filter keeps that kind for its FIFO.
+    #[inline(always)]
+    fn kept_fifo_kind(&self, e: &FifoEvent) -> Option<FifoEventKind> {
+        let kind = kind(e.kind);
+        let kinds = self.fifo_kinds.get(e.fifo as usize).copied().unwrap_or(0);
+        (kinds & 1 << kind as u16 != 0).then_some(kind)
+    }
+
+    /// Hands FIFO event `e` (of kept `kind`, at `time`) to the writers
+    /// that take FIFO events.
+    #[inline(always)]
+    fn feed_fifo(&mut self, e: &FifoEvent, kind: FifoEventKind, time: Time) {
+        let record = FifoRecord {
+            fifo: e.fifo,
+            kind,
+            cycle: e.cycle,
+            time,
+            unit: e.unit,
+            txn: e.txn,
+            occupancy: e.occupancy,
+        };
+        self.feed_takers(|t| &t.fifo_events, |w| w.fifo(&record));
+    }
+
     /// Hands a record to the recorders `pick` names (see [`feed`]).
     #[inline(always)]
     fn feed_takers(
@@ -624,24 +648,13 @@ impl TraceSink for RecordingSink {
     fn fifo(&mut self, e: &FifoEvent) {
         let mut guard = self.inner.borrow_mut();
         let inner = &mut *guard;
-        let kind = kind(e.kind);
-        let kinds = inner.fifo_kinds.get(e.fifo as usize).copied().unwrap_or(0);
-        if kinds & 1 << kind as u16 == 0 {
+        let Some(kind) = inner.kept_fifo_kind(e) else {
             return;
-        }
+        };
         let Some(time) = inner.window(e.time) else {
             return;
         };
-        let record = FifoRecord {
-            fifo: e.fifo,
-            kind,
-            cycle: e.cycle,
-            time,
-            unit: e.unit,
-            txn: e.txn,
-            occupancy: e.occupancy,
-        };
-        inner.feed_takers(|t| &t.fifo_events, |w| w.fifo(&record));
+        inner.feed_fifo(e, kind, time);
     }
 
     /// One borrow and one time conversion per domain and instant for its
@@ -654,21 +667,9 @@ impl TraceSink for RecordingSink {
             return;
         };
         for e in events.iter().filter(|e| e.domain == domain) {
-            let kind = kind(e.kind);
-            let kinds = inner.fifo_kinds.get(e.fifo as usize).copied().unwrap_or(0);
-            if kinds & 1 << kind as u16 == 0 {
-                continue;
+            if let Some(kind) = inner.kept_fifo_kind(e) {
+                inner.feed_fifo(e, kind, time);
             }
-            let record = FifoRecord {
-                fifo: e.fifo,
-                kind,
-                cycle: e.cycle,
-                time,
-                unit: e.unit,
-                txn: e.txn,
-                occupancy: e.occupancy,
-            };
-            inner.feed_takers(|t| &t.fifo_events, |w| w.fifo(&record));
         }
     }
 
