@@ -1,0 +1,334 @@
+//! The timing contract (`../shared/design/timing-contract.md`), clause by
+//! clause, end to end: every design under `tests/contract/` is compiled and
+//! run as `chronc run` runs it, with a text trace, on both engines, and its
+//! trace and summary are compared with values its header derives by hand
+//! from the contract (docs/contract-coverage.md maps clauses to designs).
+//!
+//! A design's header is a run of `//` lines:
+//!
+//! - `// run: ARGS`: the stop condition as `chronc run` takes it
+//!   (`--cycles N [--domain D]`, `--until T`, `--drain`, `--drain-limit N`;
+//!   default until `finish`);
+//! - `// keep: KIND ...`: which merged-log lines the `expect` lines list, in
+//!   order and completely: `T` (trace events), `F` (FIFO events), `C`
+//!   (counters), or `F.NAME` (FIFO events named NAME);
+//! - `// expect: LINE`: one kept line of `chronc trace merge`, exactly;
+//! - `// summary: TEXT`: text that the run's summary must contain (a stop
+//!   reason, a fault with its unit, construct, domain, cycle and time).
+//!
+//! Besides the expected lines, every design must give the same merged log
+//! and the same summary on the interpreter and the JIT, the same final
+//! state with and without a recording (the unrecorded run takes the lean
+//! loop and run-ahead where it can), and the same log and state when run to
+//! half its edges first and then on (contract §6, "running to X and then on
+//! to Y gives exactly the state and the trace of one run to Y"). The
+//! runtime is serial (docs/architecture.md), so the contract's "1 or N
+//! worker threads" has no second configuration to compare yet.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use chronon_compiler::record::{RecordOptions, Recording};
+use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run, run_recorded};
+use chronon_compiler::simulate::{EngineKind, Simulator};
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
+use chronon_runtime::{DomainId, RunLimit};
+use chronon_suite::designs::chr_files;
+
+/// What a design's header asks.
+struct Case {
+    stop: StopAt,
+    drain: Option<u64>,
+    keep: Vec<String>,
+    expect: Vec<String>,
+    summary: Vec<String>,
+}
+
+fn parse_header(path: &Path, text: &str) -> Case {
+    let mut case = Case {
+        stop: StopAt::Finish,
+        drain: None,
+        keep: Vec::new(),
+        expect: Vec::new(),
+        summary: Vec::new(),
+    };
+    let mut drain = false;
+    let mut drain_limit = 10_000;
+    for line in text.lines().map_while(|l| l.strip_prefix("//")) {
+        let line = line.trim();
+        if let Some(args) = line.strip_prefix("run:") {
+            let args: Vec<&str> = args.split_whitespace().collect();
+            let mut i = 0;
+            let mut domain = None;
+            while i < args.len() {
+                let value = || {
+                    args.get(i + 1).copied().unwrap_or_else(|| {
+                        panic!("{}: `{}` needs a value", path.display(), args[i])
+                    })
+                };
+                match args[i] {
+                    "--cycles" => {
+                        case.stop = StopAt::Cycles {
+                            count: value().parse().expect("cycle count"),
+                            domain: None,
+                        };
+                        i += 1;
+                    }
+                    "--domain" => {
+                        domain = Some(value().to_string());
+                        i += 1;
+                    }
+                    "--until" => {
+                        case.stop = StopAt::Until(parse_time(value()).expect("time"));
+                        i += 1;
+                    }
+                    "--drain" => drain = true,
+                    "--drain-limit" => {
+                        drain_limit = value().parse().expect("drain limit");
+                        i += 1;
+                    }
+                    other => panic!("{}: unknown run option {other}", path.display()),
+                }
+                i += 1;
+            }
+            if let (StopAt::Cycles { domain: d, .. }, Some(name)) = (&mut case.stop, domain) {
+                *d = Some(name);
+            }
+        } else if let Some(kinds) = line.strip_prefix("keep:") {
+            case.keep = kinds.split_whitespace().map(str::to_string).collect();
+        } else if let Some(expected) = line.strip_prefix("expect:") {
+            case.expect.push(expected.trim().to_string());
+        } else if let Some(text) = line.strip_prefix("summary:") {
+            case.summary.push(text.trim().to_string());
+        }
+    }
+    case.drain = drain.then_some(drain_limit);
+    assert!(
+        !case.keep.is_empty() || case.expect.is_empty(),
+        "{}: `expect` lines need a `keep` line",
+        path.display()
+    );
+    case
+}
+
+/// Whether a merged-log line (`TIME DOMAIN CYCLE KIND ...`) is one that
+/// `keep` selects.
+fn kept(keep: &[String], line: &str) -> bool {
+    let fields: Vec<&str> = line.split_whitespace().collect();
+    let (Some(kind), name) = (fields.get(3), fields.get(5)) else {
+        return false;
+    };
+    keep.iter().any(|k| match k.split_once('.') {
+        Some((kk, n)) => kk == *kind && name == Some(&n),
+        None => k == kind,
+    })
+}
+
+/// A fresh directory for one run's text trace.
+fn scratch(label: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chronon-contract-{}-{label}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+/// `chronc trace merge DIR`, as text; removes DIR.
+fn merged(dir: &Path) -> String {
+    let mut out = Vec::new();
+    chronon_record::merge::merge(dir, &mut out).expect("the trace merges");
+    let _ = std::fs::remove_dir_all(dir);
+    String::from_utf8(out).expect("the merged log is text")
+}
+
+/// The deterministic part of a report, engine masked and outputs left out.
+fn summary(report: &RunReport) -> String {
+    report
+        .summary(true)
+        .replacen(&report.engine, "ENGINE", 1)
+        .lines()
+        .filter(|l| !l.starts_with("recorded:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn options(case: &Case, engine: EngineKind) -> RunOptions {
+    RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine,
+        stop: case.stop.clone(),
+        drain: case.drain,
+        seed: 0,
+    }
+}
+
+/// Runs `text` as `chronc run --trace` does; returns the summary and the
+/// merged log.
+fn run_traced(label: &str, text: &str, case: &Case, engine: EngineKind) -> (String, String) {
+    let dir = scratch(label);
+    let mut sources = SourceMap::new();
+    sources.add(format!("{label}.chr"), text.to_string());
+    let record = RecordOptions {
+        trace_dir: Some(dir.clone()),
+        ..RecordOptions::default()
+    };
+    let report = match run_recorded(
+        &mut sources,
+        &options(case, engine),
+        &record,
+        &mut |_, _| {},
+    ) {
+        Ok(r) => r,
+        Err(e) => panic!("{label}: {e:?}"),
+    };
+    assert!(
+        report.recording.as_ref().is_some_and(|r| r.error.is_none()),
+        "{label}: recording failed: {:?}",
+        report.recording
+    );
+    (summary(&report), merged(&dir))
+}
+
+/// The same run without a recording (the lean loop and run-ahead may take
+/// it).
+fn run_plain(label: &str, text: &str, case: &Case, engine: EngineKind) -> String {
+    let mut sources = SourceMap::new();
+    sources.add(format!("{label}.chr"), text.to_string());
+    match run(&mut sources, &options(case, engine), &mut |_, _| {}) {
+        Ok(r) => summary(&r),
+        Err(e) => panic!("{label}: {e:?}"),
+    }
+}
+
+/// Runs `text` with a text trace to `first` and then on to the case's own
+/// stop condition; returns the final state digest and the merged log.
+fn run_resumed(label: &str, text: &str, case: &Case, first: RunLimit) -> (String, String) {
+    let mut sources = SourceMap::new();
+    sources.add(format!("{label}.chr"), text.to_string());
+    let compiled = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        },
+    );
+    let design = compiled.design.expect("compiles");
+    let program = chronon_compiler::lower::lower(&design, &sources).expect("lowers");
+    let mut sim = Simulator::new(Arc::new(program), EngineKind::Jit).expect("builds");
+    let dir = scratch(&format!("{label}-resumed"));
+    let record = RecordOptions {
+        trace_dir: Some(dir.clone()),
+        ..RecordOptions::default()
+    };
+    let recording = Recording::attach(&mut sim, &design.top, &record).expect("records");
+    let last = match &case.stop {
+        StopAt::Cycles { count, domain } => RunLimit::Edges {
+            domain: DomainId(
+                domain
+                    .as_ref()
+                    .map(|n| {
+                        sim.program()
+                            .domains
+                            .iter()
+                            .position(|d| &d.name == n)
+                            .expect("the domain exists") as u32
+                    })
+                    .unwrap_or(0),
+            ),
+            count: *count,
+        },
+        StopAt::Until(t) => RunLimit::Time(*t),
+        StopAt::Finish => RunLimit::Unbounded,
+    };
+    let stop = sim.sim.run(first);
+    if stop == chronon_runtime::Stop::LimitReached {
+        sim.sim.run(last);
+    }
+    if let Some(limit) = case.drain {
+        sim.sim.drain(limit);
+    }
+    recording.finish(&mut sim);
+    (format!("{:016x}", sim.digest()), merged(&dir))
+}
+
+fn check(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let label = path
+        .file_stem()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned();
+    let case = parse_header(path, &text);
+    let (interp_summary, interp_log) = run_traced(&label, &text, &case, EngineKind::Interp);
+    let (jit_summary, jit_log) = run_traced(&label, &text, &case, EngineKind::Jit);
+    assert_eq!(
+        interp_summary, jit_summary,
+        "{label}: engines disagree on the summary"
+    );
+    assert_eq!(
+        interp_log, jit_log,
+        "{label}: engines disagree on the trace"
+    );
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        assert_eq!(
+            run_plain(&label, &text, &case, engine),
+            jit_summary,
+            "{label}: a run without recording ends elsewhere ({engine:?})"
+        );
+    }
+    let got: Vec<&str> = jit_log.lines().filter(|l| kept(&case.keep, l)).collect();
+    assert_eq!(
+        got, case.expect,
+        "{label}: kept trace lines differ from the contract's\nwhole log:\n{jit_log}"
+    );
+    for needle in &case.summary {
+        assert!(
+            jit_summary.contains(needle.as_str()),
+            "{label}: the summary lacks `{needle}`:\n{jit_summary}"
+        );
+    }
+    // Contract §6: running to X and then on to Y equals one run to Y. X is
+    // half the first domain's edges of the whole run.
+    let edges: u64 = jit_summary
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("domain "))
+        .and_then(|l| l.split(": ").nth(1))
+        .and_then(|l| l.strip_suffix(" edges"))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{label}: no edge count in\n{jit_summary}"));
+    let whole_digest = jit_summary
+        .lines()
+        .find_map(|l| l.strip_prefix("state digest: "))
+        .expect("a digest")
+        .to_string();
+    for x in [1, edges / 2, edges.saturating_sub(1)] {
+        let (digest, log) = run_resumed(
+            &label,
+            &text,
+            &case,
+            RunLimit::Edges {
+                domain: DomainId(0),
+                count: x,
+            },
+        );
+        assert_eq!(digest, whole_digest, "{label}: resumed after {x} edges");
+        assert_eq!(log, jit_log, "{label}: trace resumed after {x} edges");
+    }
+}
+
+#[test]
+fn contract_designs() {
+    let mut failures = Vec::new();
+    for path in chr_files("tests/contract") {
+        if let Err(e) = std::panic::catch_unwind(|| check(&path)) {
+            let message = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{}: {message}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
