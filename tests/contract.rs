@@ -332,3 +332,133 @@ fn contract_designs() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// The changes of the VCD variable `var` of the scope `scope` (an instance
+/// name directly under `top`), as `(fs, value)` in file order, the initial
+/// dump included.
+fn vcd_changes(vcd: &str, scope: &str, var: &str) -> Vec<(u128, u64)> {
+    let mut lines = vcd.lines();
+    let mut id = None;
+    let mut in_scope = false;
+    for line in lines.by_ref() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["$scope", "module", name, "$end"] => in_scope = *name == scope,
+            ["$var", _, _, code, name, "$end"] if in_scope && *name == var => {
+                id = Some(code.to_string());
+            }
+            ["$enddefinitions", ..] => break,
+            _ => {}
+        }
+    }
+    let id = id.unwrap_or_else(|| panic!("no VCD variable {scope}.{var}"));
+    let mut now = 0;
+    let mut changes = Vec::new();
+    for line in lines {
+        if let Some(t) = line.strip_prefix('#') {
+            now = t.parse().expect("a VCD time");
+        } else if let Some((bits, code)) = line.strip_prefix('b').and_then(|l| l.split_once(' '))
+            && code == id
+        {
+            changes.push((now, u64::from_str_radix(bits, 2).expect("binary value")));
+        }
+    }
+    changes
+}
+
+/// Contract §8 on `tests/contract/s8_time_in_traces.chr`: VCD (1 fs) and
+/// Perfetto (1 ns) timestamps are the exact times rounded down, at every
+/// edge of a 1001 MHz and a 3 GHz domain for 2.1 us (so an error that
+/// accumulated would show), computed here from `t(n) = n * 10^6 / 1001 ps`
+/// and `t(m) = m * 1000 / 3 ps`; the Perfetto decoder also checks that
+/// timestamps never go back and flows (FIFO write to consume, across
+/// tracks) never go back in time.
+#[test]
+fn time_in_traces_rounds_down_in_every_format() {
+    let path = Path::new("tests/contract/s8_time_in_traces.chr");
+    let text = std::fs::read_to_string(path).expect("the design");
+    let dir = scratch("s8-formats");
+    let mut sources = SourceMap::new();
+    sources.add(path.display().to_string(), text);
+    let options = RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine: EngineKind::Jit,
+        stop: StopAt::Until(parse_time("2100ns").expect("time")),
+        drain: None,
+        seed: 0,
+    };
+    let record = RecordOptions {
+        perfetto: Some(dir.join("run.pftrace")),
+        vcd: Some(dir.join("run.vcd")),
+        ticks: true,
+        ..RecordOptions::default()
+    };
+    let report = run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+    assert!(report.is_clean(), "{}", report.summary(true));
+    // Edges by 2100 ns: b 0..=2102 (2102 * 10^6 / 1001 < 2.1 * 10^6 ps),
+    // c 0..=6300.
+    let domains = [
+        ("x", 2103u128, 1_000_000u128, 1001u128),
+        ("y", 6301, 1000, 3),
+    ];
+    let vcd = std::fs::read_to_string(dir.join("run.vcd")).expect("the VCD");
+    for (scope, edges, num, den) in domains {
+        // Register `n` becomes n + 1 at edge n: one change per edge.
+        let expected: Vec<(u128, u64)> = std::iter::once((0, 0))
+            .chain((0..edges).map(|n| (n * num * 1000 / den, n as u64 + 1)))
+            .collect();
+        assert_eq!(
+            vcd_changes(&vcd, scope, "n"),
+            expected,
+            "VCD times of top.{scope}.n"
+        );
+    }
+    let probe = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
+        ])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    }
+    let dump_path = dir.join("dump.json");
+    let out = std::process::Command::new("python3")
+        .arg("tests/py/dump_perfetto.py")
+        .arg(dir.join("run.pftrace"))
+        .arg(&dump_path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dump: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&dump_path).expect("dump")).expect("dump JSON");
+    for (scope, edges, num, den) in domains {
+        let track = format!("top.{scope}");
+        let uuid = dump["tracks"]
+            .as_object()
+            .expect("tracks")
+            .iter()
+            .find(|(_, name)| name.as_str() == Some(track.as_str()))
+            .map(|(uuid, _)| uuid.clone())
+            .unwrap_or_else(|| panic!("a track named {track}"));
+        // Tick slices begin (type 1) at every edge of the unit.
+        let begins: Vec<u128> = dump["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|row| row[1].as_str() == Some(uuid.as_str()) && row[2].as_u64() == Some(1))
+            .map(|row| u128::from(row[0].as_u64().expect("ts")))
+            .collect();
+        let expected: Vec<u128> = (0..edges).map(|n| n * num / den / 1000).collect();
+        assert_eq!(begins, expected, "Perfetto tick times of {track}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
