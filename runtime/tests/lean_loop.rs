@@ -17,9 +17,9 @@ mod counting_alloc;
 use counting_alloc::{ALLOCATIONS, WATCHING};
 
 use chronon_runtime::{
-    CalendarConfig, Clock, DesignBuilder, DomainId, Drain, FaultKind, FifoId, FifoSpec, MemorySink,
-    OwnedRecord, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx, TraceRecord, TraceSink,
-    UnitId,
+    AssertId, CalendarConfig, Clock, DesignBuilder, DomainId, Drain, FaultKind, FifoId, FifoSpec,
+    MemorySink, OwnedRecord, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx, TraceRecord,
+    TraceSink, UnitId,
 };
 
 fn clock(period: i128, phase: i128) -> Clock {
@@ -56,8 +56,44 @@ enum Mode {
     Checked,
 }
 
-const UNITS: u32 = 5;
-const FIFOS: u32 = 4;
+/// Which design: [`design`]'s mixed one, or [`design_solo`]'s, where every
+/// domain's lone instants are one `Solo` operation of the lean program.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Shape {
+    Mixed,
+    Solo,
+}
+
+impl Shape {
+    /// The design's units and FIFOs (for the snapshots).
+    fn counts(self) -> (u32, u32) {
+        match self {
+            Shape::Mixed => (5, 4),
+            Shape::Solo => (6, 2),
+        }
+    }
+
+    fn build(self, mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
+        match self {
+            Shape::Mixed => design(mode, ending),
+            Shape::Solo => design_solo(mode, ending),
+        }
+    }
+}
+
+/// `finish` or a fault where `ending` says, from a unit of `domain`
+/// (`sites[0]` for domain 0, `sites[1]` for domain 2).
+fn end_at(ctx: &mut TickCtx<'_>, ending: Ending, sites: [AssertId; 2], domain: usize) {
+    let c = ctx.cycle();
+    let due = |at: u64| c == at || c % 20_000 == 19_999;
+    match ending {
+        Ending::Finish { domain: e, at } if e == domain && due(at) => ctx.finish(),
+        Ending::Fault { domain: e, at } if e == domain && due(at) => {
+            ctx.raise(sites[usize::from(domain == 2)]);
+        }
+        _ => {}
+    }
+}
 
 /// The design: `a` (600 ps) with a group tick of two units joined by a
 /// latency-1 channel, writing a registered width-2 FIFO to `b` and an
@@ -102,17 +138,7 @@ fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
         b.fault_site(a1, FaultKind::Assertion, "assert at t.chr:1:1"),
         b.fault_site(c1, FaultKind::Assertion, "assert at t.chr:2:1"),
     ];
-    let end = move |ctx: &mut TickCtx<'_>, domain: usize| {
-        let c = ctx.cycle();
-        let due = |at: u64| c == at || c % 20_000 == 19_999;
-        match ending {
-            Ending::Finish { domain: e, at } if e == domain && due(at) => ctx.finish(),
-            Ending::Fault { domain: e, at } if e == domain && due(at) => {
-                ctx.raise(sites[usize::from(domain == 2)]);
-            }
-            _ => {}
-        }
-    };
+    let end = move |ctx: &mut TickCtx<'_>, domain: usize| end_at(ctx, ending, sites, domain);
     b.set_group_tick(&[a0, a1], move |ctx: &mut TickCtx<'_>| {
         let c = ctx.cycle();
         fold(ctx, 0);
@@ -184,6 +210,112 @@ fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
     (sim, d)
 }
 
+/// The solo design: every domain has one runner, no stage register and at
+/// most one FIFO, so each instant with one domain's edge alone is one
+/// operation of the lean program, with every FIFO side: `a` (600 ps) a
+/// group tick of two units (four register words) joined by a latency-1
+/// channel, writing a registered width-2 FIFO to `b` (900 ps, one unit,
+/// two words); `c` (1500 ps, phase 300 ps) a group tick of two units with
+/// a registered FIFO between them; `e` (700 ps, phase 100 ps) one unit
+/// with one register word and no FIFO.
+fn design_solo(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
+    let mut b = DesignBuilder::new();
+    if mode == Mode::Checked {
+        b.calendar_config(CalendarConfig { pattern_limit: 0 });
+    }
+    let d = [
+        b.domain("a", clock(600, 0)),
+        b.domain("b", clock(900, 0)),
+        b.domain("c", clock(1500, 300)),
+    ];
+    let e = b.domain("e", clock(700, 100));
+    let a0 = b.unit("top.a0", d[0], &[1, 0]);
+    let a1 = b.unit("top.a1", d[0], &[2, 0]);
+    let b0 = b.unit("top.b0", d[1], &[3, 0]);
+    let c0 = b.unit("top.c0", d[2], &[4, 0]);
+    let c1 = b.unit("top.c1", d[2], &[5, 0]);
+    let e0 = b.unit("top.e0", e, &[6]);
+    let ab = b.fifo(FifoSpec {
+        name: "top.ab".into(),
+        writer: a0,
+        reader: b0,
+        depth: 4,
+        sync: 2,
+        width: 2,
+        read_port: ReadPort::Registered,
+    });
+    let cc = b.fifo(FifoSpec {
+        name: "top.cc".into(),
+        writer: c0,
+        reader: c1,
+        depth: 2,
+        sync: 3,
+        width: 1,
+        read_port: ReadPort::Registered,
+    });
+    let tx = b.output(a0, "tx", 1, 1);
+    let rx = b.input(a1, "rx", 1);
+    b.connect(tx, rx, 1, 2);
+    let sites = [
+        b.fault_site(a1, FaultKind::Assertion, "assert at t.chr:1:1"),
+        b.fault_site(c1, FaultKind::Assertion, "assert at t.chr:2:1"),
+    ];
+    b.set_group_tick(&[a0, a1], move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        fold(ctx, 0);
+        if c % 16 < 11 {
+            ctx.fifo_try_send(ab, &[c, c.wrapping_mul(7)]);
+        }
+        if !c.is_multiple_of(3) {
+            ctx.try_send(tx, &[ctx.reg(1)]);
+        }
+        ctx.enter(1);
+        let v = ctx.recv_word(rx).unwrap_or(1);
+        fold(ctx, v);
+        ctx.trace(0, &[c]);
+        end_at(ctx, ending, sites, 0);
+    })
+    .expect("group a");
+    b.set_tick(b0, move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        let mut item = [0, 0];
+        let mut v = 0;
+        if ctx.fifo_take(ab, &mut item) {
+            v = item[0] ^ item[1].rotate_left(17);
+        }
+        fold(ctx, v);
+        if c % 4 != 3 {
+            ctx.fifo_request(ab);
+        }
+    })
+    .expect("b0");
+    b.set_group_tick(&[c0, c1], move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        fold(ctx, c);
+        if c % 5 != 1 {
+            ctx.fifo_try_send(cc, &[ctx.reg(0)]);
+        }
+        ctx.enter(1);
+        let mut v = [0];
+        ctx.fifo_take(cc, &mut v);
+        if c % 7 != 6 {
+            ctx.fifo_request(cc);
+        }
+        fold(ctx, v[0]);
+        ctx.trace(1, &[v[0]]);
+        end_at(ctx, ending, sites, 2);
+    })
+    .expect("group c");
+    b.set_tick(e0, |ctx: &mut TickCtx<'_>| {
+        let v = ctx.reg(0);
+        ctx.set_reg(0, v.rotate_left(5) ^ ctx.cycle());
+    })
+    .expect("e0");
+    let mut sim = b.build().expect("design");
+    sim.set_lean_loop(mode == Mode::Lean);
+    (sim, d)
+}
+
 /// Everything a stop can be told apart by.
 type Snapshot = (
     Vec<u64>,
@@ -195,12 +327,12 @@ type Snapshot = (
     Vec<String>,
 );
 
-fn snapshot(sim: &Simulation, d: &[DomainId; 3]) -> Snapshot {
-    let regs = (0..UNITS)
+fn snapshot(sim: &Simulation, d: &[DomainId; 3], (units, fifos): (u32, u32)) -> Snapshot {
+    let regs = (0..units)
         .flat_map(|u| sim.regs(UnitId(u)).to_vec())
         .collect();
     let edges = d.iter().map(|&x| sim.edges_done(x)).collect();
-    let flags = (0..FIFOS)
+    let flags = (0..fifos)
         .map(|f| {
             let f = sim.fifo_flags(FifoId(f));
             (f.full, f.empty, f.output_valid)
@@ -265,9 +397,15 @@ fn limits(d: &[DomainId; 3], ending: Ending) -> Vec<RunLimit> {
 }
 
 fn compare(ending: Ending) {
+    compare_shape(Shape::Mixed, ending);
+    compare_shape(Shape::Solo, ending);
+}
+
+fn compare_shape(shape: Shape, ending: Ending) {
+    let counts = shape.counts();
     let modes = [Mode::Lean, Mode::Replay, Mode::Checked];
     let mut sims: Vec<(Simulation, [DomainId; 3])> =
-        modes.iter().map(|&m| design(m, ending)).collect();
+        modes.iter().map(|&m| shape.build(m, ending)).collect();
     assert!(sims[0].0.uses_calendar_pattern() && sims[0].0.runs_lean());
     assert!(!sims[1].0.runs_lean());
     assert!(!sims[2].0.uses_calendar_pattern() && !sims[2].0.runs_lean());
@@ -276,12 +414,12 @@ fn compare(ending: Ending) {
     let mut step = |sims: &mut Vec<(Simulation, [DomainId; 3])>, limit: &RunLimit, what: &str| {
         let results: Vec<(Stop, Snapshot)> = sims
             .iter_mut()
-            .map(|(sim, d)| (sim.run(limit.clone()), snapshot(sim, d)))
+            .map(|(sim, d)| (sim.run(limit.clone()), snapshot(sim, d, counts)))
             .collect();
         for (mode, r) in modes.iter().zip(&results).skip(1) {
             assert_eq!(
                 results[0], *r,
-                "{ending:?}, {what} {limit:?}: lean vs {mode:?}"
+                "{shape:?} {ending:?}, {what} {limit:?}: lean vs {mode:?}"
             );
         }
         stops.push(results[0].0.clone());
@@ -305,7 +443,7 @@ fn compare(ending: Ending) {
         assert_eq!(
             *sinks[0].0.borrow(),
             *sink.0.borrow(),
-            "{ending:?}: records"
+            "{shape:?} {ending:?}: records"
         );
     }
     // Taken away again: the lean loop resumes.
@@ -320,10 +458,10 @@ fn compare(ending: Ending) {
     step(&mut sims, &again, "sink taken away");
     let drains: Vec<(Drain, Snapshot)> = sims
         .iter_mut()
-        .map(|(sim, d)| (sim.drain(1_000), snapshot(sim, d)))
+        .map(|(sim, d)| (sim.drain(1_000), snapshot(sim, d, counts)))
         .collect();
     for r in &drains[1..] {
-        assert_eq!(drains[0], *r, "{ending:?}: drain");
+        assert_eq!(drains[0], *r, "{shape:?} {ending:?}: drain");
     }
     match ending {
         Ending::Never => assert!(stops.iter().all(|s| *s == Stop::LimitReached)),

@@ -15,6 +15,15 @@
 //! units in declaration order, each domain's registers right after its
 //! units, then stage registers, then FIFOs), so the result is the same bit
 //! for bit, and a stop still ends the run after its instant.
+//!
+//! An instant in which one domain alone has an edge, and that domain has
+//! one runner, no stage register and at most one FIFO, is one operation
+//! (`Op::Solo` and its FIFO-side variants): one dispatch does the edge, the
+//! call, the register words, the FIFO side and the end of the instant,
+//! from the domain's [`Solo`] entry. Two clocks coupled by a FIFO spend
+//! most instants so. The loop indexes its tables without bounds checks:
+//! the program records how far its indices reach, and each replay checks
+//! that once against the tables before it starts.
 
 use super::{DomainPlan, ReplayEnd, Runner, Simulation};
 use crate::calendar::Calendar;
@@ -32,6 +41,104 @@ pub(super) struct LeanProgram {
     starts: Vec<u32>,
     /// The shortest distance between two consecutive instants (> 0).
     min_step: u128,
+    /// Per domain, its whole instant when it alone has an edge (used by
+    /// the `Solo` operations of the domains where [`Solo::of`] applies).
+    solos: Vec<Solo>,
+    /// How far the operations' indices reach (see [`Reach::fits`]).
+    reach: Reach,
+}
+
+/// What an instant of one domain alone does, for `Op::Solo` and its
+/// variants: its one runner, its register words and its one FIFO (the
+/// operation says which side of it commits, or none).
+#[derive(Clone, Copy, Debug, Default)]
+struct Solo {
+    runner: u32,
+    /// Register words `words.0..words.1`.
+    words: (u32, u32),
+    /// The FIFO to commit (unused by `Op::Solo`).
+    fifo: u32,
+}
+
+/// The side of a FIFO a domain commits when it alone has an edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    None,
+    Writer,
+    Reader,
+    Both,
+}
+
+impl Solo {
+    /// Domain `d`'s solo instant, if it fits one operation: one runner, no
+    /// stage register, at most one FIFO; with the side of that FIFO.
+    fn of(d: u32, plan: &DomainPlan, fifos: &[CdcFifo]) -> Option<(Solo, Side)> {
+        let small = |n: usize| u32::try_from(n).ok();
+        if plan.runners.len() != 1 || !plan.stages.is_empty() || plan.fifos.len() > 1 {
+            return None;
+        }
+        let (fifo, side) = match plan.fifos[..] {
+            [] => (0, Side::None),
+            [f] => {
+                let fifo = fifos.get(f as usize)?;
+                let side = match (fifo.writer_domain == d, fifo.reader_domain == d) {
+                    (true, true) => Side::Both,
+                    (true, false) => Side::Writer,
+                    (false, true) => Side::Reader,
+                    (false, false) => return None,
+                };
+                (f, side)
+            }
+            _ => return None,
+        };
+        let solo = Solo {
+            runner: small(plan.runners.start)?,
+            words: (small(plan.regs.start)?, small(plan.regs.end)?),
+            fifo,
+        };
+        Some((solo, side))
+    }
+}
+
+/// One past the largest index the program's operations use in each table
+/// the loop reaches: [`Simulation::replay_lean`] checks these against the
+/// tables once per call and then indexes them without bounds checks.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reach {
+    domains: usize,
+    runners: usize,
+    words: usize,
+    stages: usize,
+    fifos: usize,
+}
+
+impl Reach {
+    /// Widens the reach of `table` to cover `index`.
+    fn cover(table: &mut usize, index: usize) {
+        *table = (*table).max(index + 1);
+    }
+
+    /// Widens the reach to the words `a..b`.
+    fn cover_words(&mut self, a: u32, b: u32) {
+        self.words = self.words.max(b as usize).max(a as usize);
+    }
+
+    /// Whether every index the program uses is inside tables of these
+    /// lengths.
+    fn fits(
+        &self,
+        domains: usize,
+        runners: usize,
+        words: usize,
+        stages: usize,
+        fifos: usize,
+    ) -> bool {
+        self.domains <= domains
+            && self.runners <= runners
+            && self.words <= words
+            && self.stages <= stages
+            && self.fifos <= fifos
+    }
 }
 
 /// One step of an instant, in the order `step` does them.
@@ -62,6 +169,28 @@ enum Op {
     Both(u32),
     /// The instant ends; the next is this many ticks later.
     End(u64),
+    /// A whole instant of domain `.0` alone (its [`Solo`] entry) with no
+    /// FIFO to commit: the edge, the runner, the register words, then as
+    /// `End(.1)`.
+    Solo(u32, u64),
+    /// `Solo` committing the writer's side of the domain's FIFO.
+    SoloWriter(u32, u64),
+    /// `Solo` committing the reader's side of the domain's FIFO.
+    SoloReader(u32, u64),
+    /// `Solo` committing both sides of the domain's FIFO.
+    SoloBoth(u32, u64),
+    /// The list's last operation: back to the first.
+    Wrap,
+}
+
+impl Op {
+    /// Whether the operation ends an instant (the loop may wrap after it).
+    fn ends_instant(self) -> bool {
+        matches!(
+            self,
+            Op::End(_) | Op::Solo(..) | Op::SoloWriter(..) | Op::SoloReader(..) | Op::SoloBoth(..)
+        )
+    }
 }
 
 impl LeanProgram {
@@ -94,14 +223,44 @@ impl LeanProgram {
             return None;
         }
         let small = |n: usize| u32::try_from(n).ok();
+        let mut solos = vec![Solo::default(); plans.len()];
+        let mut solo_sides = vec![None; plans.len()];
+        let mut reach = Reach {
+            domains: plans.len(),
+            ..Reach::default()
+        };
+        for (d, plan) in plans.iter().enumerate() {
+            if let Some((solo, side)) = Solo::of(small(d)?, plan, fifos) {
+                Reach::cover(&mut reach.runners, solo.runner as usize);
+                reach.cover_words(solo.words.0, solo.words.1);
+                if side != Side::None {
+                    Reach::cover(&mut reach.fifos, solo.fifo as usize);
+                }
+                solos[d] = solo;
+                solo_sides[d] = Some(side);
+            }
+        }
         let mut starts = Vec::with_capacity(positions.len());
-        let mut ops = Vec::with_capacity(bound + positions.len());
+        let mut ops = Vec::with_capacity(bound + positions.len() + 1);
         for (domains, step) in positions.into_iter().zip(steps) {
             starts.push(small(ops.len())?);
+            let step = u64::try_from(step).ok()?;
+            if let [d] = domains[..]
+                && let Some(side) = solo_sides.get(d as usize).copied().flatten()
+            {
+                ops.push(match side {
+                    Side::None => Op::Solo(d, step),
+                    Side::Writer => Op::SoloWriter(d, step),
+                    Side::Reader => Op::SoloReader(d, step),
+                    Side::Both => Op::SoloBoth(d, step),
+                });
+                continue;
+            }
             for &d in domains {
                 let plan = &plans[d as usize];
                 let calls = plan.runners.clone().map(|r| {
                     let r32 = small(r)?;
+                    Reach::cover(&mut reach.runners, r);
                     Some(match runners[r].native {
                         Some(_) => Op::Native(r32),
                         None => Op::Tick(r32),
@@ -119,14 +278,19 @@ impl LeanProgram {
                 // A domain's registers commit right after its units (only
                 // they read them), as in `step`.
                 let regs = &plan.regs;
+                let (a, b) = (small(regs.start)?, small(regs.end)?);
+                reach.cover_words(a, b);
                 match regs.len() {
                     0 => {}
-                    1 => ops.push(Op::Word(small(regs.start)?)),
-                    _ => ops.push(Op::Words(small(regs.start)?, small(regs.end)?)),
+                    1 => ops.push(Op::Word(a)),
+                    _ => ops.push(Op::Words(a, b)),
                 }
             }
             for &d in domains {
-                ops.extend(plans[d as usize].stages.iter().map(|&s| Op::Stage(s)));
+                for &s in &plans[d as usize].stages {
+                    Reach::cover(&mut reach.stages, s as usize);
+                    ops.push(Op::Stage(s));
+                }
             }
             // FIFOs after every stage register, each once, in the order
             // `step` commits them (the order does not matter: a commit
@@ -145,16 +309,28 @@ impl LeanProgram {
                         _ => Op::Reader(f),
                     };
                     if !ops[first..].contains(&op) {
+                        Reach::cover(&mut reach.fifos, f as usize);
                         ops.push(op);
                     }
                 }
             }
-            ops.push(Op::End(u64::try_from(step).ok()?));
+            ops.push(Op::End(step));
         }
+        // The loop relies on these (see `replay_lean`): every position
+        // starts inside the list, before the `Wrap` that ends it, after
+        // the last instant's end; so the operation after any other is
+        // inside the list.
+        let inside = starts.iter().all(|&s| (s as usize) < ops.len());
+        if !inside || !ops.last().is_some_and(|op| op.ends_instant()) {
+            return None;
+        }
+        ops.push(Op::Wrap);
         Some(LeanProgram {
             ops,
             starts,
             min_step,
+            solos,
+            reach,
         })
     }
 }
@@ -162,14 +338,18 @@ impl LeanProgram {
 /// Calls `runner`'s tick as its units.
 #[inline(always)]
 fn tick(ctx: &mut TickCtx<'_>, runner: &mut Runner) {
-    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+    // `end - start`, not `len()`: a runner's range is never reversed, and
+    // `len` would test that at every call.
+    let len = runner.metas.end - runner.metas.start;
+    ctx.set_group(runner.metas.start, len, &runner.first);
     runner.tick.tick(ctx);
 }
 
 /// Calls `runner`'s native group function (built only for runners with one).
 #[inline(always)]
 fn native(ctx: &mut TickCtx<'_>, runner: &Runner) {
-    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
+    let len = runner.metas.end - runner.metas.start;
+    ctx.set_group(runner.metas.start, len, &runner.first);
     if let Some(native) = runner.native {
         ctx.call_native(native);
     }
@@ -201,10 +381,25 @@ impl Simulation {
         let Some(mut cursor) = calendar.replay_cursor() else {
             return ReplayEnd::Fallback;
         };
-        let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
-        let (ops, starts) = (&program.ops[..], &program.starts[..]);
+        let (ops, starts, solos) = (&program.ops[..], &program.starts[..], &program.solos[..]);
         let (cycle, next_cycle) = (&mut *cursor.cycle, &mut *cursor.next_cycle);
-        let mut time = cursor.upcoming;
+        // Everything the loop indexes unchecked (see the SAFETY notes
+        // below) is checked here once: the program's reach against the
+        // tables, the solo entries (one per domain), the start position.
+        let words = core.cur.len().min(core.next.len());
+        let domains = cycle.len().min(next_cycle.len()).min(solos.len());
+        let fits = program.reach.fits(
+            domains,
+            runners.len(),
+            words,
+            core.stages.len(),
+            core.fifos.len(),
+        );
+        let Some(&start) = starts.get(cursor.position).filter(|_| fits) else {
+            return ReplayEnd::Fallback;
+        };
+        let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
+        let time = cursor.upcoming;
         // The cursor's budget as a time: consecutive instants are at least
         // `min_step` apart, so at most `budget` instants lie at or before
         // `upcoming + (budget - 1) * min_step` (saturated, at most `budget`
@@ -225,65 +420,155 @@ impl Simulation {
         if time > bound {
             return past(time);
         }
+        // The instant's time lives in the context only (the ticks read it
+        // there; one copy, not a local beside it).
         ctx.time = time;
         let mut ran = 0u64;
-        let mut i = starts[cursor.position] as usize;
+        // Invariant at the top of the loop: `i < ops.len()` (every start
+        // is inside the list, and the last operation is `Wrap`, after
+        // which `i` is 0: `LeanProgram::build`).
+        let mut i = start as usize;
+        // A domain's edge begins: its cycle moves on (the calendar's count;
+        // cannot overflow: the cursor's budget) and the context acts in it.
+        macro_rules! edge {
+            ($d:expr) => {{
+                let d = $d as usize;
+                // SAFETY: `d < reach.domains <= cycle.len(), next_cycle.len()`
+                // (checked above).
+                unsafe {
+                    let n = *next_cycle.get_unchecked(d);
+                    *cycle.get_unchecked_mut(d) = n;
+                    *next_cycle.get_unchecked_mut(d) = n + 1;
+                    ctx.cycle = n;
+                }
+                ctx.domain = d as u32;
+            }};
+        }
+        // Runner `r`, as a `&mut Runner`.
+        macro_rules! runner {
+            ($r:expr) => {{
+                // SAFETY: `r < reach.runners <= runners.len()` (checked above).
+                unsafe { runners.get_unchecked_mut($r as usize) }
+            }};
+        }
+        // Commits register words `a..b` (next to current).
+        macro_rules! words {
+            ($a:expr, $b:expr) => {{
+                let (a, b) = ($a as usize, $b as usize);
+                let core = &mut *ctx.core;
+                // SAFETY: `a <= b <= reach.words <= cur.len(), next.len()`
+                // (checked above; `build` takes ranges of the plans).
+                unsafe {
+                    if b == a + 1 {
+                        *core.cur.get_unchecked_mut(a) = *core.next.get_unchecked(a);
+                    } else if b > a {
+                        core.cur
+                            .get_unchecked_mut(a..b)
+                            .copy_from_slice(core.next.get_unchecked(a..b));
+                    }
+                }
+            }};
+        }
+        // FIFO `f`, as a `&mut CdcFifo`.
+        macro_rules! fifo {
+            ($f:expr) => {{
+                // SAFETY: `f < reach.fifos <= fifos.len()` (checked above).
+                unsafe { ctx.core.fifos.get_unchecked_mut($f as usize) }
+            }};
+        }
+        // The instant ends; the next is `step` ticks later.
+        macro_rules! end {
+            ($step:expr) => {{
+                ran += 1;
+                // Cannot overflow: the cursor's budget counted the steps.
+                ctx.time += u128::from($step);
+                if ctx.core.stop_requested {
+                    break ReplayEnd::Stop;
+                }
+                if ctx.time > bound {
+                    break past(ctx.time);
+                }
+            }};
+        }
+        // Domain `d`'s whole instant from its solo entry, up to its FIFO
+        // side (the caller commits that, then ends the instant).
+        macro_rules! solo {
+            ($d:expr) => {{
+                let d = $d;
+                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
+                let solo = unsafe { *solos.get_unchecked(d as usize) };
+                edge!(d);
+                let runner = runner!(solo.runner);
+                match runner.native {
+                    Some(_) => native(&mut ctx, runner),
+                    None => tick(&mut ctx, runner),
+                }
+                words!(solo.words.0, solo.words.1);
+                solo
+            }};
+        }
         let end = loop {
-            let op = ops[i];
+            // SAFETY: `i < ops.len()` (the loop's invariant, above).
+            let op = unsafe { *ops.get_unchecked(i) };
             i += 1;
-            // A domain's edge begins: its cycle moves on (the calendar's
-            // count; cannot overflow: the cursor's budget) and the context
-            // acts in it.
-            let mut edge = |d: u32| {
-                let n = next_cycle[d as usize];
-                cycle[d as usize] = n;
-                next_cycle[d as usize] = n + 1;
-                ctx.domain = d;
-                ctx.cycle = n;
-            };
             match op {
-                Op::Edge(d) => edge(d),
+                Op::Solo(d, step) => {
+                    solo!(d);
+                    end!(step);
+                }
+                Op::SoloWriter(d, step) => {
+                    let solo = solo!(d);
+                    fifo!(solo.fifo).commit_writer();
+                    end!(step);
+                }
+                Op::SoloReader(d, step) => {
+                    let solo = solo!(d);
+                    fifo!(solo.fifo).commit_reader();
+                    end!(step);
+                }
+                Op::SoloBoth(d, step) => {
+                    let solo = solo!(d);
+                    fifo!(solo.fifo).commit(true, true);
+                    end!(step);
+                }
+                Op::Edge(d) => edge!(d),
                 Op::EdgeTick(d, r) => {
-                    edge(d);
-                    tick(&mut ctx, &mut runners[r as usize]);
+                    edge!(d);
+                    tick(&mut ctx, runner!(r));
                 }
                 Op::EdgeNative(d, r) => {
-                    edge(d);
-                    native(&mut ctx, &runners[r as usize]);
+                    edge!(d);
+                    native(&mut ctx, runner!(r));
                 }
-                Op::Tick(r) => tick(&mut ctx, &mut runners[r as usize]),
-                Op::Native(r) => native(&mut ctx, &runners[r as usize]),
+                Op::Tick(r) => tick(&mut ctx, runner!(r)),
+                Op::Native(r) => native(&mut ctx, runner!(r)),
                 Op::Word(w) => {
                     let core = &mut *ctx.core;
-                    core.cur[w as usize] = core.next[w as usize];
+                    // SAFETY: `w < reach.words <= cur.len(), next.len()`
+                    // (checked above).
+                    unsafe {
+                        *core.cur.get_unchecked_mut(w as usize) =
+                            *core.next.get_unchecked(w as usize)
+                    };
                 }
-                Op::Words(a, b) => {
-                    let core = &mut *ctx.core;
-                    let words = a as usize..b as usize;
-                    core.cur[words.clone()].copy_from_slice(&core.next[words]);
-                }
-                Op::Stage(s) => ctx.core.stages[s as usize].commit(),
-                Op::Writer(f) => ctx.core.fifos[f as usize].commit_writer(),
-                Op::Reader(f) => ctx.core.fifos[f as usize].commit_reader(),
-                Op::Both(f) => ctx.core.fifos[f as usize].commit(true, true),
-                Op::End(step) => {
-                    ran += 1;
-                    // Cannot overflow: the cursor's budget counted the steps.
-                    time += u128::from(step);
-                    if i == ops.len() {
-                        i = 0;
-                    }
-                    if ctx.core.stop_requested {
-                        break ReplayEnd::Stop;
-                    }
-                    if time > bound {
-                        break past(time);
-                    }
-                    ctx.time = time;
-                }
+                Op::Words(a, b) => words!(a, b),
+                // SAFETY: `s < reach.stages <= stages.len()` (checked above).
+                Op::Stage(s) => unsafe { ctx.core.stages.get_unchecked_mut(s as usize) }.commit(),
+                Op::Writer(f) => fifo!(f).commit_writer(),
+                Op::Reader(f) => fifo!(f).commit_reader(),
+                Op::Both(f) => fifo!(f).commit(true, true),
+                Op::End(step) => end!(step),
+                // The pattern wraps around (once per hyperperiod: the
+                // instants' ends need no test of their own).
+                Op::Wrap => i = 0,
             }
         };
-        // `i` is the next instant's first operation.
+        let time = ctx.time;
+        // `i` is the next instant's first operation (or the final `Wrap`,
+        // before the first).
+        if i == ops.len() - 1 {
+            i = 0;
+        }
         cursor.position = starts
             .binary_search(&(i as u32))
             .expect("the loop ends between instants");
