@@ -2581,7 +2581,13 @@ impl<'e> BodyCx<'e> {
                         });
                     }
                     let checked = self.check(v, None);
-                    let count = trace_values(&checked.ty);
+                    let count = match (&checked.ty, &v.kind) {
+                        // A literal (or arithmetic on literals) with no type
+                        // to take its width from (E0302) is still one
+                        // value, so the count, and E0326, stay right.
+                        (Type::Error, A::Int(..) | A::Unary(..) | A::Binary(..)) => 1,
+                        (ty, _) => trace_values(ty),
+                    };
                     values = values.saturating_add(count);
                     let arg_span = k.span.to(v.span);
                     let described = (arg_span, checked.ty.to_string(), count);
