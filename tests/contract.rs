@@ -14,7 +14,11 @@
 //!   (counters), or `F.NAME` (FIFO events named NAME);
 //! - `// expect: LINE`: one kept line of `chronc trace merge`, exactly;
 //! - `// summary: TEXT`: text that the run's summary must contain (a stop
-//!   reason, a fault with its unit, construct, domain, cycle and time).
+//!   reason, a fault with its unit, construct, domain, cycle and time);
+//! - `// same-lines-as: FILE`: FILE (in `tests/contract/`, run with its own
+//!   header) is the same design declared in another order; the two merged
+//!   logs must hold the same lines, each record with its time, domain and
+//!   cycle, in any order within an instant (contract §2).
 //!
 //! Besides the expected lines, every design must give the same merged log
 //! and the same summary on the interpreter and the JIT, the same final
@@ -43,6 +47,7 @@ struct Case {
     keep: Vec<String>,
     expect: Vec<String>,
     summary: Vec<String>,
+    same_lines_as: Option<String>,
 }
 
 fn parse_header(path: &Path, text: &str) -> Case {
@@ -52,6 +57,7 @@ fn parse_header(path: &Path, text: &str) -> Case {
         keep: Vec::new(),
         expect: Vec::new(),
         summary: Vec::new(),
+        same_lines_as: None,
     };
     let mut drain = false;
     let mut drain_limit = 10_000;
@@ -101,6 +107,8 @@ fn parse_header(path: &Path, text: &str) -> Case {
             case.expect.push(expected.trim().to_string());
         } else if let Some(text) = line.strip_prefix("summary:") {
             case.summary.push(text.trim().to_string());
+        } else if let Some(file) = line.strip_prefix("same-lines-as:") {
+            case.same_lines_as = Some(file.trim().to_string());
         }
     }
     case.drain = drain.then_some(drain_limit);
@@ -286,6 +294,32 @@ fn check(path: &Path) {
         assert!(
             jit_summary.contains(needle.as_str()),
             "{label}: the summary lacks `{needle}`:\n{jit_summary}"
+        );
+    }
+    if let Some(other) = &case.same_lines_as {
+        let other_path = path.with_file_name(other);
+        let other_text = std::fs::read_to_string(&other_path)
+            .unwrap_or_else(|e| panic!("{}: {e}", other_path.display()));
+        let other_case = parse_header(&other_path, &other_text);
+        let (_, other_log) = run_traced(
+            &format!("{label}-other"),
+            &other_text,
+            &other_case,
+            EngineKind::Jit,
+        );
+        let sorted = |log: &str| {
+            let mut lines: Vec<String> = log.lines().map(str::to_string).collect();
+            lines.sort();
+            lines
+        };
+        assert!(
+            jit_log.lines().count() > 100,
+            "{label}: a log worth comparing"
+        );
+        assert_eq!(
+            sorted(&jit_log),
+            sorted(&other_log),
+            "{label}: {other} (the same design declared in another order) records otherwise"
         );
     }
     // Contract §6: running to X and then on to Y equals one run to Y. X is

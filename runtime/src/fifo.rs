@@ -492,11 +492,23 @@ impl CdcFifo {
         s.write_ptr.wrapping_sub(s.read_ptr) & self.pointer_mask
     }
 
-    /// Items in storage, counting this instant's pending write and read.
-    pub(crate) fn occupancy(&self) -> u32 {
+    /// Items in storage as a tick event of one side (`writer` or reader)
+    /// reports them: the transaction counts before the instant (which
+    /// start when the FIFO becomes observed: wrapping, as a release build
+    /// always computed it, for a sink installed while items are in flight)
+    /// and this side's own pending operation, never the other side's. The
+    /// two sides of one instant act at the same time; counting whichever
+    /// ticked first made a record depend on the order the clocks are
+    /// declared in (contract §2, tests/contract/s2_declaration_order_*).
+    pub(crate) fn side_occupancy(&self, writer: bool) -> u32 {
         let t = &self.txns;
-        (t.writes + u64::from(self.write_pending()) - t.reads - u64::from(self.st().read_pending))
-            as u32
+        let committed = t.writes.wrapping_sub(t.reads);
+        let counted = if writer {
+            committed.wrapping_add(u64::from(self.write_pending()))
+        } else {
+            committed.wrapping_sub(u64::from(self.st().read_pending))
+        };
+        counted as u32
     }
 
     /// [`CdcFifo::commit`], and the events it caused that the sink takes

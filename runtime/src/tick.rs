@@ -723,7 +723,7 @@ impl TickCtx<'_> {
             time: self.time(),
             unit: self.slot.unit,
             txn,
-            occupancy: f.occupancy(),
+            occupancy: f.side_occupancy(kind == FifoEventKind::Write),
         };
         self.core.trace.push_fifo(self.slot.rank, event);
     }
