@@ -49,6 +49,7 @@ impl Interpreter {
                     frame.state.copy_within(from..from + count, to);
                 }
                 Commit::Stage(s) => commit_stage(&program.stages[*s as usize], frame.state),
+                Commit::Sparse(c) => commit_sparse(c, frame.locals, frame.state),
             }
         }
     }
@@ -238,6 +239,22 @@ impl Frame<'_> {
                 }
             }
             Stmt::Finish => self.host.finish(),
+        }
+    }
+}
+
+/// A [`Commit::Sparse`]: copies the next slots the tick wrote (the others
+/// equal their current slots already).
+fn commit_sparse(c: &crate::ir::SparseCommit, locals: &[u64], state: &mut [u64]) {
+    let shift = |s: usize| s - c.from as usize + c.to as usize;
+    for &s in &c.slots {
+        state[shift(s as usize)] = state[s as usize];
+    }
+    for x in &c.indexed {
+        let i = locals[x.local as usize];
+        if i < u64::from(x.len) {
+            let s = x.base as usize + i as usize * x.stride as usize;
+            state[shift(s)] = state[s];
         }
     }
 }

@@ -26,6 +26,7 @@
 pub mod eval;
 pub mod opt;
 pub mod print;
+pub mod sparse;
 pub mod validate;
 
 use num_rational::Ratio;
@@ -314,6 +315,45 @@ pub enum Commit {
     /// Commit a stage register: touched pipes take their next contents, the
     /// others become invalid; touched flags clear.
     Stage(StageId),
+    /// The commit of a large register that few statements write
+    /// ([`sparse`]): copies only the next slots written this tick.
+    Sparse(Box<SparseCommit>),
+}
+
+/// A register's commit that copies only what the tick wrote
+/// ([`Commit::Sparse`], made by [`sparse::sparse_commits`]). Every next
+/// slot the tick did not write still equals its current slot (both start
+/// at the initial value and every commit makes them equal again), so
+/// copying the written ones gives the whole copy's result.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SparseCommit {
+    /// First next slot of the register (what a whole copy reads).
+    pub from: SlotId,
+    /// First current slot of the register (what a whole copy writes).
+    pub to: SlotId,
+    /// Slots in the register.
+    pub count: u32,
+    /// Next slots the tick writes at constant positions: each copied on
+    /// every tick (a copy of a slot not written is a no-op).
+    pub slots: Vec<SlotId>,
+    /// Next slots the tick writes at run-time indices, one per store.
+    pub indexed: Vec<SparseIndex>,
+}
+
+/// A store at a run-time index into a [`SparseCommit`]'s register: the
+/// commit copies slot `base + index * stride` where `index` is the value
+/// of `local` (which holds the store's index, or 0 before it runs) and
+/// `index < len` (an out-of-range store wrote nothing).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SparseIndex {
+    /// The local that holds the index the store used.
+    pub local: LocalId,
+    /// Next slot of element 0 (the store's `Indexed::base`).
+    pub base: SlotId,
+    /// Slots per element.
+    pub stride: u32,
+    /// Number of elements.
+    pub len: u32,
 }
 
 /// Unary operators.

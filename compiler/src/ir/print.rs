@@ -111,6 +111,17 @@ fn write_program(out: &mut String, p: &Program) -> fmt::Result {
                     writeln!(out, "  commit s{to}..+{count} <- s{from}")?
                 }
                 Commit::Stage(s) => writeln!(out, "  commit st{s}")?,
+                Commit::Sparse(c) => {
+                    let (from, to, count) = (c.from, c.to, c.count);
+                    write!(out, "  commit s{to}..+{count} <- s{from} sparse:")?;
+                    for s in &c.slots {
+                        write!(out, " s{s}")?;
+                    }
+                    for x in &c.indexed {
+                        write!(out, " s{}[l{} * {} < {}]", x.base, x.local, x.stride, x.len)?;
+                    }
+                    writeln!(out)?;
+                }
             }
         }
         writeln!(out, "}}")?;

@@ -292,6 +292,7 @@ pub fn validate(p: &Program) -> Result<(), String> {
                         return Err(format!("unit u{i}: no stage st{s}"));
                     }
                 }
+                Commit::Sparse(c) => sparse(p, u, c).map_err(|e| format!("unit u{i}: {e}"))?,
             }
         }
     }
@@ -304,6 +305,32 @@ fn stage_sites(p: &Program, st: &crate::ir::Stage, sites: u32) -> Result<(), Str
         return Err(format!(
             "stage sites f{sites}.. lie outside the fault sites"
         ));
+    }
+    Ok(())
+}
+
+/// A sparse commit copies within its register, from slots the tick
+/// writes, with indices held in the unit's locals.
+fn sparse(p: &Program, u: &Unit, c: &crate::ir::SparseCommit) -> Result<(), String> {
+    let end = u64::from(c.from.max(c.to)) + u64::from(c.count);
+    if end > p.slots.len() as u64 {
+        return Err("sparse commit outside the state".into());
+    }
+    let inside = |s: u64| s >= u64::from(c.from) && s < u64::from(c.from) + u64::from(c.count);
+    if let Some(s) = c.slots.iter().find(|s| !inside(u64::from(**s))) {
+        return Err(format!("sparse commit copies s{s}, outside its register"));
+    }
+    for x in &c.indexed {
+        let last = u64::from(x.base) + u64::from(x.len.saturating_sub(1)) * u64::from(x.stride);
+        if !inside(u64::from(x.base)) || !inside(last) {
+            return Err(format!(
+                "sparse commit index from s{} leaves its register",
+                x.base
+            ));
+        }
+        if x.local as usize >= u.locals.len() {
+            return Err(format!("sparse commit reads no local l{}", x.local));
+        }
     }
     Ok(())
 }

@@ -36,6 +36,11 @@ use crate::ir::{BinOp, Commit, Expr, Indexed, LocalId, Program, RecvKind, SlotId
 
 const I64: Type = types::I64;
 
+/// Registers of at least this many slots commit in a loop
+/// ([`Gen::copy_loop`]); shorter ones are copied slot by slot, which
+/// keeps their values in registers for the code that follows.
+const COPY_LOOP_MIN: u32 = 64;
+
 /// Builds into `func` one function that runs `units` in order; with
 /// `simd`, runs of isomorphic statements become vector code
 /// ([`simd`]).
@@ -290,8 +295,16 @@ impl Gen<'_> {
     /// Forgets the slots `base + i * stride` for `i < len`, which a store
     /// through a computed address may have changed.
     fn forget(&mut self, base: u32, len: u32, stride: u32) {
-        for i in 0..len {
-            self.known.remove(&(base + i * stride));
+        if (len as usize) <= self.known.len() {
+            for i in 0..len {
+                self.known.remove(&(base + i * stride));
+            }
+        } else {
+            // A large array: walk what is known rather than every element.
+            let end = u64::from(base) + u64::from(len) * u64::from(stride);
+            self.known.retain(|s, _| {
+                !(*s >= base && u64::from(*s) < end && (s - base).is_multiple_of(stride))
+            });
         }
     }
 
@@ -805,10 +818,76 @@ impl Gen<'_> {
         done
     }
 
+    /// Copies slots `from..from + count` onto `to..` in a loop: code of
+    /// one size for a register of any length, where the unrolled copy of a
+    /// large array made the function, and Cranelift's time on it, grow
+    /// with the array (a 2^20-element memory took about a minute).
+    fn copy_loop(&mut self, from: SlotId, to: SlotId, count: u32) {
+        let head = self.b.create_block();
+        let exit = self.b.create_block();
+        let off = self.b.append_block_param(head, I64);
+        let zero = self.b.ins().iconst(I64, 0);
+        self.b.ins().jump(head, &[BlockArg::Value(zero)]);
+        self.b.switch_to_block(head);
+        let at = self.b.ins().iadd(self.state, off);
+        let v = self.b.ins().load(I64, flags(), at, from as i32 * 8);
+        self.b.ins().store(flags(), v, at, to as i32 * 8);
+        let next = self.b.ins().iadd_imm_s(off, 8);
+        let more = self
+            .b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, next, i64::from(count) * 8);
+        self.b
+            .ins()
+            .brif(more, head, &[BlockArg::Value(next)], exit, &[]);
+        self.b.switch_to_block(exit);
+        // The destination changed behind the known values' back.
+        self.known.retain(|s, _| !(to..to + count).contains(s));
+    }
+
+    /// A [`Commit::Sparse`]: copies the next slots written at constant
+    /// positions, then for each store at a run-time index the element its
+    /// local names, when in range.
+    fn commit_sparse(&mut self, c: &crate::ir::SparseCommit) {
+        let shift = i64::from(c.to) - i64::from(c.from);
+        for &s in &c.slots {
+            let v = self.fresh_load(s);
+            self.known.insert(s, v);
+            self.store_slot((i64::from(s) + shift) as u32, v);
+        }
+        for x in &c.indexed {
+            let index = self.b.use_var(self.vars[x.local as usize]);
+            let in_range =
+                self.b
+                    .ins()
+                    .icmp_imm_s(IntCC::UnsignedLessThan, index, i64::from(x.len));
+            let copy = self.b.create_block();
+            let done = self.b.create_block();
+            self.b.ins().brif(in_range, copy, &[], done, &[]);
+            self.b.switch_to_block(copy);
+            let at = self.slot_addr(x.base, index, x.stride);
+            let v = self.b.ins().load(I64, flags(), at, 0);
+            self.b.ins().store(flags(), v, at, (shift * 8) as i32);
+            self.b.ins().jump(done, &[]);
+            self.b.switch_to_block(done);
+        }
+        // Current slots changed at run-time positions.
+        if !c.indexed.is_empty() {
+            self.forget(c.to, c.count, 1);
+        }
+    }
+
     fn commit(&mut self, c: &Commit) {
         match c {
             // A register written in place (`ir::opt`): nothing to copy.
             Commit::Copy { from, to, .. } if from == to => {}
+            Commit::Copy { from, to, count }
+                if *count >= COPY_LOOP_MIN
+                    && !self.any_packed(*from, *count)
+                    && !self.any_packed(*to, *count) =>
+            {
+                self.copy_loop(*from, *to, *count);
+            }
             Commit::Copy { from, to, count } => {
                 for i in 0..*count {
                     // A fresh load rather than the value the body stored:
@@ -820,6 +899,7 @@ impl Gen<'_> {
                     self.store_slot(to + i, v);
                 }
             }
+            Commit::Sparse(c) => self.commit_sparse(c),
             Commit::Stage(s) => {
                 let st = &self.p.stages[*s as usize];
                 let k = st.item.len() as u32;

@@ -137,7 +137,7 @@ impl Access {
                 self.stored.extend(*to..to + count);
                 Some(())
             }
-            Commit::Stage(_) => None,
+            Commit::Stage(_) | Commit::Sparse(_) => None,
         }
     }
 }

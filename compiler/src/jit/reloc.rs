@@ -247,6 +247,7 @@ fn scan(p: &Program, u: &Unit) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
         match c {
             Commit::Copy { from, to, .. } => ids.0.extend([*from, *to]),
             Commit::Stage(s) => ids.3.push(*s),
+            Commit::Sparse(c) => ids.0.extend([c.from, c.to]),
         }
     }
     for s in &ids.3 {
@@ -304,6 +305,23 @@ pub(super) fn relocate(p: &Program, u: u32) -> (Shape, Reloc) {
                 count: *count,
             },
             Commit::Stage(s) => Commit::Stage(r.stages[s]),
+            Commit::Sparse(c) => {
+                let b = r.slot_base;
+                Commit::Sparse(Box::new(crate::ir::SparseCommit {
+                    from: c.from - b,
+                    to: c.to - b,
+                    count: c.count,
+                    slots: c.slots.iter().map(|s| s - b).collect(),
+                    indexed: c
+                        .indexed
+                        .iter()
+                        .map(|x| crate::ir::SparseIndex {
+                            base: x.base - b,
+                            ..x.clone()
+                        })
+                        .collect(),
+                }))
+            }
         })
         .collect();
     let shape = Shape {

@@ -186,6 +186,9 @@ fn lower_with(
     p.clusters = order::clusters(&p).map_err(LowerError)?;
     if optimize {
         crate::ir::opt::optimize(&mut p);
+        // After the optimizer, which makes registers written at known
+        // places in-place: what remains of large ones is copied sparsely.
+        crate::ir::sparse::sparse_all(&mut p);
     }
     crate::ir::validate::validate(&p)
         .map_err(|e| LowerError(format!("internal compiler error: {e}")))?;
@@ -193,15 +196,20 @@ fn lower_with(
 }
 
 fn add_slots(p: &mut Program, name: &str, tys: &[Ty], init: &[u64]) -> u32 {
+    use std::fmt::Write as _;
     let base = p.slots.len() as u32;
+    p.slots.reserve(tys.len());
     for (i, ty) in tys.iter().enumerate() {
-        let suffix = if tys.len() > 1 {
-            format!(".{i}")
-        } else {
-            String::new()
-        };
+        // One allocation of the final size per slot: a large register
+        // array names millions of slots, and `format!` grew each name
+        // several times (three quarters of lowering a 2^20-element array).
+        let mut full = String::with_capacity(name.len() + 11);
+        full.push_str(name);
+        if tys.len() > 1 {
+            let _ = write!(full, ".{i}");
+        }
         p.slots.push(Slot {
-            name: format!("{name}{suffix}"),
+            name: full,
             ty: *ty,
             init: init.get(i).copied().unwrap_or(0),
         });
@@ -722,11 +730,23 @@ impl UnitLower<'_> {
                 let ity = scalar(&e.ty);
                 let index = self.temp(ity, index);
                 let vals: Vec<Expr> = vals.into_iter().map(|v| self.pure(v)).collect();
-                if let (Target::Slots(base), true) = (target, rest.is_empty()) {
+                // A field of the element (`m[i].f.g <= v`): its offset in
+                // the element is known, so the store is indexed like the
+                // whole element's, not a compare per element.
+                let fields = rest
+                    .iter()
+                    .try_fold((0, ety.clone()), |(off, t), p| match p {
+                        PlaceElem::Field(f) => {
+                            let (o, ft) = layout::field_offset(&t, *f);
+                            Some((off + o, ft))
+                        }
+                        PlaceElem::Index(_) => None,
+                    });
+                if let (Target::Slots(base), Some((offset, _))) = (target, fields) {
                     let fault = self.index_fault(span);
                     for (j, v) in vals.into_iter().enumerate() {
                         let ix = Indexed {
-                            base: base + j as u32,
+                            base: base + (offset + j) as u32,
                             stride: k as u32,
                             len: n,
                             index: Box::new(index.clone()),

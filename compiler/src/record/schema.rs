@@ -128,8 +128,10 @@ pub fn program_schema(
     for (u, unit) in program.units.iter().enumerate() {
         let prefix = format!("{}.", unit.path);
         for commit in &unit.commits {
-            let Commit::Copy { to, count, .. } = commit else {
-                continue;
+            let (to, count) = match commit {
+                Commit::Copy { to, count, .. } => (to, count),
+                Commit::Sparse(c) => (&c.to, &c.count),
+                Commit::Stage(_) => continue,
             };
             for slot in *to..to + count {
                 let s = &program.slots[slot as usize];

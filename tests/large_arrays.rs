@@ -1,0 +1,285 @@
+//! Large register arrays (memories): the commit of a large register that
+//! few statements write copies only what the tick wrote (`ir::sparse`).
+//! Each design runs three ways in lockstep, one instant at a time: the
+//! unoptimized program on the interpreter (every register copied whole,
+//! the reference), and the optimized program on the interpreter and on
+//! the JIT; stop reasons, counters and every current-value slot must
+//! agree after every instant. Dynamic-index reads and writes (two to one
+//! element in a tick, writes under conditions, reads of elements written
+//! in the same tick), arrays of structs written whole and by field,
+//! initializers, out-of-range writes and reads (a runtime fault, the
+//! instant completes), arrays in stage registers and FIFO items, and a
+//! 2^20-element array.
+
+use std::sync::Arc;
+
+use chronon_compiler::ir::{Commit, Program};
+use chronon_compiler::simulate::{EngineKind, Simulator};
+use chronon_runtime::{RunLimit, Stop};
+use chronon_suite::designs::{lower_text, lower_text_unoptimized, next_instant};
+
+/// How many registers of `p` commit sparsely.
+fn sparse_commits(p: &Program) -> usize {
+    p.units
+        .iter()
+        .flat_map(|u| &u.commits)
+        .filter(|c| matches!(c, Commit::Sparse(_)))
+        .count()
+}
+
+/// Runs `text` as the module documentation says for at most `instants`
+/// instants; returns the optimized program and the last stop reason.
+fn agree(label: &str, text: &str, instants: u64) -> (Arc<Program>, Stop) {
+    let reference = Arc::new(lower_text_unoptimized(label, text));
+    let optimized = Arc::new(lower_text(label, text));
+    let mut sims = vec![
+        Simulator::new(reference.clone(), EngineKind::Interp).expect("builds"),
+        Simulator::new(optimized.clone(), EngineKind::Interp).expect("builds"),
+        Simulator::new(optimized.clone(), EngineKind::Jit).expect("builds"),
+    ];
+    // Current-value slots: next slots of registers written in place keep
+    // their initial value in the optimized program (`ir::opt`).
+    let compared: Vec<usize> = (0..reference.slots.len())
+        .filter(|s| !reference.slots[*s].name.contains('\''))
+        .collect();
+    let mut stop = Stop::LimitReached;
+    for instant in 0..instants {
+        let Some(t) = next_instant(&sims[0]) else {
+            break;
+        };
+        let stops: Vec<Stop> = sims
+            .iter_mut()
+            .map(|s| s.sim.run(RunLimit::Time(t)))
+            .collect();
+        for (k, name) in [(1, "optimized interpreter"), (2, "JIT")] {
+            assert_eq!(stops[0], stops[k], "{label}: {name}: instant {instant}");
+            assert_eq!(
+                sims[0].counters(),
+                sims[k].counters(),
+                "{label}: {name}: instant {instant}"
+            );
+            let (a, b) = (sims[0].state(), sims[k].state());
+            if let Some(s) = compared.iter().find(|s| a[**s] != b[**s]) {
+                panic!(
+                    "{label}: {name}: instant {instant}: slot s{s} ({}) is {:#x}, reference {:#x}",
+                    reference.slots[*s].name, b[*s], a[*s]
+                );
+            }
+        }
+        stop = stops[0].clone();
+        if stop != Stop::LimitReached {
+            break;
+        }
+    }
+    (optimized, stop)
+}
+
+/// A 2^16 x 64-bit memory with an initializer, read and written at
+/// run-time indices every tick: two writes that may alias, one under a
+/// condition; a constant-index write; two writes to one element (the last
+/// wins); reads of elements written in the same tick (old values).
+const MEMORY: &str = "
+clock clk = 1 GHz;
+const N: u32 = 65536;
+
+unit Mem {
+    reg m: [u64; N] = [7; N];
+    reg i: u32 = 0;
+    reg lfsr: u32 = 1;
+    reg acc: u64 = 0;
+    counter hits;
+    tick {
+        let a: u32 = lfsr % N;
+        let b: u32 = (lfsr >> 7) & 255;
+        let c: u32 = i & 7;
+        m[a] <= m[b] + (i as u64);
+        if (i & 3) == 0 { m[b] <= m[a] ^ 0xff; }
+        m[5] <= m[5] + 1;
+        m[c] <= 1;
+        m[c] <= m[c] + 2;
+        acc <= acc + m[a] + m[(a + 1) % N] + m[c];
+        if m[a] == m[b] { hits += 1; }
+        let bit: u32 = lfsr & 1;
+        lfsr <= (lfsr >> 1) ^ ((0 - bit) & 0xB4BCD35C);
+        i <= i + 1;
+    }
+}
+
+system Top { inst u: Mem on clk; }
+";
+
+#[test]
+fn a_memory_commits_what_it_wrote() {
+    let (program, stop) = agree("memory", MEMORY, 3000);
+    assert_eq!(stop, Stop::LimitReached);
+    assert_eq!(sparse_commits(&program), 1, "the memory commits sparsely");
+}
+
+/// Arrays of structs written whole and by field at run-time indices, in
+/// two instances; an array in a stage register and in FIFO items between
+/// two clocks, indexed at run time on the reader's side.
+const STRUCTS: &str = "
+clock clk = 1 GHz;
+clock rclk = 700 MHz phase 37 ps;
+
+struct P { a: u8, b: i16, c: bool }
+
+unit S {
+    reg m: [P; 512];
+    reg i: u16 = 0;
+    out tx: [u8; 4];
+    stage st: [u8; 4] pipes 2;
+    tick {
+        let k: u16 = (i * 37) % 512;
+        m[k] <= P { a: i as u8, b: 0 - (i as i16), c: (i & 1) == 1 };
+        m[(k + 3) % 512].b <= m[k].b + 1;
+        if m[(k + 9) % 512].c { m[(k + 9) % 512].a <= 0xee; }
+        let arr: [u8; 4] = [m[k].a, m[(k + 1) % 512].a, i as u8, 3];
+        st.write(0, arr);
+        if st.valid(0) { st.write(1, st.read(0)); }
+        if tx.can_send() { tx.send(arr); }
+        i <= i + 1;
+    }
+}
+
+unit R {
+    in rx: [u8; 4] cdc;
+    reg got: [[u8; 4]; 64];
+    reg n: u32 = 0;
+    reg sum: u32 = 0;
+    tick {
+        if let Some(v) = rx.take() {
+            got[n & 63] <= v;
+            got[(n + 1) & 63][n & 3] <= v[n & 3];
+            sum <= sum + (v[sum & 3] as u32) + (got[(n + 5) & 63][2] as u32);
+            n <= n + 1;
+        }
+        let _ok: bool = rx.request();
+    }
+}
+
+system Top {
+    inst s0: S on clk;
+    inst s1: S on clk;
+    inst r: R on rclk;
+    cdc s0.tx -> r.rx depth 4 sync 2;
+}
+";
+
+#[test]
+fn arrays_of_structs_stages_and_fifo_items_agree() {
+    let (program, stop) = agree("structs", STRUCTS, 2000);
+    assert_eq!(stop, Stop::LimitReached);
+    // Each instance's `m` (1,536 slots). The reader's `got` keeps the
+    // whole copy: `got[x][y] <= v` with `x` known only at run time is a
+    // compare per row, each an indexed store (too many stores for 256
+    // slots).
+    assert_eq!(sparse_commits(&program), 2);
+}
+
+/// A run-time index that leaves the array faults at the edge where it is
+/// out of range; the instant completes with the tick's other writes.
+const OUT_OF_RANGE: &str = "
+clock clk = 1 GHz;
+
+unit Walker {
+    reg i: u16 = 190;
+    reg m: [u32; 200];
+    reg seen: u32 = 0;
+    tick {
+        m[i - 180] <= m[i - 181] + 1;
+        m[i] <= m[i - 1] + 7;
+        seen <= seen + m[i - 3];
+        i <= i + 1;
+    }
+}
+
+system Top { inst w: Walker on clk; }
+";
+
+#[test]
+fn an_index_out_of_range_faults_on_both_engines() {
+    let (program, stop) = agree("out_of_range", OUT_OF_RANGE, 100);
+    let Stop::Fault(fault) = stop else {
+        panic!("expected a fault, got {stop:?}");
+    };
+    assert!(
+        fault.construct.contains("array index"),
+        "{}",
+        fault.construct
+    );
+    assert_eq!(sparse_commits(&program), 1);
+}
+
+/// An out-of-range read faults too (and reads 0 on both engines).
+const READ_OUT_OF_RANGE: &str = "
+clock clk = 1 GHz;
+
+unit Reader {
+    reg i: u16 = 250;
+    reg m: [u8; 256];
+    reg last: u8 = 0;
+    tick {
+        m[i & 255] <= i as u8;
+        last <= m[i] + 1;
+        i <= i + 1;
+    }
+}
+
+system Top { inst r: Reader on clk; }
+";
+
+#[test]
+fn an_out_of_range_read_faults_on_both_engines() {
+    let (_, stop) = agree("read_out_of_range", READ_OUT_OF_RANGE, 100);
+    assert!(matches!(stop, Stop::Fault(_)), "{stop:?}");
+}
+
+/// The largest array the language allows (2^20 elements of 16 bits),
+/// written and read at run-time indices.
+const HUGE: &str = "
+clock clk = 1 GHz;
+const N: u32 = 1048576;
+
+unit Mem {
+    reg m: [u16; N] = [3; N];
+    reg i: u32 = 0;
+    reg acc: u64 = 0;
+    tick {
+        let a: u32 = (i * 2654435761) % N;
+        m[a] <= m[a] + (i as u16) + 1;
+        m[(a + 1) % N] <= m[a];
+        acc <= acc + (m[(a + 7) % N] as u64);
+        i <= i + 1;
+    }
+}
+
+system Top { inst u: Mem on clk; }
+";
+
+#[test]
+fn a_two_to_the_twenty_element_memory_agrees() {
+    let (program, stop) = agree("huge", HUGE, 40);
+    assert_eq!(stop, Stop::LimitReached);
+    assert_eq!(sparse_commits(&program), 1);
+}
+
+/// A register written whole keeps the whole copy: listing every slot
+/// would cost as much.
+#[test]
+fn a_register_written_whole_keeps_the_whole_copy() {
+    let text = "
+clock clk = 1 GHz;
+unit U {
+    reg m: [u8; 128];
+    reg i: u8 = 0;
+    tick {
+        if (i & 1) == 0 { m <= [i; 128]; } else { m[i & 127] <= 9; }
+        i <= i + 1;
+    }
+}
+system Top { inst u: U on clk; }
+";
+    let (program, _) = agree("whole", text, 300);
+    assert_eq!(sparse_commits(&program), 0);
+}
