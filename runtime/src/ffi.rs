@@ -180,6 +180,21 @@ pub mod fifo_layout {
     pub const TAKEN: i32 = offset_of!(FifoState, taken) as i32;
     /// `u8`: 1 for a first-word-fall-through read port.
     pub const FWFT: i32 = offset_of!(FifoState, fwft) as i32;
+    /// `u8`: with `OBSERVED`, 1 when the FIFO stamps its operations: code
+    /// that knows it may run `try_send`, `send`, `request`, `take` and
+    /// `recv` inline and, for an accepted one, store the counter at `SEQ`
+    /// in the operation's stamp (`WRITE_SEQ`; `READ_SEQ` for `request`
+    /// and `recv`; `TAKE_SEQ` for `take`) and increment it; the commit
+    /// then derives the event. Code that does not know it calls the host.
+    pub const STAMP: i32 = offset_of!(FifoState, stamp) as i32;
+    /// `*mut u32`: the instant's record counter, while `STAMP` is 1.
+    pub const SEQ: i32 = offset_of!(FifoState, seq) as i32;
+    /// `u32`: the accepted write's stamp.
+    pub const WRITE_SEQ: i32 = offset_of!(FifoState, write_seq) as i32;
+    /// `u32`: the accepted request's or FWFT receive's stamp.
+    pub const READ_SEQ: i32 = offset_of!(FifoState, read_seq) as i32;
+    /// `u32`: the registered take's stamp.
+    pub const TAKE_SEQ: i32 = offset_of!(FifoState, take_seq) as i32;
 
     // The 16-bit `can_send()` load relies on these being adjacent.
     const _: () = assert!(WRITE_PENDING == FULL + 1);

@@ -24,7 +24,7 @@
 use std::ptr::NonNull;
 
 use crate::channel::copy_item;
-use crate::trace::{FifoEvent, FifoEventKind, FifoKinds, Timestamp};
+use crate::trace::{FifoEvent, FifoEventKind, FifoKinds, Timestamp, TraceBuffer};
 
 /// The read port kind of a CDC FIFO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,7 +123,28 @@ pub struct FifoState {
     pub(crate) taken: u8,
     /// 1 for a first-word-fall-through read port.
     pub(crate) fwft: u8,
+    /// 1 when the FIFO stamps its operations instead of recording events
+    /// from the tick ([`CdcFifo::set_stamping`]): native code that knows
+    /// this byte may then run `try_send`, `send`, `request`, `take` and
+    /// `recv` inline and store the sequence number below.
+    pub(crate) stamp: u8,
+    /// While stamping: the trace buffer's record counter (see
+    /// `TraceBuffer::seq_ptr`); null otherwise.
+    pub(crate) seq: *mut u32,
+    /// While stamping: the sequence number the accepted write of this edge
+    /// took (valid while `write_pending`), [`SEQ_PUSHED`] set when its
+    /// event was already recorded from the tick.
+    pub(crate) write_seq: u32,
+    /// Likewise for the accepted request or FWFT receive (`read_pending`).
+    pub(crate) read_seq: u32,
+    /// Likewise for the registered `take` (`taken`).
+    pub(crate) take_seq: u32,
 }
+
+/// Set in a [`FifoState`] stamp whose event the tick recorded itself (a
+/// unit other than the FIFO's side acted): the commit derives no event
+/// from it and uses it only to order the FIFO's operations.
+pub(crate) const SEQ_PUSHED: u32 = 1 << 31;
 
 /// One CDC FIFO.
 #[derive(Debug)]
@@ -153,6 +174,20 @@ pub(crate) struct CdcFifo {
     pub(crate) units: (u32, u32),
     /// The event kinds the sink takes from this FIFO (none: unobserved).
     pub(crate) kinds: FifoKinds,
+    /// The writer's and reader's instance path ranks, for the tick events
+    /// a stamping FIFO derives at commit.
+    pub(crate) ranks: (u32, u32),
+}
+
+/// Which stamp of a [`FifoState`] an operation sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StampOp {
+    /// `try_send`/`send` (`write_seq`).
+    Write,
+    /// `request` or FWFT `recv` (`read_seq`).
+    Read,
+    /// Registered `take` (`take_seq`).
+    Take,
 }
 
 /// Absolute item counts that turn pointer moves into transaction ids.
@@ -226,6 +261,11 @@ impl CdcFifo {
             output_valid: 0,
             taken: 0,
             fwft: u8::from(read_port == ReadPort::Fwft),
+            stamp: 0,
+            seq: std::ptr::null_mut(),
+            write_seq: 0,
+            read_seq: 0,
+            take_seq: 0,
         });
         CdcFifo {
             name,
@@ -242,6 +282,7 @@ impl CdcFifo {
             txns: Txns::default(),
             units: (0, 0),
             kinds: FifoKinds::NONE,
+            ranks: (0, 0),
         }
     }
 
@@ -296,6 +337,38 @@ impl CdcFifo {
     pub(crate) fn set_observed(&mut self, kinds: FifoKinds) {
         self.kinds = kinds;
         self.st_mut().observed = u8::from(!kinds.is_empty());
+    }
+
+    /// Makes an observed FIFO stamp its tick operations with the trace
+    /// buffer's counter `seq` (null: stop stamping) instead of recording
+    /// their events from the tick; [`CdcFifo::commit_observed`] then
+    /// derives the `Write`, `Read` and `Consume` events from the stamps,
+    /// the same records in the same order. The tick pays a counter
+    /// increment instead of building a record, and JIT code keeps its
+    /// inline operations. `ranks`: the writer's and reader's path ranks.
+    pub(crate) fn set_stamping(&mut self, seq: *mut u32, ranks: (u32, u32)) {
+        self.ranks = ranks;
+        let s = self.st_mut();
+        s.seq = seq;
+        s.stamp = u8::from(!seq.is_null());
+    }
+
+    /// Whether operations are stamped (see [`CdcFifo::set_stamping`]).
+    #[inline(always)]
+    pub(crate) fn stamping(&self) -> bool {
+        self.st().stamp != 0
+    }
+
+    /// Stores `seq` as the stamp of the operation at `field` (see
+    /// [`FifoState::write_seq`]).
+    #[inline(always)]
+    pub(crate) fn set_stamp(&mut self, op: StampOp, seq: u32) {
+        let s = self.st_mut();
+        match op {
+            StampOp::Write => s.write_seq = seq,
+            StampOp::Read => s.read_seq = seq,
+            StampOp::Take => s.take_seq = seq,
+        }
     }
 
     /// Whether the sink takes this FIFO's `kind` events.
@@ -511,19 +584,101 @@ impl CdcFifo {
         counted as u32
     }
 
+    /// The tick events of this edge's stamped operations, pushed to
+    /// `trace` with their stamps as sequence numbers: exactly what
+    /// `TickCtx::fifo_event` records at the operation (transaction from
+    /// the counts before this commit; occupancy counting the event's own
+    /// side only, as `CdcFifo::side_occupancy` does: a take counts a read
+    /// of its tick only if it ran before, as the stamps say).
+    /// Called before the commit, while the pending flags hold the edge.
+    #[inline]
+    fn derive_tick_events(
+        &self,
+        id: u32,
+        writer_edge: Option<(u64, u32)>,
+        reader_edge: Option<(u64, u32)>,
+        trace: &mut TraceBuffer,
+    ) {
+        let s = self.st();
+        let t = &self.txns;
+        let kinds = self.kinds;
+        let committed = t.writes.wrapping_sub(t.reads);
+        // Written plainly (no closures or options): this runs per observed
+        // commit and was, written with them, 80 instructions per event.
+        if let Some((cycle, _)) = writer_edge
+            && s.write_pending != 0
+            && s.write_seq & SEQ_PUSHED == 0
+            && kinds.contains(FifoEventKind::Write)
+        {
+            let at = (self.writer_domain, self.ranks.0, self.units.0, cycle);
+            let occupancy = committed.wrapping_add(1) as u32;
+            trace.push_derived(
+                at,
+                s.write_seq,
+                id,
+                FifoEventKind::Write,
+                t.writes,
+                occupancy,
+            );
+        }
+        let Some((cycle, _)) = reader_edge else {
+            return;
+        };
+        let at = (self.reader_domain, self.ranks.1, self.units.1, cycle);
+        // The reader's request (or FWFT receive) and take, in the order
+        // they ran (their stamps), so the derived list stays sorted.
+        let read = s.read_pending != 0;
+        let take = s.taken != 0;
+        let read_kind = if s.fwft != 0 {
+            FifoEventKind::Consume
+        } else {
+            FifoEventKind::Read
+        };
+        let read_event = |trace: &mut TraceBuffer| {
+            if s.read_seq & SEQ_PUSHED == 0 && kinds.contains(read_kind) {
+                let occupancy = committed.wrapping_sub(1) as u32;
+                trace.push_derived(at, s.read_seq, id, read_kind, t.reads, occupancy);
+            }
+        };
+        if read && !(take && s.take_seq & !SEQ_PUSHED < s.read_seq & !SEQ_PUSHED) {
+            read_event(trace);
+            if !take {
+                return;
+            }
+        }
+        if take && s.take_seq & SEQ_PUSHED == 0 && kinds.contains(FifoEventKind::Consume) {
+            // The take counts the reader's own request if that ran first.
+            let read_before = read && s.read_seq & !SEQ_PUSHED < s.take_seq & !SEQ_PUSHED;
+            let occupancy = committed.wrapping_sub(u64::from(read_before)) as u32;
+            let kind = FifoEventKind::Consume;
+            trace.push_derived(at, s.take_seq, id, kind, t.output, occupancy);
+        }
+        if read && take && s.take_seq & !SEQ_PUSHED < s.read_seq & !SEQ_PUSHED {
+            read_event(trace);
+        }
+    }
+
     /// [`CdcFifo::commit`], and the events it caused that the sink takes
     /// (`kinds`, see [`CdcFifo::set_observed`]) pushed to `out`: the
     /// writer's `Full`/`NotFull`; the reader's `Output` (registered), one
     /// `Visible` per item the synchronized write pointer passed, `Empty`/
     /// `NotEmpty`, and the new FWFT head's `Output`. `sides` gives each
     /// side's domain, cycle and unit (for the event records).
+    ///
+    /// A stamping FIFO ([`CdcFifo::set_stamping`]) first derives its tick
+    /// events (`Write`, `Read`, `Consume`) from this edge's stamps into
+    /// `trace`'s records, as the tick would have recorded them.
     pub(crate) fn commit_observed(
         &mut self,
         id: u32,
         writer_edge: Option<(u64, u32)>,
         reader_edge: Option<(u64, u32)>,
-        out: &mut Vec<FifoEvent>,
+        trace: &mut TraceBuffer,
     ) {
+        if self.stamping() {
+            self.derive_tick_events(id, writer_edge, reader_edge, trace);
+        }
+        let out = &mut trace.commits;
         let (full, empty) = (self.full(), self.empty());
         let (write_pending, read_pending) = (self.write_pending(), self.st().read_pending != 0);
         self.commit(writer_edge.is_some(), reader_edge.is_some());
@@ -534,6 +689,9 @@ impl CdcFifo {
         let (read_tail, write_tail) = (self.read_sync.last_tail(), self.write_sync.last_tail());
         let kinds = self.kinds;
         let t = &mut self.txns;
+        // Counts start when the FIFO becomes observed, so with a sink
+        // installed while items are in flight they wrap (as a release
+        // build always computed them; a debug build panicked).
         // The bookkeeping above and below runs for every observed FIFO (the
         // transaction ids depend on it); only the pushes are selected.
         let mut event = |kind, domain, (cycle, unit): (u64, u32), txn, occupancy| {
@@ -559,10 +717,10 @@ impl CdcFifo {
                 t.writes += 1;
             }
             t.seen_by_writer += (u64::from(read_tail).wrapping_sub(t.seen_by_writer)) & mask;
-            let occupancy = (t.writes - t.reads) as u32;
+            let occupancy = t.writes.wrapping_sub(t.reads) as u32;
             if full_now != full {
                 let (kind, txn) = if full_now {
-                    (FifoEventKind::Full, t.writes - 1)
+                    (FifoEventKind::Full, t.writes.wrapping_sub(1))
                 } else {
                     (FifoEventKind::NotFull, t.seen_by_writer.saturating_sub(1))
                 };
@@ -574,9 +732,9 @@ impl CdcFifo {
             if read_pending {
                 t.reads += 1;
             }
-            let occupancy = (t.writes - t.reads) as u32;
+            let occupancy = t.writes.wrapping_sub(t.reads) as u32;
             if read_pending && self.read_port == ReadPort::Registered {
-                t.output = t.reads - 1;
+                t.output = t.reads.wrapping_sub(1);
                 event(FifoEventKind::Output, domain, side, t.output, occupancy);
             }
             let seen =

@@ -56,6 +56,10 @@ pub(crate) struct Core {
     pub(crate) fifo_observed: bool,
     /// The sink wants `domain_committed` calls.
     pub(crate) commits: bool,
+    /// Observed FIFOs stamp their tick operations and derive the events
+    /// at commit (`CdcFifo::set_stamping`); switched by
+    /// [`Simulation::set_fifo_stamps`].
+    pub(crate) fifo_stamps: bool,
     /// The sink asked the run to stop (it failed).
     pub(crate) sink_stopped: bool,
     pub(crate) faults: Vec<Fault>,
@@ -554,6 +558,7 @@ impl Simulation {
             observe: false,
             fifo_observed: false,
             commits: false,
+            fifo_stamps: std::env::var_os("CHRONON_NO_FIFO_STAMPS").is_none(),
             sink_stopped: false,
             faults: Vec::new(),
             finish: false,
@@ -612,6 +617,18 @@ impl Simulation {
         self.ahead.enabled && self.ahead.possible && self.sink.is_none()
     }
 
+    /// Turns FIFO operation stamps on (the default, unless the environment
+    /// variable `CHRONON_NO_FIFO_STAMPS` was set when the design was built)
+    /// or off, for the next [`Simulation::set_trace_sink`]. On, an observed
+    /// FIFO's `Write`, `Read` and `Consume` events are derived at its
+    /// commit from sequence numbers its operations take during the tick
+    /// (JIT code keeps its inline FIFO operations); off, the operations
+    /// record them as they run. The records are the same (for tests and
+    /// measurements).
+    pub fn set_fifo_stamps(&mut self, on: bool) {
+        self.core.fifo_stamps = on;
+    }
+
     /// Installs the trace sink (records are dropped while none is installed).
     ///
     /// The sink also gets what its [`TraceSink::observation`] asks for
@@ -620,8 +637,14 @@ impl Simulation {
     pub fn set_trace_sink(&mut self, sink: Box<dyn TraceSink>) {
         let observation = sink.observation(self.core.fifos.len());
         let watch = self.occupancy_watch(&observation);
+        let seq = self.core.trace.seq_ptr();
+        let units = &self.core.units;
+        let rank = |unit: u32| units.get(unit as usize).map_or(u32::MAX, |u| u.rank);
         for (i, f) in self.core.fifos.iter_mut().enumerate() {
             f.set_observed(observation.kinds(i));
+            let stamps = self.core.fifo_stamps && !f.kinds.is_empty();
+            let ranks = (rank(f.units.0), rank(f.units.1));
+            f.set_stamping(if stamps { seq } else { std::ptr::null_mut() }, ranks);
         }
         self.core.fifo_observed = self.core.fifos.iter().any(|f| !f.kinds.is_empty());
         self.core.commits = observation.commits;
@@ -682,7 +705,10 @@ impl Simulation {
         self.core
             .fifos
             .iter_mut()
-            .for_each(|f| f.set_observed(crate::trace::FifoKinds::NONE));
+            .for_each(|f| {
+                f.set_observed(crate::trace::FifoKinds::NONE);
+                f.set_stamping(std::ptr::null_mut(), f.ranks);
+            });
         self.sink.take()
     }
 
@@ -1042,12 +1068,7 @@ impl Simulation {
                         edge.then(|| (calendar.cycle(domain as usize), unit))
                     };
                     let (wd, rd, (wu, ru)) = (fifo.writer_domain, fifo.reader_domain, fifo.units);
-                    fifo.commit_observed(
-                        f,
-                        side(w, wd, wu),
-                        side(r, rd, ru),
-                        &mut core.trace.commits,
-                    );
+                    fifo.commit_observed(f, side(w, wd, wu), side(r, rd, ru), &mut core.trace);
                 } else {
                     fifo.commit(w, r);
                 }

@@ -11,6 +11,7 @@
 
 use crate::design::{AssertId, FifoId, InPort, OutPort, StageId};
 use crate::fault::FaultKind;
+use crate::fifo::{ReadPort, SEQ_PUSHED, StampOp};
 use crate::sim::{Core, SlotMeta};
 use crate::stage::StageWrite;
 use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
@@ -561,7 +562,9 @@ impl TickCtx<'_> {
         // `CdcFifo::in_flight`: JIT code writes without calling here).
         let f = &mut self.core.fifos[fifo.0 as usize];
         let sent = f.try_send(item);
-        if sent && f.observes(FifoEventKind::Write) {
+        if sent && f.stamping() {
+            self.fifo_stamp(fifo, StampOp::Write);
+        } else if sent && f.observes(FifoEventKind::Write) {
             let txn = f.txns.writes;
             self.fifo_event(fifo, FifoEventKind::Write, txn);
         }
@@ -584,7 +587,9 @@ impl TickCtx<'_> {
     pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
         let f = &mut self.core.fifos[fifo.0 as usize];
         let accepted = f.request();
-        if accepted && f.observes(FifoEventKind::Read) {
+        if accepted && f.stamping() {
+            self.fifo_stamp(fifo, StampOp::Read);
+        } else if accepted && f.observes(FifoEventKind::Read) {
             let txn = f.txns.reads;
             self.fifo_event(fifo, FifoEventKind::Read, txn);
         }
@@ -602,7 +607,9 @@ impl TickCtx<'_> {
     pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let f = &mut self.core.fifos[fifo.0 as usize];
         let got = f.take(out);
-        if got && f.observes(FifoEventKind::Consume) {
+        if got && f.stamping() {
+            self.fifo_stamp(fifo, StampOp::Take);
+        } else if got && f.observes(FifoEventKind::Consume) {
             let txn = f.txns.output;
             self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
@@ -614,7 +621,9 @@ impl TickCtx<'_> {
     pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let f = &mut self.core.fifos[fifo.0 as usize];
         let got = f.recv(out);
-        if got && f.observes(FifoEventKind::Consume) {
+        if got && f.stamping() {
+            self.fifo_stamp(fifo, StampOp::Read);
+        } else if got && f.observes(FifoEventKind::Consume) {
             let txn = f.txns.reads;
             self.fifo_event(fifo, FifoEventKind::Consume, txn);
         }
@@ -711,9 +720,42 @@ impl TickCtx<'_> {
         self.fault(kind, construct);
     }
 
-    /// Buffers a FIFO event of this tick (only of a kind the sink takes from the FIFO).
+    /// Stamps an accepted operation of a stamping FIFO (see
+    /// `CdcFifo::set_stamping`) with the instant's next sequence number;
+    /// its commit derives the event. A unit other than the FIFO's side
+    /// (a hand-written tick may act for any unit) records its event here,
+    /// as an unstamped FIFO does, and marks the stamp as recorded.
+    fn fifo_stamp(&mut self, fifo: FifoId, op: StampOp) {
+        let f = &self.core.fifos[fifo.0 as usize];
+        let side = if op == StampOp::Write {
+            (f.units.0, f.writer_domain)
+        } else {
+            (f.units.1, f.reader_domain)
+        };
+        let seq = if side == (self.slot.unit, self.domain) {
+            self.core.trace.next_seq()
+        } else {
+            let t = &f.txns;
+            let (kind, txn) = match op {
+                StampOp::Write => (FifoEventKind::Write, t.writes),
+                StampOp::Read if f.read_port == ReadPort::Fwft => (FifoEventKind::Consume, t.reads),
+                StampOp::Read => (FifoEventKind::Read, t.reads),
+                StampOp::Take => (FifoEventKind::Consume, t.output),
+            };
+            let seq = if f.observes(kind) {
+                self.fifo_event(fifo, kind, txn)
+            } else {
+                self.core.trace.next_seq()
+            };
+            seq | SEQ_PUSHED
+        };
+        self.core.fifos[fifo.0 as usize].set_stamp(op, seq);
+    }
+
+    /// Buffers a FIFO event of this tick (only of a kind the sink takes
+    /// from the FIFO); returns its sequence number.
     #[cold]
-    fn fifo_event(&mut self, fifo: FifoId, kind: FifoEventKind, txn: u64) {
+    fn fifo_event(&mut self, fifo: FifoId, kind: FifoEventKind, txn: u64) -> u32 {
         let f = &self.core.fifos[fifo.0 as usize];
         let event = FifoEvent {
             fifo: fifo.0,
@@ -725,7 +767,7 @@ impl TickCtx<'_> {
             txn,
             occupancy: f.side_occupancy(kind == FifoEventKind::Write),
         };
-        self.core.trace.push_fifo(self.slot.rank, event);
+        self.core.trace.push_fifo(self.slot.rank, event)
     }
 
     /// Records a fault of this unit at this edge.

@@ -317,14 +317,35 @@ struct Pending {
 enum Payload {
     /// A design trace: event id and the range of its arguments.
     Trace { event: u32, args: (u32, u32) },
-    /// A FIFO event from a tick (time filled in at flush).
-    Fifo(FifoEvent),
+    /// A FIFO event from a tick: what the record's domain, unit and cycle
+    /// and the instant's time do not give. Kept this small (the event is
+    /// built when handed over) so that a record is 40 bytes to write,
+    /// sort and read, not the 112 of a whole [`FifoEvent`].
+    Fifo {
+        fifo: u32,
+        kind: FifoEventKind,
+        occupancy: u32,
+        txn: u64,
+    },
 }
 
 /// The records of the instant being evaluated.
 #[derive(Debug)]
 pub(crate) struct TraceBuffer {
     pending: Vec<Pending>,
+    /// FIFO tick events derived at commit from stamps
+    /// ([`TraceBuffer::push_derived`]), merged into `pending`'s order when
+    /// handed over (a sort of both was a tenth of the main thread).
+    derived: Vec<Pending>,
+    /// Whether `derived` is in canonical order.
+    derived_in_order: bool,
+    /// The instant's record counter: every buffered record, and every FIFO
+    /// operation of a stamping FIFO ([`CdcFifo::set_stamping`]), takes the
+    /// next value as its sequence number, so a FIFO event derived at
+    /// commit sorts where the operation ran. In its own allocation because
+    /// JIT code increments it through the address
+    /// [`TraceBuffer::seq_ptr`] gives; reset with the buffer.
+    seq: std::ptr::NonNull<u32>,
     args: Vec<u64>,
     in_order: bool,
     /// FIFO commit events of the instant, in commit order (their time is
@@ -344,15 +365,53 @@ struct OccupancyWatch {
     last: Vec<u32>,
 }
 
+impl Drop for TraceBuffer {
+    fn drop(&mut self) {
+        // SAFETY: `seq` came from `Box::into_raw` in `new` and is freed
+        // only here; native code uses it only inside the simulation's ticks.
+        drop(unsafe { Box::from_raw(self.seq.as_ptr()) });
+    }
+}
+
 impl TraceBuffer {
     pub(crate) fn new() -> Self {
         TraceBuffer {
             pending: Vec::with_capacity(256),
+            derived: Vec::with_capacity(64),
+            derived_in_order: true,
+            seq: std::ptr::NonNull::from(Box::leak(Box::new(0u32))),
             args: Vec::with_capacity(1024),
             in_order: true,
             commits: Vec::new(),
             watch: OccupancyWatch::default(),
         }
+    }
+
+    /// The record counter's address, for stamping FIFOs' native code (see
+    /// [`crate::ffi::fifo_layout`]); the same for the buffer's life.
+    pub(crate) fn seq_ptr(&self) -> *mut u32 {
+        self.seq.as_ptr()
+    }
+
+    /// Takes the next sequence number of the instant.
+    #[inline(always)]
+    pub(crate) fn next_seq(&mut self) -> u32 {
+        // SAFETY: the counter is this buffer's allocation; native code
+        // writes it only inside a tick, when the runtime holds no
+        // reference into it (this is a plain read and write, no reference
+        // is kept).
+        unsafe {
+            let seq = self.seq.as_ptr().read();
+            self.seq.as_ptr().write(seq.wrapping_add(1));
+            seq
+        }
+    }
+
+    /// Restarts the sequence numbers (a new instant).
+    #[inline(always)]
+    fn reset_seq(&mut self) {
+        // SAFETY: as in `next_seq`.
+        unsafe { self.seq.as_ptr().write(0) };
     }
 
     /// Watches the committed occupancy of the FIFOs `by_domain` lists (per
@@ -404,24 +463,79 @@ impl TraceBuffer {
         let from = self.args.len() as u32;
         self.args.extend_from_slice(args);
         let args = (from, self.args.len() as u32);
-        self.push_payload(domain, rank, unit, cycle, Payload::Trace { event, args });
-    }
-
-    /// Buffers a FIFO event from a tick of unit `unit` (path rank `rank`).
-    #[inline]
-    pub(crate) fn push_fifo(&mut self, rank: u32, event: FifoEvent) {
+        let seq = self.next_seq();
         self.push_payload(
-            event.domain,
+            domain,
             rank,
-            event.unit,
-            event.cycle,
-            Payload::Fifo(event),
+            unit,
+            cycle,
+            Payload::Trace { event, args },
+            seq,
         );
     }
 
+    /// Buffers a FIFO event from a tick of unit `unit` (path rank `rank`);
+    /// returns its sequence number.
     #[inline]
-    fn push_payload(&mut self, domain: u32, rank: u32, unit: u32, cycle: u64, payload: Payload) {
-        let seq = self.pending.len() as u32;
+    pub(crate) fn push_fifo(&mut self, rank: u32, event: FifoEvent) -> u32 {
+        let seq = self.next_seq();
+        let payload = Payload::Fifo {
+            fifo: event.fifo,
+            kind: event.kind,
+            occupancy: event.occupancy,
+            txn: event.txn,
+        };
+        self.push_payload(event.domain, rank, event.unit, event.cycle, payload, seq);
+        seq
+    }
+
+    /// Buffers a FIFO tick event derived at commit from a stamping FIFO's
+    /// state (see [`FifoEvent`] for the fields): `seq` is the number its
+    /// operation took during the tick, so it is handed over among the
+    /// unit's records where the operation ran.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn push_derived(
+        &mut self,
+        (domain, rank, unit, cycle): (u32, u32, u32, u64),
+        seq: u32,
+        fifo: u32,
+        kind: FifoEventKind,
+        txn: u64,
+        occupancy: u32,
+    ) {
+        if let Some(last) = self.derived.last()
+            && (last.domain, last.rank, last.seq) > (domain, rank, seq)
+        {
+            self.derived_in_order = false;
+        }
+        self.derived.push(Pending {
+            domain,
+            rank,
+            seq,
+            unit,
+            cycle,
+            payload: Payload::Fifo {
+                fifo,
+                kind,
+                occupancy,
+                txn,
+            },
+        });
+    }
+
+    #[inline]
+    fn push_payload(
+        &mut self,
+        domain: u32,
+        rank: u32,
+        unit: u32,
+        cycle: u64,
+        payload: Payload,
+        seq: u32,
+    ) {
+        // Sequence numbers grow through the instant, so records pushed
+        // during the ticks are in order unless (domain, rank) falls.
         if let Some(last) = self.pending.last()
             && (last.domain, last.rank) > (domain, rank)
         {
@@ -438,34 +552,81 @@ impl TraceBuffer {
     }
 
     fn sort(&mut self) {
+        // Keys are unique (seq), so an unstable, allocation-free sort is exact.
         if !self.in_order {
-            // Keys are unique (seq), so an unstable, allocation-free sort is exact.
             self.pending
+                .sort_unstable_by_key(|p| (p.domain, p.rank, p.seq));
+        }
+        if !self.derived_in_order {
+            self.derived
                 .sort_unstable_by_key(|p| (p.domain, p.rank, p.seq));
         }
     }
 
-    /// Hands buffered record `i` to `sink`. A FIFO event gets its time in
-    /// place and is passed where it lies: copying the record out and then
-    /// the event into a new one with the time (about 100 bytes each) was
-    /// a fifth of this loop's instructions per event.
+    /// Hands record `p` (its trace arguments in `args`) to `sink`.
     #[inline(always)]
-    fn emit(&mut self, i: usize, time: Timestamp, sink: &mut dyn TraceSink) {
-        let TraceBuffer { pending, args, .. } = self;
-        let p = &mut pending[i];
-        match &mut p.payload {
+    fn emit(p: &Pending, args: &[u64], time: Timestamp, sink: &mut dyn TraceSink) {
+        match p.payload {
             Payload::Trace { event, args: range } => sink.record(&TraceRecord {
                 domain: p.domain,
                 unit: p.unit,
                 cycle: p.cycle,
                 time,
-                event: *event,
+                event,
                 args: &args[range.0 as usize..range.1 as usize],
             }),
-            Payload::Fifo(e) => {
-                e.time = time;
-                sink.fifo(e);
-            }
+            Payload::Fifo {
+                fifo,
+                kind,
+                occupancy,
+                txn,
+            } => sink.fifo(&FifoEvent {
+                fifo,
+                kind,
+                domain: p.domain,
+                cycle: p.cycle,
+                time,
+                unit: p.unit,
+                txn,
+                occupancy,
+            }),
+        }
+    }
+
+    /// Hands over, in canonical order, the records of `pending` from
+    /// `*next` and of `derived` from `*next_derived` whose domain is at
+    /// most `domain` (both lists sorted; a merge).
+    #[inline(always)]
+    fn emit_through(
+        &self,
+        domain: u32,
+        (next, next_derived): (&mut usize, &mut usize),
+        time: Timestamp,
+        sink: &mut dyn TraceSink,
+    ) {
+        let key = |p: &Pending| (p.domain, p.rank, p.seq);
+        loop {
+            let p = self.pending.get(*next).filter(|p| p.domain <= domain);
+            let d = self
+                .derived
+                .get(*next_derived)
+                .filter(|d| d.domain <= domain);
+            let record = match (p, d) {
+                (Some(p), Some(d)) if key(p) < key(d) => {
+                    *next += 1;
+                    p
+                }
+                (_, Some(d)) => {
+                    *next_derived += 1;
+                    d
+                }
+                (Some(p), None) => {
+                    *next += 1;
+                    p
+                }
+                (None, None) => return,
+            };
+            Self::emit(record, &self.args, time, sink);
         }
     }
 
@@ -483,9 +644,11 @@ impl TraceBuffer {
         fifos: &[CdcFifo],
         sink: &mut dyn TraceSink,
     ) {
-        if self.pending.is_empty() && self.commits.is_empty() {
+        if self.pending.is_empty() && self.commits.is_empty() && self.derived.is_empty() {
             // Nothing recorded in the instant (a sink that takes commit
-            // calls and watched occupancies only): no sort, merge or clear.
+            // calls and watched occupancies only): no sort, merge or clear
+            // (stamping FIFOs may have counted operations of unwanted kinds).
+            self.reset_seq();
             for (domain, cycle) in edges {
                 self.watched_changes(domain, time, fifos, sink);
                 if commits {
@@ -495,12 +658,9 @@ impl TraceBuffer {
             return;
         }
         self.sort();
-        let mut next = 0;
+        let (mut next, mut next_derived) = (0, 0);
         for (domain, cycle) in edges {
-            while self.pending.get(next).is_some_and(|p| p.domain <= domain) {
-                self.emit(next, time, sink);
-                next += 1;
-            }
+            self.emit_through(domain, (&mut next, &mut next_derived), time, sink);
             if !self.commits.is_empty() {
                 sink.commit_events(domain, time, &self.commits);
             }
@@ -509,32 +669,30 @@ impl TraceBuffer {
                 sink.domain_committed(domain, cycle, time);
             }
         }
-        while next < self.pending.len() {
-            self.emit(next, time, sink);
-            next += 1;
-        }
+        self.emit_through(u32::MAX, (&mut next, &mut next_derived), time, sink);
         self.clear();
     }
 
     /// Hands the instant's records to `sink` in canonical order and clears the buffer.
     pub(crate) fn flush(&mut self, time: Timestamp, sink: &mut dyn TraceSink) {
         self.sort();
-        for i in 0..self.pending.len() {
-            self.emit(i, time, sink);
-        }
+        self.emit_through(u32::MAX, (&mut 0, &mut 0), time, sink);
         self.clear();
     }
 
     /// Drops the buffered records.
     pub(crate) fn clear(&mut self) {
         self.pending.clear();
+        self.derived.clear();
+        self.derived_in_order = true;
         self.args.clear();
         self.commits.clear();
         self.in_order = true;
+        self.reset_seq();
     }
 
     /// Whether nothing is buffered.
     pub(crate) fn is_empty(&self) -> bool {
-        self.pending.is_empty()
+        self.pending.is_empty() && self.derived.is_empty()
     }
 }

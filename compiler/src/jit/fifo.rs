@@ -222,16 +222,32 @@ impl Gen<'_> {
             g.b.ins().istore8(flags(), one, fifo, at::WRITE_PENDING);
             g.b.ins().jump(done, &[one.into()]);
             // Refused, or recorded: a refused `try_send` changes nothing and
-            // records nothing; everything else is the host's.
+            // records nothing; a refused `send` faults (the host's); a
+            // stamping FIFO writes inline and stamps; the rest calls the
+            // host, which records.
             g.b.switch_to_block(not_now);
             let host = g.b.create_block();
+            let observed = g.b.create_block();
             g.fifo_host_block = Some(host);
             if try_send {
                 let zero = g.b.ins().iconst(types::I32, 0);
-                g.b.ins().brif(busy, done, &[zero.into()], host, &[]);
+                g.b.ins().brif(busy, done, &[zero.into()], observed, &[]);
             } else {
-                g.b.ins().jump(host, &[]);
+                g.b.ins().brif(busy, host, &[], observed, &[]);
             }
+            g.b.switch_to_block(observed);
+            let stamped = g.b.create_block();
+            let stamp = g.b.ins().uload8(types::I32, flags(), fifo, at::STAMP);
+            g.b.ins().brif(stamp, stamped, &[], host, &[]);
+            g.b.switch_to_block(stamped);
+            let addr = g.fifo_slot(fifo, at::WRITE_PTR, values.len());
+            for (i, v) in values.iter().enumerate() {
+                g.b.ins().store(flags(), *v, addr, i as i32 * 8);
+            }
+            let one = g.b.ins().iconst(types::I32, 1);
+            g.b.ins().istore8(flags(), one, fifo, at::WRITE_PENDING);
+            g.fifo_stamp(fifo, at::WRITE_SEQ);
+            g.b.ins().jump(done, &[one.into()]);
         });
         // Both the null entry and the inline path's fallback call the host.
         let fallback = self.fifo_host_block.take().expect("set by the inline path");
@@ -250,23 +266,10 @@ impl Gen<'_> {
     /// or taken earlier in this tick); a recorded run calls the host.
     fn fifo_request(&mut self, entry: Value, port: PortId) {
         self.fifo_op(entry, 0, |g, fifo, done| {
-            let host = g.fifo_unless_observed(fifo);
-            let byte = |g: &mut Self, field| g.b.ins().uload8(types::I32, flags(), fifo, field);
-            let empty = byte(g, at::EMPTY);
-            let pending = byte(g, at::READ_PENDING);
-            let fwft = byte(g, at::FWFT);
-            let valid = byte(g, at::OUTPUT_VALID);
-            let taken = byte(g, at::TAKEN);
-            let blocked = g.b.ins().bor(empty, pending);
-            let blocked = g.b.ins().bor(blocked, fwft);
-            let not_taken = g.b.ins().bxor_imm_s(taken, 1);
-            let occupied = g.b.ins().band(valid, not_taken);
-            let blocked = g.b.ins().bor(blocked, occupied);
-            let accepted = g.b.ins().icmp_imm_s(IntCC::Equal, blocked, 0);
-            let accepted = g.b.ins().uextend(types::I32, accepted);
-            let pending = g.b.ins().bor(pending, accepted);
-            g.b.ins().istore8(flags(), pending, fifo, at::READ_PENDING);
-            g.b.ins().jump(done, &[accepted.into()]);
+            let (host, stamped) = g.fifo_unless_observed(fifo);
+            g.request_inline(fifo, done, None);
+            g.b.switch_to_block(stamped);
+            g.request_inline(fifo, done, Some(at::READ_SEQ));
             g.fifo_host_block = Some(host);
         });
         let fallback = self.fifo_host_block.take().expect("set by the inline path");
@@ -277,50 +280,47 @@ impl Gen<'_> {
         self.fifo_done(r, &[]);
     }
 
+    /// The inline `request()` of [`Gen::fifo_request`], ending in a jump to
+    /// `done`; with `stamp`, an accepted request also stamps that field.
+    fn request_inline(&mut self, fifo: Value, done: Block, stamp: Option<i32>) {
+        let g = self;
+        let byte = |g: &mut Self, field| g.b.ins().uload8(types::I32, flags(), fifo, field);
+        let empty = byte(g, at::EMPTY);
+        let pending = byte(g, at::READ_PENDING);
+        let fwft = byte(g, at::FWFT);
+        let valid = byte(g, at::OUTPUT_VALID);
+        let taken = byte(g, at::TAKEN);
+        let blocked = g.b.ins().bor(empty, pending);
+        let blocked = g.b.ins().bor(blocked, fwft);
+        let not_taken = g.b.ins().bxor_imm_s(taken, 1);
+        let occupied = g.b.ins().band(valid, not_taken);
+        let blocked = g.b.ins().bor(blocked, occupied);
+        let accepted = g.b.ins().icmp_imm_s(IntCC::Equal, blocked, 0);
+        let accepted = g.b.ins().uextend(types::I32, accepted);
+        let pending = g.b.ins().bor(pending, accepted);
+        g.b.ins().istore8(flags(), pending, fifo, at::READ_PENDING);
+        g.fifo_finish(fifo, done, stamp, accepted, &[accepted.into()]);
+    }
+
     /// `take()` (registered), `recv()` and `peek()` (FWFT): the item words
     /// of the output register or the head slot, and whether there was one;
     /// `take` and `recv` of a recorded run call the host.
     fn fifo_recv(&mut self, entry: Value, port: PortId, kind: RecvKind, words: usize) {
         self.fifo_op(entry, words, |g, fifo, done| {
-            let host = if kind == RecvKind::Peek {
-                None
-            } else {
-                Some(g.fifo_unless_observed(fifo))
-            };
-            let byte = |g: &mut Self, field| g.b.ins().uload8(types::I32, flags(), fifo, field);
-            let (got, item, flag, flag_now) = if kind == RecvKind::Take {
-                // An item in the output register, not taken at this edge.
-                let valid = byte(g, at::OUTPUT_VALID);
-                let taken = byte(g, at::TAKEN);
-                let not_taken = g.b.ins().bxor_imm_s(taken, 1);
-                let got = g.b.ins().band(valid, not_taken);
-                let item = g.b.ins().load(g.ptr, flags(), fifo, at::OUTPUT);
-                (got, item, at::TAKEN, taken)
-            } else {
-                // FWFT: not `empty` and nothing received at this edge.
-                let empty = byte(g, at::EMPTY);
-                let pending = byte(g, at::READ_PENDING);
-                let fwft = byte(g, at::FWFT);
-                let blocked = g.b.ins().bor(empty, pending);
-                let free = g.b.ins().icmp_imm_s(IntCC::Equal, blocked, 0);
-                let free = g.b.ins().uextend(types::I32, free);
-                let got = g.b.ins().band(free, fwft);
-                let item = g.fifo_slot(fifo, at::READ_PTR, words);
-                (got, item, at::READ_PENDING, pending)
-            };
-            // Loaded whether or not there is an item (the words are
-            // readable either way); the caller selects on `got`.
-            let mut args = vec![got.into()];
-            for i in 0..words {
-                let w = g.b.ins().load(I64, flags(), item, i as i32 * 8);
-                args.push(w.into());
+            if kind == RecvKind::Peek {
+                g.recv_inline(fifo, done, kind, words, None);
+                return;
             }
-            if kind != RecvKind::Peek {
-                let now = g.b.ins().bor(flag_now, got);
-                g.b.ins().istore8(flags(), now, fifo, flag);
-            }
-            g.b.ins().jump(done, &args);
-            g.fifo_host_block = host;
+            let (host, stamped) = g.fifo_unless_observed(fifo);
+            g.recv_inline(fifo, done, kind, words, None);
+            g.b.switch_to_block(stamped);
+            let field = if kind == RecvKind::Take {
+                at::TAKE_SEQ
+            } else {
+                at::READ_SEQ
+            };
+            g.recv_inline(fifo, done, kind, words, Some(field));
+            g.fifo_host_block = Some(host);
         });
         if let Some(fallback) = self.fifo_host_block.take() {
             self.b.ins().jump(fallback, &[]);
@@ -343,15 +343,102 @@ impl Gen<'_> {
         self.fifo_done(got, &fresh);
     }
 
-    /// Branches to a new host-call block when a sink records FIFO events;
-    /// continues in the inline path otherwise. Returns the host block.
-    fn fifo_unless_observed(&mut self, fifo: Value) -> Block {
+    /// The inline `take`/`recv`/`peek` of [`Gen::fifo_recv`], ending in a
+    /// jump to `done`; with `stamp`, an item taken or received also
+    /// stamps that field.
+    fn recv_inline(
+        &mut self,
+        fifo: Value,
+        done: Block,
+        kind: RecvKind,
+        words: usize,
+        stamp: Option<i32>,
+    ) {
+        let g = self;
+        let byte = |g: &mut Self, field| g.b.ins().uload8(types::I32, flags(), fifo, field);
+        let (got, item, flag, flag_now) = if kind == RecvKind::Take {
+            // An item in the output register, not taken at this edge.
+            let valid = byte(g, at::OUTPUT_VALID);
+            let taken = byte(g, at::TAKEN);
+            let not_taken = g.b.ins().bxor_imm_s(taken, 1);
+            let got = g.b.ins().band(valid, not_taken);
+            let item = g.b.ins().load(g.ptr, flags(), fifo, at::OUTPUT);
+            (got, item, at::TAKEN, taken)
+        } else {
+            // FWFT: not `empty` and nothing received at this edge.
+            let empty = byte(g, at::EMPTY);
+            let pending = byte(g, at::READ_PENDING);
+            let fwft = byte(g, at::FWFT);
+            let blocked = g.b.ins().bor(empty, pending);
+            let free = g.b.ins().icmp_imm_s(IntCC::Equal, blocked, 0);
+            let free = g.b.ins().uextend(types::I32, free);
+            let got = g.b.ins().band(free, fwft);
+            let item = g.fifo_slot(fifo, at::READ_PTR, words);
+            (got, item, at::READ_PENDING, pending)
+        };
+        // Loaded whether or not there is an item (the words are
+        // readable either way); the caller selects on `got`.
+        let mut args = vec![got.into()];
+        for i in 0..words {
+            let w = g.b.ins().load(I64, flags(), item, i as i32 * 8);
+            args.push(w.into());
+        }
+        if kind != RecvKind::Peek {
+            let now = g.b.ins().bor(flag_now, got);
+            g.b.ins().istore8(flags(), now, fifo, flag);
+        }
+        g.fifo_finish(fifo, done, stamp, got, &args);
+    }
+
+    /// Ends an inline operation: jumps to `done` with `args`; with
+    /// `stamp`, first stamps that field when `accepted` is non-zero.
+    fn fifo_finish(
+        &mut self,
+        fifo: Value,
+        done: Block,
+        stamp: Option<i32>,
+        accepted: Value,
+        args: &[BlockArg],
+    ) {
+        let Some(field) = stamp else {
+            self.b.ins().jump(done, args);
+            return;
+        };
+        let stamp_block = self.b.create_block();
+        self.b.ins().brif(accepted, stamp_block, &[], done, args);
+        self.b.switch_to_block(stamp_block);
+        self.fifo_stamp(fifo, field);
+        self.b.ins().jump(done, args);
+    }
+
+    /// Stamps the operation at `field` of a stamping FIFO: the instant's
+    /// record counter (at `SEQ`) into the field, then the counter plus
+    /// one back (what `TickCtx` does for the interpreter; the FIFO's
+    /// commit derives the event).
+    fn fifo_stamp(&mut self, fifo: Value, field: i32) {
+        let counter = self.b.ins().load(self.ptr, flags(), fifo, at::SEQ);
+        let seq = self.b.ins().load(types::I32, flags(), counter, 0);
+        self.b.ins().store(flags(), seq, fifo, field);
+        let next = self.b.ins().iadd_imm_s(seq, 1);
+        self.b.ins().store(flags(), next, counter, 0);
+    }
+
+    /// Branches on whether a sink records FIFO events: not, the builder
+    /// continues in the plain inline path; recorded, to the returned
+    /// `stamped` block when the FIFO stamps its operations, else to the
+    /// returned `host` block. Returns `(host, stamped)`.
+    fn fifo_unless_observed(&mut self, fifo: Value) -> (Block, Block) {
         let observed = self.b.ins().uload8(types::I32, flags(), fifo, at::OBSERVED);
         let host = self.b.create_block();
+        let stamped = self.b.create_block();
+        let check = self.b.create_block();
         let inline = self.b.create_block();
-        self.b.ins().brif(observed, host, &[], inline, &[]);
+        self.b.ins().brif(observed, check, &[], inline, &[]);
+        self.b.switch_to_block(check);
+        let stamp = self.b.ins().uload8(types::I32, flags(), fifo, at::STAMP);
+        self.b.ins().brif(stamp, stamped, &[], host, &[]);
         self.b.switch_to_block(inline);
-        host
+        (host, stamped)
     }
 }
 
@@ -447,12 +534,22 @@ mod tests {
 
     /// Runs `text` on both engines instant by instant (and, with
     /// `observe`, with a sink that records FIFO events), comparing stops,
-    /// state digests and events; returns the interpreter's counters.
+    /// state digests and events; returns the interpreter's counters. Each
+    /// engine runs twice: FIFO operations stamped (the JIT's inline
+    /// operations, events derived at commit) and recording their events
+    /// as they run (the JIT's host calls).
     fn agree(text: &str, instants: u64, observe: bool) -> Vec<(String, String, u64)> {
-        let mut sims = [EngineKind::Interp, EngineKind::Jit].map(|e| simulator(text, e));
-        let events = [(); 2].map(|_| Rc::new(RefCell::new(Vec::new())));
+        let engines = [
+            EngineKind::Interp,
+            EngineKind::Jit,
+            EngineKind::Interp,
+            EngineKind::Jit,
+        ];
+        let mut sims = engines.map(|e| simulator(text, e));
+        let events = [(); 4].map(|_| Rc::new(RefCell::new(Vec::new())));
         if observe {
-            for (s, e) in sims.iter_mut().zip(&events) {
+            for (i, (s, e)) in sims.iter_mut().zip(&events).enumerate() {
+                s.sim.set_fifo_stamps(i < 2);
                 s.sim.set_trace_sink(Box::new(Events(e.clone())));
             }
         }
@@ -467,14 +564,19 @@ mod tests {
                 .min()
                 .expect("a clock");
             let stops = sims.each_mut().map(|s| s.sim.run(RunLimit::Time(next)));
-            assert_eq!(stops[0], stops[1], "stop at instant {instant}\n{text}");
-            assert_eq!(
-                sims[0].digest(),
-                sims[1].digest(),
-                "state at instant {instant}\n{text}"
-            );
-            assert_eq!(sims[0].sim.in_flight(), sims[1].sim.in_flight(), "{text}");
-            assert_eq!(*events[0].borrow(), *events[1].borrow(), "{text}");
+            for k in 1..4 {
+                assert_eq!(
+                    stops[0], stops[k],
+                    "stop at instant {instant}, run {k}\n{text}"
+                );
+                assert_eq!(
+                    sims[0].digest(),
+                    sims[k].digest(),
+                    "state at instant {instant}, run {k}\n{text}"
+                );
+                assert_eq!(sims[0].sim.in_flight(), sims[k].sim.in_flight(), "{text}");
+                assert_eq!(*events[0].borrow(), *events[k].borrow(), "run {k}\n{text}");
+            }
             if stops[0] != chronon_runtime::Stop::LimitReached {
                 break;
             }
