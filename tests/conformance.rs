@@ -240,6 +240,36 @@ fn fifo_cases() -> Vec<FifoCase> {
             });
         }
     }
+    // 1000 and 1001 MHz, whose edges coincide only every microsecond: run
+    // past the coincidence at 1 us, each way round and in every read style
+    // (contract §2 and §5: a pointer committed at a shared edge is first
+    // sampled at the other side's next edge; tests/contract has the
+    // hand-derived timeline).
+    for (k, style) in STYLES.into_iter().enumerate() {
+        for slow_writer in [true, false] {
+            let (fast, slow) = ((1_000_000, "1001 MHz"), (1_001_000, "1000 MHz"));
+            let ((wp, wclock), (rp, rclock)) = if slow_writer {
+                (slow, fast)
+            } else {
+                (fast, slow)
+            };
+            cases.push(FifoCase {
+                wp,
+                wph: 0,
+                rp,
+                rph: 0,
+                depth: DEPTHS[k],
+                sync: SYNCS[k],
+                style,
+                wmode: u32::from(!slow_writer) * 2,
+                rmode: k as u32,
+                same_domain: false,
+                scale: 1001,
+                spelled: Some((wclock.to_string(), rclock.to_string())),
+                min_edges: 1_100,
+            });
+        }
+    }
     // A FIFO within one domain: every depth, synchronizer length and read
     // style, on three clocks.
     for k in 0..DEPTHS.len() * SYNCS.len() * STYLES.len() {
