@@ -461,32 +461,10 @@ fn time_in_traces_rounds_down_in_every_format() {
             "VCD times of top.{scope}.n"
         );
     }
-    let probe = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
-        ])
-        .status();
-    if !probe.is_ok_and(|s| s.success()) {
-        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+    let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) else {
         let _ = std::fs::remove_dir_all(&dir);
         return;
-    }
-    let dump_path = dir.join("dump.json");
-    let out = std::process::Command::new("python3")
-        .arg("tests/py/dump_perfetto.py")
-        .arg(dir.join("run.pftrace"))
-        .arg(&dump_path)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let dump: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&dump_path).expect("dump")).expect("dump JSON");
+    };
     for (scope, edges, num, den) in domains {
         let track = format!("top.{scope}");
         let uuid = dump["tracks"]
@@ -506,6 +484,105 @@ fn time_in_traces_rounds_down_in_every_format() {
             .collect();
         let expected: Vec<u128> = (0..edges).map(|n| n * num / den / 1000).collect();
         assert_eq!(begins, expected, "Perfetto tick times of {track}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Decodes a Perfetto trace with the independent Python decoder, which
+/// checks the wire format, monotonic timestamps, balanced slices and flows;
+/// `None`, with a note, without python3 and the `perfetto` package.
+fn decode_perfetto(trace: &Path) -> Option<serde_json::Value> {
+    let probe = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
+        ])
+        .status();
+    if !probe.is_ok_and(|s| s.success()) {
+        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+        return None;
+    }
+    let dump_path = trace.with_extension("dump.json");
+    let out = std::process::Command::new("python3")
+        .arg("tests/py/dump_perfetto.py")
+        .arg(trace)
+        .arg(&dump_path)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&std::fs::read(&dump_path).expect("dump")).expect("dump JSON"))
+}
+
+/// Contract §6: a runtime fault stops the run at the end of the faulting
+/// instant and leaves every output valid, a complete prefix of the run. The
+/// design (`s6_fault_full_fifo_send`) faults at 2000 ps; by hand, every
+/// output ends at that instant: the text log merges and its last record is
+/// at 2000 ps, the Perfetto trace decodes (balanced slices, flows) with no
+/// record past 2 ns (tick slices close at each domain's next edge), and the
+/// VCD's last time is 2,000,000 fs.
+#[test]
+fn a_fault_leaves_every_output_valid() {
+    let path = Path::new("tests/contract/s6_fault_full_fifo_send.chr");
+    let dir = scratch("s6-fault-outputs");
+    let mut sources = SourceMap::new();
+    sources.add(
+        path.display().to_string(),
+        std::fs::read_to_string(path).expect("the design"),
+    );
+    let options = RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine: EngineKind::Jit,
+        stop: StopAt::Finish,
+        drain: None,
+        seed: 0,
+    };
+    let record = RecordOptions {
+        trace_dir: Some(dir.join("text")),
+        perfetto: Some(dir.join("run.pftrace")),
+        vcd: Some(dir.join("run.vcd")),
+        ticks: true,
+        ..RecordOptions::default()
+    };
+    let report = run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+    assert_eq!(report.stop, "fault", "{}", report.summary(true));
+    assert!(
+        report.recording.as_ref().is_some_and(|r| r.error.is_none()),
+        "{:?}",
+        report.recording
+    );
+    let log = merged(&dir.join("text"));
+    let last = log.lines().last().expect("records");
+    assert!(last.starts_with("2000ps "), "the log ends at {last}");
+    let vcd = std::fs::read_to_string(dir.join("run.vcd")).expect("the VCD");
+    let last_time = vcd
+        .lines()
+        .filter_map(|l| l.strip_prefix('#'))
+        .last()
+        .expect("VCD times");
+    assert_eq!(last_time, "2000000", "the VCD's last time");
+    if let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) {
+        // A tick slice runs from its edge to the domain's next edge (which
+        // the run never reaches: 3 ns for the 1 GHz domains, 2.5 ns for
+        // `o`), so only slice ends (type 2) may lie past the fault, and the
+        // writer's closing "recording summary" event, placed at the end.
+        let latest = |ends: bool| {
+            dump["events"]
+                .as_array()
+                .expect("events")
+                .iter()
+                .filter(|row| row[3].as_str() != Some("recording summary"))
+                .filter(|row| (row[2].as_u64() == Some(2)) == ends)
+                .map(|row| row[0].as_u64().expect("ts"))
+                .max()
+        };
+        assert_eq!(latest(false), Some(2), "the latest Perfetto record (ns)");
+        assert_eq!(latest(true), Some(3), "the latest tick slice end (ns)");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
