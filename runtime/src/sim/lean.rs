@@ -179,6 +179,15 @@ enum Op {
     SoloReader(u32, u64),
     /// `Solo` committing both sides of the domain's FIFO.
     SoloBoth(u32, u64),
+    /// `Solo` whose runner is called as its native group function (as
+    /// `EdgeNative`); the three below likewise.
+    SoloNative(u32, u64),
+    /// `SoloWriter` with a native runner.
+    SoloWriterNative(u32, u64),
+    /// `SoloReader` with a native runner.
+    SoloReaderNative(u32, u64),
+    /// `SoloBoth` with a native runner.
+    SoloBothNative(u32, u64),
     /// The list's last operation: back to the first.
     Wrap,
 }
@@ -188,7 +197,15 @@ impl Op {
     fn ends_instant(self) -> bool {
         matches!(
             self,
-            Op::End(_) | Op::Solo(..) | Op::SoloWriter(..) | Op::SoloReader(..) | Op::SoloBoth(..)
+            Op::End(_)
+                | Op::Solo(..)
+                | Op::SoloWriter(..)
+                | Op::SoloReader(..)
+                | Op::SoloBoth(..)
+                | Op::SoloNative(..)
+                | Op::SoloWriterNative(..)
+                | Op::SoloReaderNative(..)
+                | Op::SoloBothNative(..)
         )
     }
 }
@@ -248,11 +265,17 @@ impl LeanProgram {
             if let [d] = domains[..]
                 && let Some(side) = solo_sides.get(d as usize).copied().flatten()
             {
-                ops.push(match side {
-                    Side::None => Op::Solo(d, step),
-                    Side::Writer => Op::SoloWriter(d, step),
-                    Side::Reader => Op::SoloReader(d, step),
-                    Side::Both => Op::SoloBoth(d, step),
+                // Which call is chosen here, once, not per instant.
+                let native = runners[solos[d as usize].runner as usize].native.is_some();
+                ops.push(match (side, native) {
+                    (Side::None, false) => Op::Solo(d, step),
+                    (Side::Writer, false) => Op::SoloWriter(d, step),
+                    (Side::Reader, false) => Op::SoloReader(d, step),
+                    (Side::Both, false) => Op::SoloBoth(d, step),
+                    (Side::None, true) => Op::SoloNative(d, step),
+                    (Side::Writer, true) => Op::SoloWriterNative(d, step),
+                    (Side::Reader, true) => Op::SoloReaderNative(d, step),
+                    (Side::Both, true) => Op::SoloBothNative(d, step),
                 });
                 continue;
             }
@@ -490,19 +513,16 @@ impl Simulation {
                 }
             }};
         }
-        // Domain `d`'s whole instant from its solo entry, up to its FIFO
-        // side (the caller commits that, then ends the instant).
+        // Domain `d`'s whole instant from its solo entry, its runner called
+        // by `$call` (`tick` or `native`), up to its FIFO side (the caller
+        // commits that, then ends the instant).
         macro_rules! solo {
-            ($d:expr) => {{
+            ($d:expr, $call:ident) => {{
                 let d = $d;
                 // SAFETY: `d < reach.domains <= solos.len()` (checked above).
                 let solo = unsafe { *solos.get_unchecked(d as usize) };
                 edge!(d);
-                let runner = runner!(solo.runner);
-                match runner.native {
-                    Some(_) => native(&mut ctx, runner),
-                    None => tick(&mut ctx, runner),
-                }
+                $call(&mut ctx, runner!(solo.runner));
                 words!(solo.words.0, solo.words.1);
                 solo
             }};
@@ -513,21 +533,40 @@ impl Simulation {
             i += 1;
             match op {
                 Op::Solo(d, step) => {
-                    solo!(d);
+                    solo!(d, tick);
                     end!(step);
                 }
                 Op::SoloWriter(d, step) => {
-                    let solo = solo!(d);
+                    let solo = solo!(d, tick);
                     fifo!(solo.fifo).commit_writer();
                     end!(step);
                 }
                 Op::SoloReader(d, step) => {
-                    let solo = solo!(d);
+                    let solo = solo!(d, tick);
                     fifo!(solo.fifo).commit_reader();
                     end!(step);
                 }
                 Op::SoloBoth(d, step) => {
-                    let solo = solo!(d);
+                    let solo = solo!(d, tick);
+                    fifo!(solo.fifo).commit(true, true);
+                    end!(step);
+                }
+                Op::SoloNative(d, step) => {
+                    solo!(d, native);
+                    end!(step);
+                }
+                Op::SoloWriterNative(d, step) => {
+                    let solo = solo!(d, native);
+                    fifo!(solo.fifo).commit_writer();
+                    end!(step);
+                }
+                Op::SoloReaderNative(d, step) => {
+                    let solo = solo!(d, native);
+                    fifo!(solo.fifo).commit_reader();
+                    end!(step);
+                }
+                Op::SoloBothNative(d, step) => {
+                    let solo = solo!(d, native);
                     fifo!(solo.fifo).commit(true, true);
                     end!(step);
                 }
