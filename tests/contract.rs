@@ -557,13 +557,13 @@ fn a_fault_leaves_every_output_valid() {
         report.recording
     );
     let log = merged(&dir.join("text"));
-    let last = log.lines().last().expect("records");
+    let last = log.lines().next_back().expect("records");
     assert!(last.starts_with("2000ps "), "the log ends at {last}");
     let vcd = std::fs::read_to_string(dir.join("run.vcd")).expect("the VCD");
     let last_time = vcd
         .lines()
         .filter_map(|l| l.strip_prefix('#'))
-        .last()
+        .next_back()
         .expect("VCD times");
     assert_eq!(last_time, "2000000", "the VCD's last time");
     if let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) {
