@@ -38,9 +38,8 @@ use chronon_compiler::record::{RecordOptions, Recording};
 use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run, run_recorded};
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
-use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, RunLimit};
-use chronon_suite::designs::chr_files;
+use chronon_suite::designs::{chr_files, elaborate};
 
 /// What a design's header asks.
 struct Case {
@@ -221,16 +220,7 @@ fn run_resumed(
     first: RunLimit,
     resume: bool,
 ) -> (String, String) {
-    let mut sources = SourceMap::new();
-    sources.add(format!("{label}.chr"), text.to_string());
-    let compiled = compile(
-        &mut sources,
-        &CompileOptions {
-            require_top: true,
-            ..CompileOptions::default()
-        },
-    );
-    let design = compiled.design.expect("compiles");
+    let (design, sources) = elaborate(label, text);
     let program = chronon_compiler::lower::lower(&design, &sources).expect("lowers");
     let mut sim = Simulator::new(Arc::new(program), EngineKind::Jit).expect("builds");
     let dir = scratch(&format!("{label}-resumed"));

@@ -70,7 +70,7 @@ pub fn lower_text_unoptimized(label: &str, text: &str) -> chronon_compiler::ir::
 
 /// The checked design of `text` and its sources; panics as [`lower_text`]
 /// says.
-fn elaborate(label: &str, text: &str) -> (chronon_lang::design::Design, SourceMap) {
+pub fn elaborate(label: &str, text: &str) -> (chronon_lang::design::Design, SourceMap) {
     let mut sources = SourceMap::new();
     sources.add(format!("{label}.chr"), text.to_string());
     let compiled = compile(
