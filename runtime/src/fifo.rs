@@ -371,6 +371,26 @@ impl CdcFifo {
         }
     }
 
+    /// Whether a sink observes this FIFO at all (some kind of its events
+    /// is taken; a stamping FIFO is always observed): the one test the
+    /// tick operations make before they finish.
+    #[inline(always)]
+    pub(crate) fn watched(&self) -> bool {
+        self.st().observed != 0
+    }
+
+    /// The event an accepted tick operation of kind `op` records, with its
+    /// transaction id from the counts before this instant's commit.
+    pub(crate) fn op_event(&self, op: StampOp) -> (FifoEventKind, u64) {
+        let t = &self.txns;
+        match op {
+            StampOp::Write => (FifoEventKind::Write, t.writes),
+            StampOp::Read if self.read_port == ReadPort::Fwft => (FifoEventKind::Consume, t.reads),
+            StampOp::Read => (FifoEventKind::Read, t.reads),
+            StampOp::Take => (FifoEventKind::Consume, t.output),
+        }
+    }
+
     /// Whether the sink takes this FIFO's `kind` events.
     #[inline(always)]
     pub(crate) fn observes(&self, kind: FifoEventKind) -> bool {
@@ -425,11 +445,12 @@ impl CdcFifo {
     #[inline]
     pub(crate) fn request(&mut self) -> bool {
         let s = self.st_mut();
-        let register_free = s.output_valid == 0 || s.taken != 0;
-        let accepted = (s.fwft | s.empty | s.read_pending) == 0 && register_free;
-        if accepted {
-            s.read_pending = 1;
-        }
+        // Flags are 0 or 1: the output register is free when it holds
+        // nothing or was taken at this edge. Computed without branches
+        // (the tick branches once, on the answer).
+        let register_free = (s.output_valid ^ 1) | s.taken;
+        let accepted = (s.fwft | s.empty | s.read_pending) == 0 && register_free != 0;
+        s.read_pending |= u8::from(accepted);
         accepted
     }
 
@@ -443,7 +464,8 @@ impl CdcFifo {
     #[inline]
     pub(crate) fn take(&mut self, out: &mut [u64]) -> bool {
         let s = self.st();
-        if s.output_valid == 0 || s.taken != 0 {
+        // Flags are 0 or 1: valid and not yet taken, in one comparison.
+        if s.output_valid <= s.taken {
             return false;
         }
         copy_item(out, self.output());

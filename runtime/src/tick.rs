@@ -11,7 +11,7 @@
 
 use crate::design::{AssertId, FifoId, InPort, OutPort, StageId};
 use crate::fault::FaultKind;
-use crate::fifo::{ReadPort, SEQ_PUSHED, StampOp};
+use crate::fifo::{SEQ_PUSHED, StampOp};
 use crate::sim::{Core, SlotMeta};
 use crate::stage::StageWrite;
 use crate::trace::{FifoEvent, FifoEventKind, Timestamp};
@@ -562,11 +562,8 @@ impl TickCtx<'_> {
         // `CdcFifo::in_flight`: JIT code writes without calling here).
         let f = &mut self.core.fifos[fifo.0 as usize];
         let sent = f.try_send(item);
-        if sent && f.stamping() {
-            self.fifo_stamp(fifo, StampOp::Write);
-        } else if sent && f.observes(FifoEventKind::Write) {
-            let txn = f.txns.writes;
-            self.fifo_event(fifo, FifoEventKind::Write, txn);
+        if sent && f.watched() {
+            self.fifo_watched(fifo, StampOp::Write);
         }
         sent
     }
@@ -587,11 +584,8 @@ impl TickCtx<'_> {
     pub fn fifo_request(&mut self, fifo: FifoId) -> bool {
         let f = &mut self.core.fifos[fifo.0 as usize];
         let accepted = f.request();
-        if accepted && f.stamping() {
-            self.fifo_stamp(fifo, StampOp::Read);
-        } else if accepted && f.observes(FifoEventKind::Read) {
-            let txn = f.txns.reads;
-            self.fifo_event(fifo, FifoEventKind::Read, txn);
+        if accepted && f.watched() {
+            self.fifo_watched(fifo, StampOp::Read);
         }
         accepted
     }
@@ -607,11 +601,8 @@ impl TickCtx<'_> {
     pub fn fifo_take(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let f = &mut self.core.fifos[fifo.0 as usize];
         let got = f.take(out);
-        if got && f.stamping() {
-            self.fifo_stamp(fifo, StampOp::Take);
-        } else if got && f.observes(FifoEventKind::Consume) {
-            let txn = f.txns.output;
-            self.fifo_event(fifo, FifoEventKind::Consume, txn);
+        if got && f.watched() {
+            self.fifo_watched(fifo, StampOp::Take);
         }
         got
     }
@@ -621,11 +612,8 @@ impl TickCtx<'_> {
     pub fn fifo_recv(&mut self, fifo: FifoId, out: &mut [u64]) -> bool {
         let f = &mut self.core.fifos[fifo.0 as usize];
         let got = f.recv(out);
-        if got && f.stamping() {
-            self.fifo_stamp(fifo, StampOp::Read);
-        } else if got && f.observes(FifoEventKind::Consume) {
-            let txn = f.txns.reads;
-            self.fifo_event(fifo, FifoEventKind::Consume, txn);
+        if got && f.watched() {
+            self.fifo_watched(fifo, StampOp::Read);
         }
         got
     }
@@ -720,6 +708,25 @@ impl TickCtx<'_> {
         self.fault(kind, construct);
     }
 
+    /// What an accepted operation of an observed FIFO does besides the
+    /// operation itself: a stamping FIFO stamps it ([`TickCtx::fifo_stamp`]),
+    /// another records its event if the sink takes that kind. Out of line
+    /// so the unobserved path of the operations above is one flag test
+    /// (`set_trace_sink` makes only observed FIFOs stamp).
+    #[cold]
+    #[inline(never)]
+    fn fifo_watched(&mut self, fifo: FifoId, op: StampOp) {
+        let f = &self.core.fifos[fifo.0 as usize];
+        if f.stamping() {
+            self.fifo_stamp(fifo, op);
+            return;
+        }
+        let (kind, txn) = f.op_event(op);
+        if f.observes(kind) {
+            self.fifo_event(fifo, kind, txn);
+        }
+    }
+
     /// Stamps an accepted operation of a stamping FIFO (see
     /// `CdcFifo::set_stamping`) with the instant's next sequence number;
     /// its commit derives the event. A unit other than the FIFO's side
@@ -735,13 +742,7 @@ impl TickCtx<'_> {
         let seq = if side == (self.slot.unit, self.domain) {
             self.core.trace.next_seq()
         } else {
-            let t = &f.txns;
-            let (kind, txn) = match op {
-                StampOp::Write => (FifoEventKind::Write, t.writes),
-                StampOp::Read if f.read_port == ReadPort::Fwft => (FifoEventKind::Consume, t.reads),
-                StampOp::Read => (FifoEventKind::Read, t.reads),
-                StampOp::Take => (FifoEventKind::Consume, t.output),
-            };
+            let (kind, txn) = f.op_event(op);
             let seq = if f.observes(kind) {
                 self.fifo_event(fifo, kind, txn)
             } else {
