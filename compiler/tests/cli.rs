@@ -2,35 +2,14 @@
 //! shape of what each subcommand prints. Library behaviour is tested elsewhere;
 //! these tests pin the process boundary.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::{Command, Output};
 
-fn chronc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chronc"))
-        .args(args)
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the chronc binary starts")
-}
-
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("compiler/ sits in the repository")
-        .to_path_buf()
-}
+use common::{all_output, chronc, repo_root};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn all_output(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 #[test]

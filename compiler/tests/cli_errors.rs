@@ -4,32 +4,12 @@
 //! exit status (2 for bad arguments or designs, 1 for a failed run or
 //! output) and a message naming the cause, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("compiler/ sits in the repository")
-        .to_path_buf()
-}
-
-fn chronc(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_chronc"))
-        .args(args)
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the chronc binary starts")
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::{all_output as text, chronc, repo_root};
 
 /// Asserts the exit status and that the output says `needle`, and that
 /// nothing panicked.

@@ -6,33 +6,25 @@
 //! (tests/py/dump_perfetto.py), has them as `int_value`. Expectations come
 //! from Rust's own `as` casts, not from the writers.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::repo_root;
 
 const DESIGN: &str = "compiler/tests/signed_trace/signed_trace.chr";
 
 /// The design traces `k = cycle - 2` for cycles 0 to 4.
 const CYCLES: i64 = 5;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("compiler/ sits in the repository")
-        .to_path_buf()
-}
-
+/// `chronc args...` (see `common::chronc`), which must succeed.
 fn chronc(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_chronc"))
-        .args(args)
-        .current_dir(repo_root())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("the chronc binary starts");
+    let out = common::chronc(args);
     assert!(
         out.status.success(),
-        "chronc {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+        "chronc {args:?}: {}",
+        common::all_output(&out)
     );
     out
 }

@@ -1,0 +1,36 @@
+//! Helpers shared by the tests that run the `chronc` binary (`cli.rs`,
+//! `cli_errors.rs`, `signed_trace.rs`): each test file is its own crate
+//! and includes this module with `mod common;`.
+
+// Each test crate uses only some of these helpers.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root, where design paths in the tests start.
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("compiler/ sits in the repository")
+        .to_path_buf()
+}
+
+/// `chronc args...` run from the repository root, without colour.
+pub fn chronc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(args)
+        .current_dir(repo_root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the chronc binary starts")
+}
+
+/// Standard output and standard error, in that order, as text.
+pub fn all_output(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
