@@ -576,3 +576,56 @@ fn a_fault_leaves_every_output_valid() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Contract §6: the instant that stops a run, by `finish` or by a fault,
+/// completes, commit included. The VCD shows each register's last value at
+/// that instant, derived by hand: in `s6_finish_mid_instant` every unit's
+/// `n` counts its edges up to 3000 ps (a: 7, b: 4, c: 10), and in
+/// `s6_fault_full_fifo_send` the 2 GHz unit has counted 5 edges at
+/// 2000 ps, and the faulting writer's own write after its refused `send`
+/// (n: 2 -> 3) is committed too (the tick runs to its end; the run stops
+/// after the instant).
+#[test]
+fn the_stopping_instant_commits() {
+    // (design, (instance, last value of its `n`), the stopping time in fs)
+    type Stopping<'a> = (&'a str, &'a [(&'a str, u64)], u128);
+    let cases: [Stopping; 2] = [
+        (
+            "s6_finish_mid_instant",
+            &[("x", 7), ("y", 4), ("z", 10)],
+            3_000_000,
+        ),
+        ("s6_fault_full_fifo_send", &[("o", 5), ("w", 3)], 2_000_000),
+    ];
+    for (name, last_values, at_fs) in cases {
+        let path = format!("tests/contract/{name}.chr");
+        let dir = scratch(&format!("{name}-vcd"));
+        let mut sources = SourceMap::new();
+        sources.add(
+            path.clone(),
+            std::fs::read_to_string(&path).expect("the design"),
+        );
+        let options = RunOptions {
+            top: None,
+            params: Vec::new(),
+            engine: EngineKind::Jit,
+            stop: StopAt::Finish,
+            drain: None,
+            seed: 0,
+        };
+        let record = RecordOptions {
+            vcd: Some(dir.join("run.vcd")),
+            ..RecordOptions::default()
+        };
+        run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+        let vcd = std::fs::read_to_string(dir.join("run.vcd")).expect("the VCD");
+        for &(scope, value) in last_values {
+            assert_eq!(
+                vcd_changes(&vcd, scope, "n").last(),
+                Some(&(at_fs, value)),
+                "{name}: the last change of top.{scope}.n"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
