@@ -161,14 +161,23 @@ fn summary(report: &RunReport) -> String {
         .join("\n")
 }
 
-fn options(case: &Case, engine: EngineKind) -> RunOptions {
+/// `chronc run`'s defaults on `engine`: until `finish`, seed 0.
+fn options_for_engine(engine: EngineKind) -> RunOptions {
     RunOptions {
         top: None,
         params: Vec::new(),
         engine,
+        stop: StopAt::Finish,
+        drain: None,
+        seed: 0,
+    }
+}
+
+fn options(case: &Case, engine: EngineKind) -> RunOptions {
+    RunOptions {
         stop: case.stop.clone(),
         drain: case.drain,
-        seed: 0,
+        ..options_for_engine(engine)
     }
 }
 
@@ -370,6 +379,21 @@ fn contract_designs() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// Runs the design `tests/contract/<name>.chr` on the JIT until `stop`,
+/// recording what `record` asks for, as `chronc run` does.
+fn run_design_recorded(name: &str, stop: StopAt, record: &RecordOptions) -> RunReport {
+    let path = format!("tests/contract/{name}.chr");
+    let mut sources = SourceMap::new();
+    let text = std::fs::read_to_string(&path).expect("the design");
+    sources.add(path, text);
+    let options = RunOptions {
+        stop,
+        drain: None,
+        ..options_for_engine(EngineKind::Jit)
+    };
+    run_recorded(&mut sources, &options, record, &mut |_, _| {}).expect("runs")
+}
+
 /// The changes of the VCD variable `var` of the scope `scope` (an instance
 /// name directly under `top`), as `(fs, value)` in file order, the initial
 /// dump included.
@@ -412,26 +436,15 @@ fn vcd_changes(vcd: &str, scope: &str, var: &str) -> Vec<(u128, u64)> {
 /// tracks) never go back in time.
 #[test]
 fn time_in_traces_rounds_down_in_every_format() {
-    let path = Path::new("tests/contract/s8_time_in_traces.chr");
-    let text = std::fs::read_to_string(path).expect("the design");
     let dir = scratch("s8-formats");
-    let mut sources = SourceMap::new();
-    sources.add(path.display().to_string(), text);
-    let options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine: EngineKind::Jit,
-        stop: StopAt::Until(parse_time("2100ns").expect("time")),
-        drain: None,
-        seed: 0,
-    };
     let record = RecordOptions {
         perfetto: Some(dir.join("run.pftrace")),
         vcd: Some(dir.join("run.vcd")),
         ticks: true,
         ..RecordOptions::default()
     };
-    let report = run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+    let until = StopAt::Until(parse_time("2100ns").expect("time"));
+    let report = run_design_recorded("s8_time_in_traces", until, &record);
     assert!(report.is_clean(), "{}", report.summary(true));
     // Edges by 2100 ns: b 0..=2102 (2102 * 10^6 / 1001 < 2.1 * 10^6 ps),
     // c 0..=6300.
@@ -517,21 +530,7 @@ fn decode_perfetto(trace: &Path) -> Option<serde_json::Value> {
 /// VCD's last time is 2,000,000 fs.
 #[test]
 fn a_fault_leaves_every_output_valid() {
-    let path = Path::new("tests/contract/s6_fault_full_fifo_send.chr");
     let dir = scratch("s6-fault-outputs");
-    let mut sources = SourceMap::new();
-    sources.add(
-        path.display().to_string(),
-        std::fs::read_to_string(path).expect("the design"),
-    );
-    let options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine: EngineKind::Jit,
-        stop: StopAt::Finish,
-        drain: None,
-        seed: 0,
-    };
     let record = RecordOptions {
         trace_dir: Some(dir.join("text")),
         perfetto: Some(dir.join("run.pftrace")),
@@ -539,7 +538,7 @@ fn a_fault_leaves_every_output_valid() {
         ticks: true,
         ..RecordOptions::default()
     };
-    let report = run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+    let report = run_design_recorded("s6_fault_full_fifo_send", StopAt::Finish, &record);
     assert_eq!(report.stop, "fault", "{}", report.summary(true));
     assert!(
         report.recording.as_ref().is_some_and(|r| r.error.is_none()),
@@ -598,26 +597,12 @@ fn the_stopping_instant_commits() {
         ("s6_fault_full_fifo_send", &[("o", 5), ("w", 3)], 2_000_000),
     ];
     for (name, last_values, at_fs) in cases {
-        let path = format!("tests/contract/{name}.chr");
         let dir = scratch(&format!("{name}-vcd"));
-        let mut sources = SourceMap::new();
-        sources.add(
-            path.clone(),
-            std::fs::read_to_string(&path).expect("the design"),
-        );
-        let options = RunOptions {
-            top: None,
-            params: Vec::new(),
-            engine: EngineKind::Jit,
-            stop: StopAt::Finish,
-            drain: None,
-            seed: 0,
-        };
         let record = RecordOptions {
             vcd: Some(dir.join("run.vcd")),
             ..RecordOptions::default()
         };
-        run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+        run_design_recorded(name, StopAt::Finish, &record);
         let vcd = std::fs::read_to_string(dir.join("run.vcd")).expect("the VCD");
         for &(scope, value) in last_values {
             assert_eq!(
