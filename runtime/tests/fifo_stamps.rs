@@ -148,24 +148,20 @@ fn build(s: &Shape) -> Simulation {
     let m = b.unit("top.m", reader_domain, &[s.salt >> 16 & 0xffff]);
     let z = b.unit("top.z", d0, &[s.salt >> 32 & 0xffff]);
     let x = s.foreign_writer.then(|| b.unit("top.x", d0, &[7]));
-    let a = b.fifo(FifoSpec {
-        name: "top.a".into(),
-        writer: w,
-        reader: m,
-        depth: s.depths[0],
-        sync: 2,
-        width: s.widths[0],
-        read_port: s.read_ports[0],
-    });
-    let f2 = b.fifo(FifoSpec {
-        name: "top.b".into(),
-        writer: m,
-        reader: z,
-        depth: s.depths[1],
-        sync: 3,
-        width: s.widths[1],
-        read_port: s.read_ports[1],
-    });
+    // FIFO `k` of the shape: its name, sides and synchronizer length.
+    let mut fifo = |k: usize, name: &str, (writer, reader), sync| {
+        b.fifo(FifoSpec {
+            name: name.into(),
+            writer,
+            reader,
+            depth: s.depths[k],
+            sync,
+            width: s.widths[k],
+            read_port: s.read_ports[k],
+        })
+    };
+    let a = fifo(0, "top.a", (w, m), 2);
+    let f2 = fifo(1, "top.b", (m, z), 3);
     let stall = |n: u64| (n.wrapping_mul(2654435761) >> 7) % 5 < 3;
     let (wa, wb) = (s.widths[0], s.widths[1]);
     b.set_tick(w, move |ctx: &mut TickCtx<'_>| {

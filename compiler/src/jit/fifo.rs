@@ -214,12 +214,7 @@ impl Gen<'_> {
             let not_now = g.b.create_block();
             g.b.ins().brif(other, not_now, &[], write, &[]);
             g.b.switch_to_block(write);
-            let addr = g.fifo_slot(fifo, at::WRITE_PTR, values.len());
-            for (i, v) in values.iter().enumerate() {
-                g.b.ins().store(flags(), *v, addr, i as i32 * 8);
-            }
-            let one = g.b.ins().iconst(types::I32, 1);
-            g.b.ins().istore8(flags(), one, fifo, at::WRITE_PENDING);
+            let one = g.fifo_write(fifo, &values);
             g.b.ins().jump(done, &[one.into()]);
             // Refused, or recorded: a refused `try_send` changes nothing and
             // records nothing; a refused `send` faults (the host's); a
@@ -240,12 +235,7 @@ impl Gen<'_> {
             let stamp = g.b.ins().uload8(types::I32, flags(), fifo, at::STAMP);
             g.b.ins().brif(stamp, stamped, &[], host, &[]);
             g.b.switch_to_block(stamped);
-            let addr = g.fifo_slot(fifo, at::WRITE_PTR, values.len());
-            for (i, v) in values.iter().enumerate() {
-                g.b.ins().store(flags(), *v, addr, i as i32 * 8);
-            }
-            let one = g.b.ins().iconst(types::I32, 1);
-            g.b.ins().istore8(flags(), one, fifo, at::WRITE_PENDING);
+            let one = g.fifo_write(fifo, &values);
             g.fifo_stamp(fifo, at::WRITE_SEQ);
             g.b.ins().jump(done, &[one.into()]);
         });
@@ -259,6 +249,18 @@ impl Gen<'_> {
         let len = self.i32(values.len() as u32);
         let sent = self.call_result(idx::SEND, &[id, required, addr, len]);
         self.fifo_done(sent, &[]);
+    }
+
+    /// Stores `values` at the write pointer's slot and marks the edge
+    /// written (a `send` known to be accepted); returns the constant 1.
+    fn fifo_write(&mut self, fifo: Value, values: &[Value]) -> Value {
+        let addr = self.fifo_slot(fifo, at::WRITE_PTR, values.len());
+        for (i, v) in values.iter().enumerate() {
+            self.b.ins().store(flags(), *v, addr, i as i32 * 8);
+        }
+        let one = self.b.ins().iconst(types::I32, 1);
+        self.b.ins().istore8(flags(), one, fifo, at::WRITE_PENDING);
+        one
     }
 
     /// Registered `request()`: accepted when not `empty`, not already
