@@ -48,6 +48,9 @@ struct Config {
     rk: u64,
     tm: u64,
     tk: u64,
+    /// The reader in the writer's domain: a synchronous FIFO, with the same
+    /// latencies (then `rp`, `rph` equal `wp`, `wph`).
+    same_domain: bool,
     /// The run covers every instant at or before this time (ps).
     until: u64,
 }
@@ -60,6 +63,8 @@ impl Config {
         let rp = if rng.one_in(5) { wp } else { rp };
         let phase = |rng: &mut Rng, p: u64| if rng.one_in(3) { 0 } else { rng.below(2 * p) };
         let (wph, rph) = (phase(rng, wp), phase(rng, rp));
+        let same_domain = rng.one_in(6);
+        let (rp, rph) = if same_domain { (wp, wph) } else { (rp, rph) };
         let traffic = |rng: &mut Rng| {
             let m = 1 + rng.below(7);
             (m, 1 + rng.below(m))
@@ -79,6 +84,7 @@ impl Config {
             rk,
             tm,
             tk,
+            same_domain,
             until: 150 * wp.max(rp) + wph.max(rph),
         }
     }
@@ -105,7 +111,7 @@ impl Config {
         };
         format!(
             "clock w = {wp} ps phase {wph} ps;\n\
-             clock r = {rp} ps phase {rph} ps;\n\
+             {rclock}\
              const WM: u32 = {wm};\nconst WK: u32 = {wk};\n\
              const RM: u32 = {rm};\nconst RK: u32 = {rk};\n\
              const TM: u32 = {tm};\nconst TK: u32 = {tk};\n\
@@ -115,12 +121,16 @@ impl Config {
              \x20   }}\n}}\n\
              unit Reader {{\n    in rd: u32 {port};\n    reg m: u32;\n    tick {{\n\
              \x20       m <= m + 1;\n        {reader}\n    }}\n}}\n\
-             system Top {{\n    inst w: Writer on w;\n    inst r: Reader on r;\n\
+             system Top {{\n    inst w: Writer on w;\n    inst r: Reader on {rdomain};\n\
              \x20   cdc w.tx -> r.rd depth {depth} sync {sync};\n}}\n",
             wp = self.wp,
             wph = self.wph,
-            rp = self.rp,
-            rph = self.rph,
+            rclock = if self.same_domain {
+                String::new()
+            } else {
+                format!("clock r = {} ps phase {} ps;\n", self.rp, self.rph)
+            },
+            rdomain = if self.same_domain { "w" } else { "r" },
             wm = self.wm,
             wk = self.wk,
             rm = self.rm,
@@ -132,8 +142,9 @@ impl Config {
         )
     }
 
-    /// The trace lines the contract implies, in the merged log's order
-    /// (time, then `w` before `r`, then program order).
+    /// The trace lines the contract implies, in the merged log's order:
+    /// time, then domain (`w` before `r`), then instance path (`top.r`
+    /// before `top.w` when both are in `w`), then program order.
     fn model(&self) -> Vec<String> {
         let s = self.sync;
         // Writer side: the write pointer, the read pointer's synchronizer,
@@ -146,6 +157,7 @@ impl Config {
         let mut storage = std::collections::VecDeque::new();
         let (mut n, mut m) = (0u64, 0u64);
         let mut lines = Vec::new();
+        let rname = if self.same_domain { "w" } else { "r" };
         loop {
             let tw = self.wph + n * self.wp;
             let tr = self.rph + m * self.rp;
@@ -156,11 +168,12 @@ impl Config {
             let (w_edge, r_edge) = (tw == t, tr == t);
             // Pointers as they were before the instant.
             let (wptr_before, rptr_before) = (wptr, rptr);
-            // Evaluate.
+            // Evaluate; each side's records of the instant apart.
+            let (mut wlines, mut rlines) = (Vec::new(), Vec::new());
             let mut wrote = None;
             if w_edge && n % self.wm < self.wk && !full {
                 wrote = Some(next);
-                lines.push(format!("{t}ps w {n} T top.w sent v={next}"));
+                wlines.push(format!("{t}ps w {n} T top.w sent v={next}"));
             }
             let (mut accepted, mut taken) = (false, false);
             if r_edge {
@@ -168,7 +181,7 @@ impl Config {
                 let take = m % self.tm < self.tk;
                 let do_take = |lines: &mut Vec<String>, taken: &mut bool| {
                     if take && let Some(v) = output {
-                        lines.push(format!("{t}ps r {m} T top.r take v={v}"));
+                        lines.push(format!("{t}ps {rname} {m} T top.r take v={v}"));
                         *taken = true;
                     }
                 };
@@ -176,26 +189,31 @@ impl Config {
                     Style::Fwft => {
                         if request && !empty {
                             let v = storage.front().expect("not empty: an item is stored");
-                            lines.push(format!("{t}ps r {m} T top.r recv v={v}"));
+                            rlines.push(format!("{t}ps {rname} {m} T top.r recv v={v}"));
                             accepted = true;
                         }
                     }
                     Style::TakeFirst => {
-                        do_take(&mut lines, &mut taken);
+                        do_take(&mut rlines, &mut taken);
                         if request && !empty && (output.is_none() || taken) {
-                            lines.push(format!("{t}ps r {m} T top.r req"));
+                            rlines.push(format!("{t}ps {rname} {m} T top.r req"));
                             accepted = true;
                         }
                     }
                     Style::RequestFirst => {
                         if request && !empty && output.is_none() {
-                            lines.push(format!("{t}ps r {m} T top.r req"));
+                            rlines.push(format!("{t}ps {rname} {m} T top.r req"));
                             accepted = true;
                         }
-                        do_take(&mut lines, &mut taken);
+                        do_take(&mut rlines, &mut taken);
                     }
                 }
             }
+            if self.same_domain {
+                lines.append(&mut rlines);
+            }
+            lines.append(&mut wlines);
+            lines.append(&mut rlines);
             // Commit.
             if w_edge {
                 if let Some(v) = wrote {
