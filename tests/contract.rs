@@ -26,8 +26,8 @@
 //! loop and run-ahead where it can), and the same log and state when run to
 //! 1, half and all but one of the first domain's edges first and then on
 //! (contract §6, "running to X and then on to Y gives exactly the state and
-//! the trace of one run to Y"), whose trace alone is the start of the whole
-//! one. The
+//! the trace of one run to Y"), and a run stopped there as `chronc run
+//! --cycles X` stops it must record exactly the start of the whole trace. The
 //! runtime is serial (docs/architecture.md), so the contract's "1 or N
 //! worker threads" has no second configuration to compare yet.
 
@@ -219,16 +219,10 @@ fn run_plain(label: &str, text: &str, case: &Case, engine: EngineKind) -> String
     }
 }
 
-/// Runs `text` with a text trace to `first` and then (with `resume`) on to
-/// the case's own stop condition and drain; returns the final state digest
-/// and the merged log.
-fn run_resumed(
-    label: &str,
-    text: &str,
-    case: &Case,
-    first: RunLimit,
-    resume: bool,
-) -> (String, String) {
+/// Runs `text` with a text trace to `first` and then on to the case's own
+/// stop condition and drain; returns the final state digest and the merged
+/// log.
+fn run_resumed(label: &str, text: &str, case: &Case, first: RunLimit) -> (String, String) {
     let (design, sources) = elaborate(label, text);
     let program = chronon_compiler::lower::lower(&design, &sources).expect("lowers");
     let mut sim = Simulator::new(Arc::new(program), EngineKind::Jit).expect("builds");
@@ -257,14 +251,11 @@ fn run_resumed(
         StopAt::Until(t) => RunLimit::Time(*t),
         StopAt::Finish => RunLimit::Unbounded,
     };
-    let stop = sim.sim.run(first);
-    if resume {
-        if stop == chronon_runtime::Stop::LimitReached {
-            sim.sim.run(last);
-        }
-        if let Some(limit) = case.drain {
-            sim.sim.drain(limit);
-        }
+    if sim.sim.run(first) == chronon_runtime::Stop::LimitReached {
+        sim.sim.run(last);
+    }
+    if let Some(limit) = case.drain {
+        sim.sim.drain(limit);
     }
     recording.finish(&mut sim);
     (format!("{:016x}", sim.digest()), merged(&dir))
@@ -346,16 +337,28 @@ fn check(path: &Path) {
         .find_map(|l| l.strip_prefix("state digest: "))
         .expect("a digest")
         .to_string();
-    // A run stopped at X records exactly the beginning of the run to Y.
+    // And `chronc run --cycles X` alone records exactly the beginning of
+    // the run to Y.
     for x in [1, edges / 2, edges.saturating_sub(1)] {
         let first = RunLimit::Edges {
             domain: DomainId(0),
             count: x,
         };
-        let (digest, log) = run_resumed(&label, &text, &case, first.clone(), true);
+        let (digest, log) = run_resumed(&label, &text, &case, first);
         assert_eq!(digest, whole_digest, "{label}: resumed after {x} edges");
         assert_eq!(log, jit_log, "{label}: trace resumed after {x} edges");
-        let (_, prefix) = run_resumed(&label, &text, &case, first, false);
+        let to_x = Case {
+            stop: StopAt::Cycles {
+                count: x,
+                domain: None,
+            },
+            drain: None,
+            keep: Vec::new(),
+            expect: Vec::new(),
+            summary: Vec::new(),
+            same_lines_as: None,
+        };
+        let (_, prefix) = run_traced(&format!("{label}-to-{x}"), &text, &to_x, EngineKind::Jit);
         assert!(
             jit_log.starts_with(&prefix),
             "{label}: the trace of a run to {x} edges is not the start of the whole one:\n{prefix}"
