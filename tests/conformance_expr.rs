@@ -707,9 +707,10 @@ impl<'a> UnitGen<'a> {
                 } else {
                     self.any_var().ty()
                 };
+                // Every comparison, on `bool` too (`false < true`, as
+                // Verilog compares one bit).
                 const OPS: [&str; 6] = ["==", "!=", "<", "<=", ">", ">="];
-                let n = if ty == Ty::Bool { 2 } else { 6 };
-                let op = OPS[self.rng.below(n) as usize];
+                let op = OPS[self.rng.below(6) as usize];
                 let l = self.expr(ty, d, false);
                 let r = self.expr(ty, d, true);
                 E::Bin {

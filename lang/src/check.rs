@@ -1895,7 +1895,9 @@ impl<'e> BodyCx<'e> {
                             | Type::Struct(_)
                             | Type::Array(..)
                     ),
-                    Lt | Le | Gt | Ge => a.ty.is_int(),
+                    // `bool` orders `false < true`, as Verilog compares one
+                    // bit and Rust orders `bool`.
+                    Lt | Le | Gt | Ge => a.ty.is_int() || a.ty == Type::Bool,
                     BitOr | BitXor | BitAnd => a.ty.is_int() || a.ty == Type::Bool,
                     _ => a.ty.is_int(),
                 };
