@@ -10,8 +10,16 @@
 //! pointer, synchronizer shift, flags from the new pointer and the tail
 //! before the edge, output register). It shares no code with the runtime.
 //!
+//! Contract §4 (channels) the same way: random compositions of senders
+//! (rates, more tries than the rate) and receivers (several receives per
+//! edge) in one domain, joined with latencies 0 to 3 and capacities 1 to
+//! 4, with fan-out and fan-in, against a model of credit (in flight before
+//! the edge, items sent earlier in the tick counted, a slot freed at n
+//! counting from n + 1), all-or-none fan-out and the fan-in order.
+//!
 //! `CHRONON_CONTRACT_CASES=N` (default 32) and `CHRONON_CONTRACT_SEED=S`
-//! run more cases, a soak; a failure names the case's seed and the design.
+//! run more cases of each, a soak; a failure names the case's seed and the
+//! design.
 
 use chronon_compiler::record::RecordOptions;
 use chronon_compiler::run::{RunOptions, StopAt, parse_time, run_recorded};
@@ -260,7 +268,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 }
 
 /// The `T` lines of the run's merged text trace.
-fn traced(label: &str, text: &str, config: &Config, engine: EngineKind) -> Vec<String> {
+fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<String> {
     let dir = std::env::temp_dir().join(format!(
         "chronon-contract-model-{}-{label}",
         std::process::id()
@@ -272,7 +280,7 @@ fn traced(label: &str, text: &str, config: &Config, engine: EngineKind) -> Vec<S
         top: None,
         params: Vec::new(),
         engine,
-        stop: StopAt::Until(parse_time(&format!("{}ps", config.until)).expect("time")),
+        stop: StopAt::Until(parse_time(&format!("{until_ps}ps")).expect("time")),
         drain: None,
         seed: 0,
     };
@@ -311,7 +319,7 @@ fn random_fifo_timelines_match_the_contract_model() {
         } else {
             EngineKind::Interp
         };
-        let got = traced(&format!("case{case}"), &text, &config, engine);
+        let got = traced(&format!("case{case}"), &text, config.until, engine);
         if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i))
         {
             panic!(
@@ -330,5 +338,240 @@ fn random_fifo_timelines_match_the_contract_model() {
     assert!(
         received as u64 * 2 > cases,
         "items went through in only {received} of {cases} cases"
+    );
+}
+
+/// A channel: sender, receiver, latency, capacity, in declaration order.
+#[derive(Clone, Debug)]
+struct Link {
+    from: usize,
+    to: usize,
+    latency: u64,
+    capacity: u64,
+}
+
+/// A random composition of channels in one domain. Sender i (instance
+/// `s<i>`) has rate `rate[i]`, tries `tries[i]` sends per edge when its
+/// cycle n has `n % m < k`, and sends `i * 100000 + its count of items
+/// sent`; receiver j (`r<j>`) tries `recvs[j]` receives per edge when its
+/// cycle has `m % rm < rk`.
+#[derive(Clone, Debug)]
+struct Channels {
+    period: u64,
+    senders: Vec<(u64, u64, u64, u64)>,
+    receivers: Vec<(u64, u64, u64)>,
+    links: Vec<Link>,
+    edges: u64,
+}
+
+impl Channels {
+    fn random(rng: &mut Rng) -> Channels {
+        let pattern = |rng: &mut Rng| {
+            let m = 1 + rng.below(5);
+            (m, 1 + rng.below(m))
+        };
+        let senders: Vec<(u64, u64, u64, u64)> = (0..1 + rng.below(3))
+            .map(|_| {
+                let rate = 1 + rng.below(3);
+                let (m, k) = pattern(rng);
+                (rate, rate + rng.below(2), m, k)
+            })
+            .collect();
+        let receivers: Vec<(u64, u64, u64)> = (0..1 + rng.below(3))
+            .map(|_| {
+                let (m, k) = pattern(rng);
+                (1 + rng.below(3), m, k)
+            })
+            .collect();
+        let mut pairs = Vec::new();
+        for to in 0..receivers.len() {
+            // One or two senders per receiver (fan-in).
+            let first = rng.below(senders.len() as u64) as usize;
+            pairs.push((first, to));
+            let second = rng.below(senders.len() as u64) as usize;
+            if second != first && rng.one_in(2) {
+                pairs.push((second, to));
+            }
+        }
+        for from in 0..senders.len() {
+            if !pairs.iter().any(|&(f, _)| f == from) {
+                pairs.push((from, rng.below(receivers.len() as u64) as usize));
+            }
+        }
+        // Random declaration order (the fan-in order depends on it).
+        for i in (1..pairs.len()).rev() {
+            pairs.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let links = pairs
+            .into_iter()
+            .map(|(from, to)| Link {
+                from,
+                to,
+                latency: rng.below(4),
+                capacity: 1 + rng.below(4),
+            })
+            .collect();
+        Channels {
+            period: 500 + rng.below(1500),
+            senders,
+            receivers,
+            links,
+            edges: 60,
+        }
+    }
+
+    fn design(&self) -> String {
+        let mut text = format!(
+            "clock c = {} ps;\n\
+             unit Src<ID: u32 = 0, R: u32 = 1, T: u32 = 1, M: u32 = 1, K: u32 = 1> {{\n\
+             \x20   out tx: u32 rate R;\n    reg n: u32;\n    reg count: u32;\n    tick {{\n\
+             \x20       n <= n + 1;\n        let c: u32 = count;\n\
+             \x20       for _j in 0..T {{\n\
+             \x20           if n % M < K && tx.try_send(ID * 100000 + c) {{\n\
+             \x20               trace(\"sent\", v = ID * 100000 + c);\n\
+             \x20               c = c + 1;\n            }}\n        }}\n\
+             \x20       count <= c;\n    }}\n}}\n\
+             unit Dst<Q: u32 = 1, M: u32 = 1, K: u32 = 1> {{\n\
+             \x20   in rx: u32;\n    reg m: u32;\n    tick {{\n        m <= m + 1;\n\
+             \x20       for _j in 0..Q {{\n\
+             \x20           if m % M < K {{\n\
+             \x20               if let Some(x) = rx.recv() {{ trace(\"got\", v = x); }}\n\
+             \x20           }}\n        }}\n    }}\n}}\n\
+             system Top {{\n",
+            self.period
+        );
+        for (i, (rate, tries, m, k)) in self.senders.iter().enumerate() {
+            text += &format!(
+                "    inst s{i}: Src<ID = {i}, R = {rate}, T = {tries}, M = {m}, K = {k}> on c;\n"
+            );
+        }
+        for (j, (q, m, k)) in self.receivers.iter().enumerate() {
+            text += &format!("    inst r{j}: Dst<Q = {q}, M = {m}, K = {k}> on c;\n");
+        }
+        for l in &self.links {
+            text += &format!(
+                "    connect s{}.tx -> r{}.rx latency {} capacity {};\n",
+                l.from, l.to, l.latency, l.capacity
+            );
+        }
+        text + "}\n"
+    }
+
+    /// The trace lines the contract implies: per edge, receivers' records
+    /// (`top.r<j>`) before senders' (`top.s<i>`), by path, though senders
+    /// tick first.
+    fn model(&self) -> Vec<String> {
+        // Per link: items (arrival edge, send order, value) not yet
+        // received, and items sent and received so far.
+        let mut queues: Vec<Vec<(u64, u64, u64)>> = vec![Vec::new(); self.links.len()];
+        let (mut sent, mut received) = (vec![0u64; self.links.len()], vec![0u64; self.links.len()]);
+        let mut counts = vec![0u64; self.senders.len()];
+        let mut order = 0u64;
+        let mut lines = Vec::new();
+        for n in 0..self.edges {
+            let t = n * self.period;
+            // In flight before the edge, per link.
+            let before: Vec<u64> = (0..self.links.len())
+                .map(|c| sent[c] - received[c])
+                .collect();
+            let mut sender_lines = Vec::new();
+            for (i, &(rate, tries, m, k)) in self.senders.iter().enumerate() {
+                let outs: Vec<usize> = (0..self.links.len())
+                    .filter(|&c| self.links[c].from == i)
+                    .collect();
+                let mut this_tick = 0;
+                for _ in 0..tries {
+                    let room = outs
+                        .iter()
+                        .all(|&c| before[c] + this_tick < self.links[c].capacity);
+                    if n % m < k && this_tick < rate && room {
+                        let v = i as u64 * 100_000 + counts[i];
+                        for &c in &outs {
+                            queues[c].push((n + self.links[c].latency, order, v));
+                            sent[c] += 1;
+                        }
+                        order += 1;
+                        counts[i] += 1;
+                        this_tick += 1;
+                        sender_lines.push(format!("{t}ps c {n} T top.s{i} sent v={v}"));
+                    }
+                }
+            }
+            for (j, &(q, m, k)) in self.receivers.iter().enumerate() {
+                if n % m >= k {
+                    continue;
+                }
+                for _ in 0..q {
+                    // The oldest due item: arrival edge, then link
+                    // declaration order, then send order.
+                    let next = (0..self.links.len())
+                        .filter(|&c| self.links[c].to == j)
+                        .flat_map(|c| {
+                            queues[c]
+                                .iter()
+                                .enumerate()
+                                .map(move |(p, &(a, o, _))| (a, c, o, p))
+                        })
+                        .filter(|&(a, ..)| a <= n)
+                        .min();
+                    if let Some((_, c, _, p)) = next {
+                        let (_, _, v) = queues[c].remove(p);
+                        received[c] += 1;
+                        lines.push(format!("{t}ps c {n} T top.r{j} got v={v}"));
+                    }
+                }
+            }
+            lines.append(&mut sender_lines);
+            for c in 0..self.links.len() {
+                assert!(
+                    sent[c] - received[c] <= self.links[c].capacity,
+                    "the model overfilled a channel: {self:?}"
+                );
+            }
+        }
+        lines
+    }
+}
+
+#[test]
+fn random_channel_timelines_match_the_contract_model() {
+    let cases = env_u64("CHRONON_CONTRACT_CASES", 32);
+    let seed = env_u64("CHRONON_CONTRACT_SEED", 0x5eed_c0de);
+    let mut refused = 0;
+    for case in 0..cases {
+        let case_seed = seed.wrapping_add(case) ^ 0xc4a2;
+        let config = Channels::random(&mut Rng::new(case_seed));
+        let text = config.design();
+        let expected = config.model();
+        let engine = if case % 2 == 0 {
+            EngineKind::Jit
+        } else {
+            EngineKind::Interp
+        };
+        // Every instant at or before the last edge's time.
+        let until = (config.edges - 1) * config.period;
+        let got = traced(&format!("channels{case}"), &text, until, engine);
+        if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i))
+        {
+            panic!(
+                "case seed {case_seed} ({engine:?}): line {i}: chronc {:?}, the model {:?}\n\
+                 {config:?}\n{text}",
+                got.get(i),
+                expected.get(i)
+            );
+        }
+        // Some sender was held back by credit or rate somewhere.
+        let offered: u64 = config
+            .senders
+            .iter()
+            .map(|&(_, tries, m, k)| (0..config.edges).filter(|n| n % m < k).count() as u64 * tries)
+            .sum();
+        refused += usize::from(
+            (expected.iter().filter(|l| l.contains(" sent ")).count() as u64) < offered,
+        );
+    }
+    assert!(
+        refused as u64 * 2 > cases,
+        "sends were refused in only {refused} of {cases} cases"
     );
 }
