@@ -304,6 +304,34 @@ fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<Str
         .collect()
 }
 
+/// Runs a random case's design `text` (of `config`, from `case_seed`) until
+/// `until_ps` on the JIT, or on the interpreter for odd `case`s, and
+/// asserts that its trace is `expected`, line for line.
+fn assert_matches_model(
+    label: &str,
+    case: u64,
+    case_seed: u64,
+    config: &dyn std::fmt::Debug,
+    text: &str,
+    until_ps: u64,
+    expected: &[String],
+) {
+    let engine = if case.is_multiple_of(2) {
+        EngineKind::Jit
+    } else {
+        EngineKind::Interp
+    };
+    let got = traced(label, text, until_ps, engine);
+    if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i)) {
+        panic!(
+            "case seed {case_seed} ({engine:?}): line {i}: chronc {:?}, the model {:?}\n\
+             {config:?}\n{text}",
+            got.get(i),
+            expected.get(i)
+        );
+    }
+}
+
 #[test]
 fn random_fifo_timelines_match_the_contract_model() {
     let cases = env_u64("CHRONON_CONTRACT_CASES", 32);
@@ -312,23 +340,17 @@ fn random_fifo_timelines_match_the_contract_model() {
     for case in 0..cases {
         let case_seed = seed.wrapping_add(case);
         let config = Config::random(&mut Rng::new(case_seed));
-        let text = config.design();
         let expected = config.model();
-        let engine = if case % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
-        };
-        let got = traced(&format!("case{case}"), &text, config.until, engine);
-        if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i))
-        {
-            panic!(
-                "case seed {case_seed} ({engine:?}): line {i}: chronc {:?}, the model {:?}\n\
-                 {config:?}\n{text}",
-                got.get(i),
-                expected.get(i)
-            );
-        }
+        let until = config.until;
+        assert_matches_model(
+            &format!("fifo{case}"),
+            case,
+            case_seed,
+            &config,
+            &config.design(),
+            until,
+            &expected,
+        );
         received += usize::from(
             expected
                 .iter()
@@ -541,25 +563,18 @@ fn random_channel_timelines_match_the_contract_model() {
     for case in 0..cases {
         let case_seed = seed.wrapping_add(case) ^ 0xc4a2;
         let config = Channels::random(&mut Rng::new(case_seed));
-        let text = config.design();
         let expected = config.model();
-        let engine = if case % 2 == 0 {
-            EngineKind::Jit
-        } else {
-            EngineKind::Interp
-        };
         // Every instant at or before the last edge's time.
         let until = (config.edges - 1) * config.period;
-        let got = traced(&format!("channels{case}"), &text, until, engine);
-        if let Some(i) = (0..got.len().max(expected.len())).find(|&i| got.get(i) != expected.get(i))
-        {
-            panic!(
-                "case seed {case_seed} ({engine:?}): line {i}: chronc {:?}, the model {:?}\n\
-                 {config:?}\n{text}",
-                got.get(i),
-                expected.get(i)
-            );
-        }
+        assert_matches_model(
+            &format!("channels{case}"),
+            case,
+            case_seed,
+            &config,
+            &config.design(),
+            until,
+            &expected,
+        );
         // Some sender was held back by credit or rate somewhere.
         let offered: u64 = config
             .senders
