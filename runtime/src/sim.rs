@@ -62,6 +62,9 @@ pub(crate) struct Core {
     pub(crate) fifo_stamps: bool,
     /// The sink asked the run to stop (it failed).
     pub(crate) sink_stopped: bool,
+    /// Instants between two `TraceSink::stop_requested` calls, and those
+    /// left before the next (see [`Core::stop_poll_due`]).
+    pub(crate) stop_poll: (u32, u32),
     pub(crate) faults: Vec<Fault>,
     pub(crate) finish: bool,
     /// Set with `finish` or a fault: one check per instant.
@@ -88,6 +91,20 @@ pub(crate) struct DomainEdge {
 }
 
 impl Core {
+    /// Whether the sink's `stop_requested` is due at this instant: at the
+    /// first after it was installed, then every `stop_poll_interval`.
+    #[inline(always)]
+    pub(crate) fn stop_poll_due(&mut self) -> bool {
+        let (every, left) = &mut self.stop_poll;
+        if *left == 0 {
+            *left = *every - 1;
+            true
+        } else {
+            *left -= 1;
+            false
+        }
+    }
+
     pub(crate) fn record_fault(
         &mut self,
         kind: FaultKind,
@@ -560,6 +577,7 @@ impl Simulation {
             commits: false,
             fifo_stamps: std::env::var_os("CHRONON_NO_FIFO_STAMPS").is_none(),
             sink_stopped: false,
+            stop_poll: (1, 0),
             faults: Vec::new(),
             finish: false,
             stop_requested: false,
@@ -653,6 +671,7 @@ impl Simulation {
             .trace
             .set_occupancy_watch(watch.unwrap_or_default(), self.core.fifos.len());
         self.core.sink_stopped = false;
+        self.core.stop_poll = (sink.stop_poll_interval().max(1), 0);
         self.sink = Some(sink);
         self.core.tracing = observation.traces;
     }
@@ -1185,7 +1204,7 @@ impl Simulation {
                     core.trace
                         .flush_observed(stamp, edges, commits, &core.fifos, sink.as_mut());
                 }
-                if sink.stop_requested() {
+                if core.stop_poll_due() && sink.stop_requested() {
                     core.sink_stopped = true;
                     core.stop_requested = true;
                 }
@@ -1285,7 +1304,7 @@ impl Simulation {
                         sink.as_mut(),
                     );
                 }
-                if sink.stop_requested() {
+                if core.stop_poll_due() && sink.stop_requested() {
                     core.sink_stopped = true;
                     core.stop_requested = true;
                 }

@@ -256,11 +256,20 @@ pub trait TraceSink {
         let _ = (domain, cycle, time);
     }
 
-    /// Whether the sink failed and the run must stop; asked once per instant
-    /// while the sink is installed. The run stops with
+    /// Whether the sink failed and the run must stop; asked at the first
+    /// instant after the sink is installed and then every
+    /// [`TraceSink::stop_poll_interval`] instants. The run stops with
     /// `Stop::SinkStopped` once the instant has completed.
     fn stop_requested(&self) -> bool {
         false
+    }
+
+    /// How many instants apart [`TraceSink::stop_requested`] is asked (at
+    /// least 1; the default, 1, asks every instant): a sink that may stop
+    /// the run that many instants late saves a call per instant. Asked
+    /// once, when the sink is installed.
+    fn stop_poll_interval(&self) -> u32 {
+        1
     }
 }
 
