@@ -122,8 +122,16 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    // Other arguments select workloads by a part of their name (for
+    // instruction counts under callgrind: `... --bench S=2`).
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
     println!("JIT versus hand-written ticks, {REPETITIONS} repetitions each (medians compared)");
     for workload in &WORKLOADS {
-        bench(workload);
+        if filters.is_empty() || filters.iter().any(|f| workload.name.contains(f.as_str())) {
+            bench(workload);
+        }
     }
 }
