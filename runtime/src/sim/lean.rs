@@ -418,7 +418,13 @@ impl Simulation {
             core.stages.len(),
             core.fifos.len(),
         );
-        let Some(&start) = starts.get(cursor.position).filter(|_| fits) else {
+        // `build` makes both true; checked here too (two comparisons per
+        // call) so that the loop's invariant below rests on this function.
+        let wraps = ops.last() == Some(&Op::Wrap);
+        let Some(&start) = starts
+            .get(cursor.position)
+            .filter(|&&s| fits && wraps && (s as usize) < ops.len())
+        else {
             return ReplayEnd::Fallback;
         };
         let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
@@ -447,9 +453,10 @@ impl Simulation {
         // there; one copy, not a local beside it).
         ctx.time = time;
         let mut ran = 0u64;
-        // Invariant at the top of the loop: `i < ops.len()` (every start
-        // is inside the list, and the last operation is `Wrap`, after
-        // which `i` is 0: `LeanProgram::build`).
+        // Invariant at the top of the loop: `i < ops.len()` (the start is
+        // inside the list and the last operation is `Wrap`, after which
+        // `i` is 0: both checked above; any other operation is followed
+        // by one).
         let mut i = start as usize;
         // A domain's edge begins: its cycle moves on (the calendar's count;
         // cannot overflow: the cursor's budget) and the context acts in it.
