@@ -32,7 +32,7 @@ fn sparse_commits(p: &Program) -> usize {
 fn agree(label: &str, text: &str, instants: u64) -> (Arc<Program>, Stop) {
     let reference = Arc::new(lower_text_unoptimized(label, text));
     let optimized = Arc::new(lower_text(label, text));
-    let mut sims = vec![
+    let mut sims = [
         Simulator::new(reference.clone(), EngineKind::Interp).expect("builds"),
         Simulator::new(optimized.clone(), EngineKind::Interp).expect("builds"),
         Simulator::new(optimized.clone(), EngineKind::Jit).expect("builds"),
