@@ -160,7 +160,130 @@ fn speedup() {
     );
 }
 
+/// A unit with a memory of `n` 16-bit elements (a register array with an
+/// initializer), read and written at run-time indices every tick.
+fn memory_design(n: u32) -> String {
+    format!(
+        r#"
+clock core = 1 GHz;
+const N: u32 = {n};
+
+unit Mem {{
+    reg m: [u16; N] = [3; N];
+    reg i: u32 = 0;
+    reg acc: u64 = 0;
+    tick {{
+        let a: u32 = (i * 2654435761) % N;
+        m[a] <= m[a] + (i as u16) + 1;
+        acc <= acc + (m[(a + 7) % N] as u64);
+        i <= i + 1;
+    }}
+}}
+
+system Top {{ inst u: Mem on core; }}
+"#
+    )
+}
+
+/// Compile time by array size: front end, lowering and JIT + bind of
+/// [`memory_design`] for 2^10 to 2^20 elements, wall and thread CPU time,
+/// then the time per edge over 2,000 edges on the JIT. `CHRONON_BENCH_REPS`
+/// sets the repetitions (default 5).
+fn array_compile() {
+    use chronon_suite::measure::thread_cpu_ns;
+    let reps: usize = std::env::var("CHRONON_BENCH_REPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    let edges = 2_000u64;
+    println!(
+        "compile time by array size (u16 elements), ms: median [min, max], wall / thread CPU; \
+         run: us per edge (JIT, {edges} edges)"
+    );
+    for bits in [10u32, 14, 17, 20] {
+        let n = 1u32 << bits;
+        let text = memory_design(n);
+        let mut rows: [(&str, Vec<f64>, Vec<f64>); 4] = [
+            ("front end", Vec::new(), Vec::new()),
+            ("lowering", Vec::new(), Vec::new()),
+            ("JIT+bind", Vec::new(), Vec::new()),
+            ("run/edge", Vec::new(), Vec::new()),
+        ];
+        let timed = |row: usize,
+                     rows: &mut [(&str, Vec<f64>, Vec<f64>); 4],
+                     f: &mut dyn FnMut(),
+                     scale: f64| {
+            let (t, c) = (Instant::now(), thread_cpu_ns());
+            f();
+            rows[row].1.push(t.elapsed().as_secs_f64() * 1e3 * scale);
+            rows[row].2.push((thread_cpu_ns() - c) as f64 / 1e6 * scale);
+        };
+        for _ in 0..reps {
+            let mut sources = SourceMap::new();
+            sources.add("bench.chr", text.clone());
+            let mut compiled = None;
+            let options = CompileOptions {
+                require_top: true,
+                ..Default::default()
+            };
+            timed(
+                0,
+                &mut rows,
+                &mut || compiled = Some(compile(&mut sources, &options)),
+                1.0,
+            );
+            let d = compiled
+                .and_then(|c| c.design)
+                .expect("bench design compiles");
+            let mut program = None;
+            timed(
+                1,
+                &mut rows,
+                &mut || program = Some(lower(&d, &sources).expect("lowers")),
+                1.0,
+            );
+            let program = Arc::new(program.expect("lowered"));
+            let mut sim = None;
+            timed(
+                2,
+                &mut rows,
+                &mut || {
+                    sim = Some(Simulator::new(program.clone(), EngineKind::Jit).expect("binds"));
+                },
+                1.0,
+            );
+            let mut sim = sim.expect("built");
+            // Microseconds per edge: milliseconds * 1000 / edges.
+            timed(
+                3,
+                &mut rows,
+                &mut || {
+                    let stop = sim.sim.run(RunLimit::Edges {
+                        domain: DomainId(0),
+                        count: edges,
+                    });
+                    assert_eq!(stop, Stop::LimitReached);
+                },
+                1e3 / edges as f64,
+            );
+        }
+        for (what, wall, cpu) in rows {
+            let (m, lo, hi) = stats(wall);
+            let (cm, clo, chi) = stats(cpu);
+            println!(
+                "  2^{bits:<2} {what:<9} {m:>9.2} [{lo:.2}, {hi:.2}]  cpu {cm:>9.2} [{clo:.2}, {chi:.2}]"
+            );
+        }
+    }
+}
+
 fn main() {
+    // `cargo bench --bench jit -- arrays` runs only the array-size rows.
+    if std::env::args().skip(1).any(|a| a == "arrays") {
+        array_compile();
+        return;
+    }
     compile_latency();
     speedup();
+    array_compile();
 }
