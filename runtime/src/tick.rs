@@ -368,6 +368,13 @@ impl<'a> TickCtx<'a> {
         self.core.fifo_observed
     }
 
+    /// Whether [`TickCtx::trace`] buffers records (the sink takes traces):
+    /// a host may skip a trace's set-up when not.
+    #[inline]
+    pub fn tracing(&self) -> bool {
+        self.core.tracing
+    }
+
     /// The number of units the running tick acts for (1 unless it is a group tick).
     #[inline]
     pub fn group_len(&self) -> usize {

@@ -284,6 +284,13 @@ impl Host for BoundHost<'_> {
     }
 
     fn trace(&mut self, trace: TraceId, args: &[u64]) {
+        // No sink takes traces (a VCD-only recording): nothing to buffer,
+        // so no unit to enter and no id to map.
+        // SAFETY: as in `BoundHost::ctx`; only read, nothing entered.
+        let ctx = unsafe { &*self.binding.tick.get().cast::<TickCtx<'static>>() };
+        if !ctx.tracing() {
+            return;
+        }
         let binding = self.binding;
         self.resolve(&binding.trace_member, trace);
         self.general().trace(trace, args);
