@@ -417,6 +417,8 @@ pub enum StmtKind {
     /// `trace("name", k = e, ...);`
     Trace {
         name: String,
+        /// The name's string literal, quotes included (E0327 labels it).
+        name_span: Span,
         args: Vec<(Ident, Expr)>,
     },
     /// An expression evaluated for its effect.

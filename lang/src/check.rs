@@ -31,6 +31,31 @@ pub const MAX_TRACE_VALUES: u64 = 8;
 /// A `trace` argument as E0326 describes it: its span, type and value count.
 type TraceArg = (Span, String, u64);
 
+/// Why the recorders cannot carry `name` as a `trace` event name (E0327),
+/// or `None` when they can. A trace name is one or more printable ASCII
+/// characters other than space, `=`, `,`, `"` and `\`: the text log
+/// separates a record's fields by spaces and an argument from its value by
+/// `=`, `--trace-filter` separates terms by `,` and a key from its value by
+/// `=`, and the manifest, Perfetto's interned names and `chronc trace
+/// merge` then carry the name as written, with no escaping to undo.
+/// `chronon_record::Schema::validate` refuses exactly these names when a
+/// recording starts; `compiler/tests/names.rs` keeps the two rules equal, so a
+/// design that checks never stops there.
+pub fn trace_name_problem(name: &str) -> Option<String> {
+    let Some(bad) = name
+        .chars()
+        .find(|&c| !c.is_ascii_graphic() || matches!(c, '=' | '"' | '\\' | ','))
+    else {
+        return name.is_empty().then(|| "the name is empty".to_string());
+    };
+    Some(match bad {
+        ' ' => "contains a space".to_string(),
+        '=' | '"' | '\\' | ',' => format!("contains `{bad}`"),
+        c if c.is_control() => format!("contains the control character U+{:04X}", c as u32),
+        c => format!("contains the non-ASCII character `{c}`"),
+    })
+}
+
 /// The number of scalar values a value of `ty` records in a trace: one per
 /// `bool`, integer or enum, an option's valid bit besides its value, every
 /// field of a struct and every element of an array (the lowering flattens
@@ -2558,13 +2583,24 @@ impl<'e> BodyCx<'e> {
                     message: message.clone(),
                 }
             }
-            S::Trace { name, args } => {
+            S::Trace {
+                name,
+                name_span,
+                args,
+            } => {
                 if self.in_fn() {
                     self.err(TypeError::UnitOpInFn {
                         span,
                         what: "`trace`",
                     });
                     return None;
+                }
+                if let Some(problem) = trace_name_problem(name) {
+                    self.err(TypeError::BadTraceName {
+                        span: *name_span,
+                        name: name.clone(),
+                        problem,
+                    });
                 }
                 let mut seen: HashMap<&str, Span> = HashMap::new();
                 let mut out = Vec::new();

@@ -214,6 +214,13 @@ pub enum TypeError {
         lone: Option<(String, u64)>,
         aggregates: Vec<(Span, String, u64)>,
     },
+    /// E0327: a `trace` name the recorders cannot carry; `problem` says
+    /// which character (or that it is empty).
+    BadTraceName {
+        span: Span,
+        name: String,
+        problem: String,
+    },
     /// W0301
     UnusedState {
         span: Span,
@@ -306,6 +313,8 @@ impl IntoDiagnostic for TypeError {
                 }
                 d.with_help(format!("split it into several `trace` statements of at most {limit} values each; a struct, array or option argument records one value per field, element and valid bit"))
             }
+            BadTraceName { span, name, problem } => Diagnostic::error("E0327", format!("trace name {name:?} cannot be recorded"), span, problem)
+                .with_help("a trace name is one or more printable ASCII characters other than space, `=`, `,`, `\"` and `\\` (the text log and `--trace-filter` use them as separators); write e.g. `a_b`"),
             UnusedState { span, what, name } => Diagnostic::warning("W0301", format!("{what} `{name}` is never used"), span, "unused")
                 .with_help("remove it, or prefix the name with `_`".to_string()),
             UnusedPort { span, name } => Diagnostic::warning("W0302", format!("port `{name}` is never used by the tick"), span, "unused")

@@ -1148,14 +1148,20 @@ impl Builder<'_> {
                 }
             }
             Rule::trace_stmt => {
-                let name = self.string(it.next()?);
+                let literal = it.next()?;
+                let name_span = self.span(&literal);
+                let name = self.string(literal);
                 let mut args = Vec::new();
                 for a in it {
                     let mut ai = inner(a);
                     let n = self.ident(ai.next()?);
                     args.push((n, self.expr(ai.next()?, 0)));
                 }
-                StmtKind::Trace { name, args }
+                StmtKind::Trace {
+                    name,
+                    name_span,
+                    args,
+                }
             }
             Rule::reg_write => {
                 let place = self.place(it.next()?);

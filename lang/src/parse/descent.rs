@@ -745,6 +745,7 @@ impl Parser<'_> {
             Tok::Kw(Kw::Trace) => {
                 self.bump();
                 self.expect(Tok::LParen)?;
+                let name_span = self.span(self.toks[self.pos]);
                 let name = self.string()?;
                 let mut args = Vec::new();
                 while self.eat(Tok::Comma) {
@@ -757,7 +758,11 @@ impl Parser<'_> {
                 }
                 self.expect(Tok::RParen)?;
                 self.expect(Tok::Semi)?;
-                StmtKind::Trace { name, args }
+                StmtKind::Trace {
+                    name,
+                    name_span,
+                    args,
+                }
             }
             t if is_word(t) => self.place_stmt()?,
             _ => self.expr_stmt()?,
