@@ -18,8 +18,8 @@ use counting_alloc::{ALLOCATIONS, WATCHING};
 
 use chronon_runtime::{
     AssertId, CalendarConfig, Clock, DesignBuilder, DomainId, Drain, FaultKind, FifoId, FifoSpec,
-    MemorySink, OwnedRecord, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx, TraceRecord,
-    TraceSink, UnitId,
+    InPort, MemorySink, OutPort, OwnedRecord, Picos, ReadPort, RunLimit, Simulation, Stop, TickCtx,
+    TraceRecord, TraceSink, UnitId,
 };
 
 fn clock(period: i128, phase: i128) -> Clock {
@@ -95,12 +95,21 @@ fn end_at(ctx: &mut TickCtx<'_>, ending: Ending, sites: [AssertId; 2], domain: u
     }
 }
 
-/// The design: `a` (600 ps) with a group tick of two units joined by a
-/// latency-1 channel, writing a registered width-2 FIFO to `b` and an
-/// FWFT S=3 FIFO to `c`; `b` (900 ps) reading the first, with a stage
-/// register, writing a registered FIFO to `c`; `c` (1500 ps, phase
-/// 300 ps) reading both, and a FIFO between its two units.
-fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
+/// What both designs share: domains `a` (600 ps), `b` (900 ps) and `c`
+/// (1500 ps, phase 300 ps), with no calendar pattern for checked steps;
+/// units `a0`, `a1` (on `a`), `b0` (`b`), `c0`, `c1` (`c`); a registered
+/// width-2 FIFO `ab` from `a0` to `b0` (depth 4, S = 2, FIFO 0); a
+/// latency-1 channel from `a0` to `a1`; fault sites in `a1` and `c1`.
+struct Common {
+    b: DesignBuilder,
+    d: [DomainId; 3],
+    units: [UnitId; 5],
+    ab: FifoId,
+    channel: (OutPort, InPort),
+    sites: [AssertId; 2],
+}
+
+fn common(mode: Mode) -> Common {
     let mut b = DesignBuilder::new();
     if mode == Mode::Checked {
         b.calendar_config(CalendarConfig { pattern_limit: 0 });
@@ -110,11 +119,86 @@ fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
         b.domain("b", clock(900, 0)),
         b.domain("c", clock(1500, 300)),
     ];
-    let a0 = b.unit("top.a0", d[0], &[1, 0]);
-    let a1 = b.unit("top.a1", d[0], &[2, 0]);
-    let b0 = b.unit("top.b0", d[1], &[3, 0]);
-    let c0 = b.unit("top.c0", d[2], &[4, 0]);
-    let c1 = b.unit("top.c1", d[2], &[5, 0]);
+    let units = [
+        b.unit("top.a0", d[0], &[1, 0]),
+        b.unit("top.a1", d[0], &[2, 0]),
+        b.unit("top.b0", d[1], &[3, 0]),
+        b.unit("top.c0", d[2], &[4, 0]),
+        b.unit("top.c1", d[2], &[5, 0]),
+    ];
+    let [a0, a1, b0, _, c1] = units;
+    let ab = b.fifo(FifoSpec {
+        name: "top.ab".into(),
+        writer: a0,
+        reader: b0,
+        depth: 4,
+        sync: 2,
+        width: 2,
+        read_port: ReadPort::Registered,
+    });
+    let tx = b.output(a0, "tx", 1, 1);
+    let rx = b.input(a1, "rx", 1);
+    b.connect(tx, rx, 1, 2);
+    let sites = [
+        b.fault_site(a1, FaultKind::Assertion, "assert at t.chr:1:1"),
+        b.fault_site(c1, FaultKind::Assertion, "assert at t.chr:2:1"),
+    ];
+    Common {
+        b,
+        d,
+        units,
+        ab,
+        channel: (tx, rx),
+        sites,
+    }
+}
+
+/// Domain `a`'s group tick: bursts to `ab` (they fill it: full flags;
+/// pauses let it drain), items over the channel, the second unit's
+/// sends to `ac` where given, a trace, and the ending.
+fn group_a(
+    ab: FifoId,
+    ac: Option<FifoId>,
+    (tx, rx): (OutPort, InPort),
+    ending: Ending,
+    sites: [AssertId; 2],
+) -> impl FnMut(&mut TickCtx<'_>) {
+    move |ctx: &mut TickCtx<'_>| {
+        let c = ctx.cycle();
+        fold(ctx, 0);
+        if c % 16 < 11 {
+            ctx.fifo_try_send(ab, &[c, c.wrapping_mul(7)]);
+        }
+        if !c.is_multiple_of(3) {
+            ctx.try_send(tx, &[ctx.reg(1)]);
+        }
+        ctx.enter(1);
+        let v = ctx.recv_word(rx).unwrap_or(1);
+        fold(ctx, v);
+        if let Some(ac) = ac
+            && c % 5 != 2
+        {
+            ctx.fifo_try_send(ac, &[c ^ v]);
+        }
+        ctx.trace(0, &[c]);
+        end_at(ctx, ending, sites, 0);
+    }
+}
+
+/// The design: `a` (600 ps) with a group tick of two units joined by a
+/// latency-1 channel, writing a registered width-2 FIFO to `b` and an
+/// FWFT S=3 FIFO to `c`; `b` (900 ps) reading the first, with a stage
+/// register, writing a registered FIFO to `c`; `c` (1500 ps, phase
+/// 300 ps) reading both, and a FIFO between its two units.
+fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
+    let Common {
+        mut b,
+        d,
+        units: [a0, a1, b0, c0, c1],
+        ab,
+        channel,
+        sites,
+    } = common(mode);
     let fifo = |b: &mut DesignBuilder, name: &str, w, r, depth, sync, width, read_port| {
         b.fifo(FifoSpec {
             name: name.into(),
@@ -126,39 +210,13 @@ fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
             read_port,
         })
     };
-    let ab = fifo(&mut b, "top.ab", a0, b0, 4, 2, 2, ReadPort::Registered);
     let ac = fifo(&mut b, "top.ac", a1, c0, 2, 3, 1, ReadPort::Fwft);
     let bc = fifo(&mut b, "top.bc", b0, c0, 8, 2, 1, ReadPort::Registered);
     let cc = fifo(&mut b, "top.cc", c0, c1, 4, 2, 1, ReadPort::Registered);
-    let tx = b.output(a0, "tx", 1, 1);
-    let rx = b.input(a1, "rx", 1);
-    b.connect(tx, rx, 1, 2);
     let stage = b.stage(b0, "s", 2, 1);
-    let sites = [
-        b.fault_site(a1, FaultKind::Assertion, "assert at t.chr:1:1"),
-        b.fault_site(c1, FaultKind::Assertion, "assert at t.chr:2:1"),
-    ];
     let end = move |ctx: &mut TickCtx<'_>, domain: usize| end_at(ctx, ending, sites, domain);
-    b.set_group_tick(&[a0, a1], move |ctx: &mut TickCtx<'_>| {
-        let c = ctx.cycle();
-        fold(ctx, 0);
-        // Bursts fill the FIFOs (full flags), pauses let them drain.
-        if c % 16 < 11 {
-            ctx.fifo_try_send(ab, &[c, c.wrapping_mul(7)]);
-        }
-        if !c.is_multiple_of(3) {
-            ctx.try_send(tx, &[ctx.reg(1)]);
-        }
-        ctx.enter(1);
-        let v = ctx.recv_word(rx).unwrap_or(1);
-        fold(ctx, v);
-        if c % 5 != 2 {
-            ctx.fifo_try_send(ac, &[c ^ v]);
-        }
-        ctx.trace(0, &[c]);
-        end(ctx, 0);
-    })
-    .expect("group");
+    b.set_group_tick(&[a0, a1], group_a(ab, Some(ac), channel, ending, sites))
+        .expect("group");
     b.set_tick(b0, move |ctx: &mut TickCtx<'_>| {
         let c = ctx.cycle();
         let mut item = [0, 0];
@@ -219,31 +277,16 @@ fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
 /// a registered FIFO between them; `e` (700 ps, phase 100 ps) one unit
 /// with one register word and no FIFO.
 fn design_solo(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
-    let mut b = DesignBuilder::new();
-    if mode == Mode::Checked {
-        b.calendar_config(CalendarConfig { pattern_limit: 0 });
-    }
-    let d = [
-        b.domain("a", clock(600, 0)),
-        b.domain("b", clock(900, 0)),
-        b.domain("c", clock(1500, 300)),
-    ];
+    let Common {
+        mut b,
+        d,
+        units: [a0, a1, b0, c0, c1],
+        ab,
+        channel,
+        sites,
+    } = common(mode);
     let e = b.domain("e", clock(700, 100));
-    let a0 = b.unit("top.a0", d[0], &[1, 0]);
-    let a1 = b.unit("top.a1", d[0], &[2, 0]);
-    let b0 = b.unit("top.b0", d[1], &[3, 0]);
-    let c0 = b.unit("top.c0", d[2], &[4, 0]);
-    let c1 = b.unit("top.c1", d[2], &[5, 0]);
     let e0 = b.unit("top.e0", e, &[6]);
-    let ab = b.fifo(FifoSpec {
-        name: "top.ab".into(),
-        writer: a0,
-        reader: b0,
-        depth: 4,
-        sync: 2,
-        width: 2,
-        read_port: ReadPort::Registered,
-    });
     let cc = b.fifo(FifoSpec {
         name: "top.cc".into(),
         writer: c0,
@@ -253,29 +296,8 @@ fn design_solo(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
         width: 1,
         read_port: ReadPort::Registered,
     });
-    let tx = b.output(a0, "tx", 1, 1);
-    let rx = b.input(a1, "rx", 1);
-    b.connect(tx, rx, 1, 2);
-    let sites = [
-        b.fault_site(a1, FaultKind::Assertion, "assert at t.chr:1:1"),
-        b.fault_site(c1, FaultKind::Assertion, "assert at t.chr:2:1"),
-    ];
-    b.set_group_tick(&[a0, a1], move |ctx: &mut TickCtx<'_>| {
-        let c = ctx.cycle();
-        fold(ctx, 0);
-        if c % 16 < 11 {
-            ctx.fifo_try_send(ab, &[c, c.wrapping_mul(7)]);
-        }
-        if !c.is_multiple_of(3) {
-            ctx.try_send(tx, &[ctx.reg(1)]);
-        }
-        ctx.enter(1);
-        let v = ctx.recv_word(rx).unwrap_or(1);
-        fold(ctx, v);
-        ctx.trace(0, &[c]);
-        end_at(ctx, ending, sites, 0);
-    })
-    .expect("group a");
+    b.set_group_tick(&[a0, a1], group_a(ab, None, channel, ending, sites))
+        .expect("group a");
     b.set_tick(b0, move |ctx: &mut TickCtx<'_>| {
         let c = ctx.cycle();
         let mut item = [0, 0];

@@ -534,49 +534,36 @@ impl Simulation {
                 solo
             }};
         }
+        // A whole `Solo` instant: `solo!`, then the FIFO commit named (none
+        // for `Op::Solo`), then the instant's end.
+        macro_rules! solo_instant {
+            ($d:expr, $step:expr, $call:ident) => {{
+                solo!($d, $call);
+                end!($step);
+            }};
+            ($d:expr, $step:expr, $call:ident, $commit:ident($($arg:expr),*)) => {{
+                let solo = solo!($d, $call);
+                fifo!(solo.fifo).$commit($($arg),*);
+                end!($step);
+            }};
+        }
         let end = loop {
             // SAFETY: `i < ops.len()` (the loop's invariant, above).
             let op = unsafe { *ops.get_unchecked(i) };
             i += 1;
             match op {
-                Op::Solo(d, step) => {
-                    solo!(d, tick);
-                    end!(step);
-                }
-                Op::SoloWriter(d, step) => {
-                    let solo = solo!(d, tick);
-                    fifo!(solo.fifo).commit_writer();
-                    end!(step);
-                }
-                Op::SoloReader(d, step) => {
-                    let solo = solo!(d, tick);
-                    fifo!(solo.fifo).commit_reader();
-                    end!(step);
-                }
-                Op::SoloBoth(d, step) => {
-                    let solo = solo!(d, tick);
-                    fifo!(solo.fifo).commit(true, true);
-                    end!(step);
-                }
-                Op::SoloNative(d, step) => {
-                    solo!(d, native);
-                    end!(step);
-                }
+                Op::Solo(d, step) => solo_instant!(d, step, tick),
+                Op::SoloWriter(d, step) => solo_instant!(d, step, tick, commit_writer()),
+                Op::SoloReader(d, step) => solo_instant!(d, step, tick, commit_reader()),
+                Op::SoloBoth(d, step) => solo_instant!(d, step, tick, commit(true, true)),
+                Op::SoloNative(d, step) => solo_instant!(d, step, native),
                 Op::SoloWriterNative(d, step) => {
-                    let solo = solo!(d, native);
-                    fifo!(solo.fifo).commit_writer();
-                    end!(step);
+                    solo_instant!(d, step, native, commit_writer())
                 }
                 Op::SoloReaderNative(d, step) => {
-                    let solo = solo!(d, native);
-                    fifo!(solo.fifo).commit_reader();
-                    end!(step);
+                    solo_instant!(d, step, native, commit_reader())
                 }
-                Op::SoloBothNative(d, step) => {
-                    let solo = solo!(d, native);
-                    fifo!(solo.fifo).commit(true, true);
-                    end!(step);
-                }
+                Op::SoloBothNative(d, step) => solo_instant!(d, step, native, commit(true, true)),
                 Op::Edge(d) => edge!(d),
                 Op::EdgeTick(d, r) => {
                     edge!(d);
