@@ -58,6 +58,10 @@ struct Solo {
     words: (u32, u32),
     /// The FIFO to commit (unused by `Op::Solo`).
     fifo: u32,
+    /// While `replay_lean` runs: the domain's next edge index (the
+    /// calendar's `next_cycle`, copied in and written back), kept beside
+    /// the domain's solo entry so an edge touches one table, not three.
+    next: u64,
 }
 
 /// The side of a FIFO a domain commits when it alone has an edge.
@@ -95,6 +99,7 @@ impl Solo {
             runner: small(plan.runners.start)?,
             words: (small(plan.regs.start)?, small(plan.regs.end)?),
             fifo,
+            next: 0,
         };
         Some((solo, side))
     }
@@ -404,7 +409,11 @@ impl Simulation {
         let Some(mut cursor) = calendar.replay_cursor() else {
             return ReplayEnd::Fallback;
         };
-        let (ops, starts, solos) = (&program.ops[..], &program.starts[..], &program.solos[..]);
+        let (ops, starts, solos) = (
+            &program.ops[..],
+            &program.starts[..],
+            &mut program.solos[..],
+        );
         let (cycle, next_cycle) = (&mut *cursor.cycle, &mut *cursor.next_cycle);
         // Everything the loop indexes unchecked (see the SAFETY notes
         // below) is checked here once: the program's reach against the
@@ -427,6 +436,10 @@ impl Simulation {
         else {
             return ReplayEnd::Fallback;
         };
+        // The loop counts edges in the solo table (see `Solo::next`).
+        for (entry, &n) in solos.iter_mut().zip(next_cycle.iter()) {
+            entry.next = n;
+        }
         let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
         let time = cursor.upcoming;
         // The cursor's budget as a time: consecutive instants are at least
@@ -453,24 +466,25 @@ impl Simulation {
         // there; one copy, not a local beside it).
         ctx.time = time;
         let mut ran = 0u64;
-        // Invariant at the top of the loop: `i < ops.len()` (the start is
-        // inside the list and the last operation is `Wrap`, after which
-        // `i` is 0: both checked above; any other operation is followed
+        // The next operation, as a pointer into `ops` (one register for
+        // the loop's position, not a base and an index). Invariant at the
+        // top of the loop: `next` points into `ops` (the start is inside
+        // the list and the last operation is `Wrap`, after which `next` is
+        // the first: both checked above; any other operation is followed
         // by one).
-        let mut i = start as usize;
+        let first = ops.as_ptr();
+        // SAFETY: `start < ops.len()` (checked above).
+        let mut next = unsafe { first.add(start as usize) };
         // A domain's edge begins: its cycle moves on (the calendar's count;
         // cannot overflow: the cursor's budget) and the context acts in it.
         macro_rules! edge {
             ($d:expr) => {{
                 let d = $d as usize;
-                // SAFETY: `d < reach.domains <= cycle.len(), next_cycle.len()`
-                // (checked above).
-                unsafe {
-                    let n = *next_cycle.get_unchecked(d);
-                    *cycle.get_unchecked_mut(d) = n;
-                    *next_cycle.get_unchecked_mut(d) = n + 1;
-                    ctx.cycle = n;
-                }
+                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
+                let entry = unsafe { solos.get_unchecked_mut(d) };
+                let n = entry.next;
+                entry.next = n + 1;
+                ctx.cycle = n;
                 ctx.domain = d as u32;
             }};
         }
@@ -548,9 +562,12 @@ impl Simulation {
             }};
         }
         let end = loop {
-            // SAFETY: `i < ops.len()` (the loop's invariant, above).
-            let op = unsafe { *ops.get_unchecked(i) };
-            i += 1;
+            // SAFETY: `next` points into `ops` (the loop's invariant,
+            // above), so reading it is in bounds and the operation after
+            // it is still inside the list or one past its end (never read:
+            // the last operation is `Wrap`).
+            let op = unsafe { *next };
+            next = unsafe { next.add(1) };
             match op {
                 Op::Solo(d, step) => solo_instant!(d, step, tick),
                 Op::SoloWriter(d, step) => solo_instant!(d, step, tick, commit_writer()),
@@ -593,14 +610,28 @@ impl Simulation {
                 Op::End(step) => end!(step),
                 // The pattern wraps around (once per hyperperiod: the
                 // instants' ends need no test of their own).
-                Op::Wrap => i = 0,
+                Op::Wrap => next = first,
             }
         };
         let time = ctx.time;
         // `i` is the next instant's first operation (or the final `Wrap`,
         // before the first).
+        // SAFETY: `next` points into `ops`, after `first` (the invariant).
+        let mut i = unsafe { next.offset_from(first) } as usize;
         if i == ops.len() - 1 {
             i = 0;
+        }
+        // The edge counts back to the calendar: a domain that had an edge
+        // has its latest edge's cycle and the next index.
+        for ((entry, c), n) in solos
+            .iter()
+            .zip(cycle.iter_mut())
+            .zip(next_cycle.iter_mut())
+        {
+            if entry.next != *n {
+                *c = entry.next - 1;
+                *n = entry.next;
+            }
         }
         cursor.position = starts
             .binary_search(&(i as u32))
