@@ -12,10 +12,10 @@ use crate::ir::{FaultId, PortId, TraceId};
 pub trait Host {
     /// `port.can_send()`.
     fn can_send(&mut self, port: PortId) -> bool;
-    /// Sends `item` on `port` if it can; returns whether it was sent. When
-    /// `required` (`send`, not `try_send`), a refusal is a fault that the
-    /// host reports itself.
-    fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool;
+    /// Sends `item` on `port` if it can; returns whether it was sent. For a
+    /// `send` (not `try_send`), `required` is its fault site: a refusal is
+    /// a fault that the host reports itself, naming that site.
+    fn send(&mut self, port: PortId, item: &[u64], required: Option<FaultId>) -> bool;
     /// Removes (`remove`) or peeks the head of an input port (channel or fwft
     /// CDC); writes it to `item` and returns whether there was one.
     fn recv(&mut self, port: PortId, remove: bool, item: &mut [u64]) -> bool;

@@ -1,5 +1,6 @@
 //! Runtime faults: design errors detected while running (contract §6).
 
+use crate::design::AssertId;
 use crate::trace::Timestamp;
 
 /// What went wrong.
@@ -42,6 +43,12 @@ pub struct Fault {
     pub cycle: u64,
     /// The exact time of the instant.
     pub time: Timestamp,
+    /// The declared fault site behind the fault, when one is known: the
+    /// site [`crate::TickCtx::raise`] raised, or the one a refused `send`
+    /// named ([`crate::TickCtx::locate_fault`]). The runtime knows no
+    /// syntax; the front end that declared the site maps it to a source
+    /// location.
+    pub site: Option<AssertId>,
 }
 
 impl FaultKind {

@@ -122,6 +122,7 @@ impl Core {
             domain: self.domain_names[meta.domain as usize].clone(),
             cycle,
             time,
+            site: None,
         });
     }
 }

@@ -713,6 +713,19 @@ impl TickCtx<'_> {
             |s| (s.kind.clone(), s.construct.clone()),
         );
         self.fault(kind, construct);
+        self.locate_fault(site);
+    }
+
+    /// Names `site` as the source of the fault this tick has just reported
+    /// (a refused `send` faults in the channel or FIFO, which know no
+    /// statement; the caller knows which `send` it was). Does nothing when
+    /// the last fault already names a site, or there is none.
+    pub fn locate_fault(&mut self, site: AssertId) {
+        if let Some(f) = self.core.faults.last_mut()
+            && f.site.is_none()
+        {
+            f.site = Some(site);
+        }
     }
 
     /// What an accepted operation of an observed FIFO does besides the

@@ -194,9 +194,14 @@ impl Frame<'_> {
                 let ok = self.host.can_send(*port);
                 self.locals[*dst as usize] = u64::from(ok);
             }
-            Stmt::Send { port, value, dst } => {
+            Stmt::Send {
+                port,
+                value,
+                dst,
+                fault,
+            } => {
                 let values = self.exprs(value);
-                let sent = self.host.send(*port, &values, dst.is_none());
+                let sent = self.host.send(*port, &values, *fault);
                 if let Some(d) = dst {
                     self.locals[*d as usize] = u64::from(sent);
                 }

@@ -272,6 +272,9 @@ pub enum SiteKind {
     },
     /// A stage register pipe index out of range.
     StageRange,
+    /// A `send` that can be refused: the runtime names the refusing
+    /// channel or FIFO, the site the statement.
+    Send,
 }
 
 /// A place that can fault at run time.
@@ -553,6 +556,10 @@ pub enum Stmt {
         value: Vec<Expr>,
         /// `u1` result of `try_send`; `None` for `send`.
         dst: Option<LocalId>,
+        /// For `send` (and only then), the fault site a refusal reports:
+        /// the runtime detects it in a channel or FIFO and the site gives
+        /// the statement's source location ([`SiteKind::Send`]).
+        fault: Option<FaultId>,
     },
     /// Read an input port: `ok` tells whether an item came, `dst` receives
     /// its fields (left unchanged when none came).

@@ -78,6 +78,7 @@ fn fusable_prefix(then: &[Stmt], port: u32, dst: LocalId, reads: &[u32]) -> Opti
         port: sent,
         value,
         dst: None,
+        ..
     } = &then[j]
     else {
         return None;
@@ -115,10 +116,12 @@ fn fuse_block(stmts: &mut Vec<Stmt>, reads: &[u32]) {
             let Stmt::Send { value, .. } = then.remove(0) else {
                 unreachable!("fusable_prefix found a send");
             };
+            // A `try_send` reports no fault, so the `send`'s site goes.
             out.push(Stmt::Send {
                 port,
                 value,
                 dst: Some(dst),
+                fault: None,
             });
             continue;
         }
@@ -296,12 +299,22 @@ impl Fold<'_> {
                 self.forget(dst);
                 Stmt::CanSend { port, dst }
             }
-            Stmt::Send { port, value, dst } => {
+            Stmt::Send {
+                port,
+                value,
+                dst,
+                fault,
+            } => {
                 let value = value.into_iter().map(|v| self.expr(v)).collect();
                 if let Some(d) = dst {
                     self.forget(d);
                 }
-                Stmt::Send { port, value, dst }
+                Stmt::Send {
+                    port,
+                    value,
+                    dst,
+                    fault,
+                }
             }
             Stmt::Recv {
                 port,
@@ -642,7 +655,7 @@ mod tests {
     use super::*;
     use crate::engine::{Engine, initial_state};
     use crate::interp::Interpreter;
-    use crate::ir::{print, validate};
+    use crate::ir::{FaultId, print, validate};
     use crate::testing::random_program::random_program;
     use crate::testing::script_host::ScriptHost;
 
@@ -863,12 +876,13 @@ mod tests {
     }
 
     /// The inverse of [`fuse_can_send`]: every `l = p.try_send(v)` followed
-    /// by `if l` becomes `l = p.can_send(); if l { p.send(v); ... }`.
-    fn unfuse(stmts: &mut [Stmt]) -> usize {
+    /// by `if l` becomes `l = p.can_send(); if l { p.send(v); ... }`, the
+    /// `send` reporting fault site `site` (it is never refused).
+    fn unfuse(stmts: &mut [Stmt], site: FaultId) -> usize {
         let mut count = 0;
         for i in 0..stmts.len() {
             if let Stmt::If { then, els, .. } = &mut stmts[i] {
-                count += unfuse(then) + unfuse(els);
+                count += unfuse(then, site) + unfuse(els, site);
             }
             if i + 1 < stmts.len()
                 && let Stmt::Send {
@@ -890,6 +904,7 @@ mod tests {
                             port,
                             value,
                             dst: None,
+                            fault: Some(site),
                         },
                     );
                 }
@@ -930,8 +945,16 @@ mod tests {
             let design = compiled.design.expect("examples compile");
             let program = crate::lower::lower(&design, &sources).expect("lowers");
             let mut twin = program.clone();
-            for unit in &mut twin.units {
-                fused += unfuse(&mut unit.body);
+            for u in 0..twin.units.len() {
+                let site = twin.faults.len() as FaultId;
+                twin.faults.push(crate::ir::FaultSite {
+                    unit: u as u32,
+                    kind: crate::ir::SiteKind::Send,
+                    construct: "unfused".into(),
+                    message: "an unfused send".into(),
+                    span: None,
+                });
+                fused += unfuse(&mut twin.units[u].body, site);
             }
             validate::validate(&twin).expect("the unfused twin is valid");
             let mut sims: Vec<Simulator> = [program, twin]
@@ -981,6 +1004,7 @@ mod tests {
                             port: 0,
                             value: vec![Expr::Local(1)],
                             dst: None,
+                            fault: Some(0),
                         },
                     ],
                     els: Vec::new(),
@@ -1003,6 +1027,7 @@ mod tests {
                     port: 0,
                     value: vec![Expr::Local(1)],
                     dst: Some(0),
+                    fault: None,
                 },
                 Stmt::If {
                     cond: Expr::Local(0),

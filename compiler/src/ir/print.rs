@@ -160,7 +160,9 @@ fn write_block(out: &mut String, block: &[Stmt], depth: usize) -> fmt::Result {
                 writeln!(out, "st{stage}.retain({})", expr(pipe))?
             }
             Stmt::CanSend { port, dst } => writeln!(out, "l{dst} = p{port}.can_send()")?,
-            Stmt::Send { port, value, dst } => match dst {
+            Stmt::Send {
+                port, value, dst, ..
+            } => match dst {
                 Some(d) => writeln!(out, "l{d} = p{port}.try_send({})", list(value))?,
                 None => writeln!(out, "p{port}.send({})", list(value))?,
             },

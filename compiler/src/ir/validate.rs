@@ -174,8 +174,23 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                 port_of(p, unit_id, *port, &[PortKind::Out])?;
                 local(unit, *dst, Some(Ty::BOOL))?;
             }
-            Stmt::Send { port, value, dst } => {
+            Stmt::Send {
+                port,
+                value,
+                dst,
+                fault,
+            } => {
                 let item = port_of(p, unit_id, *port, &[PortKind::Out])?;
+                if dst.is_some() == fault.is_some() {
+                    return Err(format!(
+                        "p{port}: a `send` names a fault site, a `try_send` none"
+                    ));
+                }
+                if let Some(f) = fault
+                    && *f as usize >= p.faults.len()
+                {
+                    return Err(format!("no fault f{f}"));
+                }
                 if item.len() != value.len() {
                     return Err(format!("port p{port} takes {} fields", item.len()));
                 }

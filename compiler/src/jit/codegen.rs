@@ -716,11 +716,16 @@ impl Gen<'_> {
                 let r = self.call_result(idx::CAN_SEND, &[id]);
                 self.set_flag(*dst, r);
             }
-            Stmt::Send { port, value, dst } => {
+            Stmt::Send {
+                port,
+                value,
+                dst,
+                fault,
+            } => {
                 let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
                 let addr = self.fill_buffer(&values);
                 let id = self.i32(*port);
-                let required = self.i32(u32::from(dst.is_none()));
+                let required = self.i32(super::host_abi::send_site(*fault));
                 let len = self.i32(values.len() as u32);
                 let sent = self.call_result(idx::SEND, &[id, required, addr, len]);
                 if let Some(d) = dst {

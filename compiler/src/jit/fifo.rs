@@ -107,10 +107,12 @@ impl Gen<'_> {
                 let (r, _) = self.fifo_join(0);
                 self.set_flag(*dst, r);
             }
-            Stmt::Send { value, dst, .. } => {
+            Stmt::Send {
+                value, dst, fault, ..
+            } => {
                 let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
                 let try_send = dst.is_some();
-                self.fifo_send(entry, port, &values, try_send);
+                self.fifo_send(entry, port, &values, try_send, *fault);
                 let (sent, _) = self.fifo_join(0);
                 if let Some(d) = dst {
                     self.set_flag(*d, sent);
@@ -203,8 +205,15 @@ impl Gen<'_> {
     /// `send`/`try_send`: stores the item at the write pointer and marks the
     /// edge written when `can_send()` and no sink records events; a refused
     /// `try_send` answers 0; the rest (recorded, or a refused `send`, which
-    /// faults) calls the host.
-    fn fifo_send(&mut self, entry: Value, port: PortId, values: &[Value], try_send: bool) {
+    /// faults, at the relative fault site `fault`) calls the host.
+    fn fifo_send(
+        &mut self,
+        entry: Value,
+        port: PortId,
+        values: &[Value],
+        try_send: bool,
+        fault: Option<u32>,
+    ) {
         let values = values.to_vec();
         self.fifo_op(entry, 0, |g, fifo, done| {
             let busy = g.b.ins().uload16(types::I32, flags(), fifo, at::FULL);
@@ -245,7 +254,7 @@ impl Gen<'_> {
         self.b.switch_to_block(fallback);
         let addr = self.fill_buffer(&values);
         let id = self.i32(port);
-        let required = self.i32(u32::from(!try_send));
+        let required = self.i32(crate::jit::host_abi::send_site(fault));
         let len = self.i32(values.len() as u32);
         let sent = self.call_result(idx::SEND, &[id, required, addr, len]);
         self.fifo_done(sent, &[]);

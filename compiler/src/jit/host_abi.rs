@@ -183,6 +183,12 @@ extern "C" fn can_send(ctx: *mut HostCtx<'_>, port: u32) -> u32 {
     u32::from(on_host!(c, |h| h.can_send(port + c.port_base)))
 }
 
+/// The `required` argument of the `send` host call: 0 for `try_send`, the
+/// relative fault site plus one for `send` (see [`send`]).
+pub(super) fn send_site(fault: Option<u32>) -> u32 {
+    fault.map_or(0, |f| f + 1)
+}
+
 extern "C" fn send(
     ctx: *mut HostCtx<'_>,
     port: u32,
@@ -192,11 +198,12 @@ extern "C" fn send(
 ) -> u32 {
     // SAFETY: as above.
     let (c, item) = unsafe { (host(ctx), words(buf, len)) };
-    u32::from(on_host!(c, |h| h.send(
-        port + c.port_base,
-        item,
-        required != 0
-    )))
+    // A `send`'s relative fault site, as `fault` maps it.
+    // SAFETY: the relocation table outlives the call (it is the JIT's).
+    let site = required
+        .checked_sub(1)
+        .map(|f| unsafe { (&*c.faults)[f as usize] });
+    u32::from(on_host!(c, |h| h.send(port + c.port_base, item, site)))
 }
 
 extern "C" fn recv(ctx: *mut HostCtx<'_>, port: u32, remove: u32, buf: *mut u64, len: u32) -> u32 {

@@ -148,10 +148,12 @@ impl Rewriter {
                 port: p,
                 value,
                 dst,
+                fault,
             } => Stmt::Send {
                 port: port(self, *p),
                 value: self.exprs(value),
                 dst: *dst,
+                fault: fault.map(|f| self.fault(f)),
             },
             Stmt::Recv {
                 port: p,

@@ -390,6 +390,15 @@ pub const MAX_UNROLLED: u64 = 1 << 16;
 /// `u16`. A local of type `[u64; 200000]` would pass it.
 pub const MAX_LOCALS: usize = u16::MAX as usize;
 
+/// Whether `index` (of type `ity`) is below `n`.
+fn in_range(index: Expr, ity: Ty, n: u32) -> Expr {
+    if u64::from(n) > ity.mask() {
+        Expr::Const(Ty::BOOL, 1)
+    } else {
+        bin(BinOp::Lt, ity, index, Expr::Const(ity, u64::from(n)))
+    }
+}
+
 fn bin(op: BinOp, ty: Ty, a: Expr, b: Expr) -> Expr {
     Expr::Binary(op, ty, Box::new(a), Box::new(b))
 }
@@ -488,10 +497,19 @@ impl UnitLower<'_> {
             }
             SK::Send { port, value } => {
                 let value = self.expr(value);
+                let port = self.inst.ports[*port];
+                let name = self.p.ports[port as usize].name.clone();
+                let fault = self.fault(
+                    SiteKind::Send,
+                    name.clone(),
+                    format!("send on port `{name}` refused"),
+                    s.span,
+                );
                 self.out.push(Stmt::Send {
-                    port: self.inst.ports[*port],
+                    port,
                     value,
                     dst: None,
+                    fault: Some(fault),
                 });
             }
             SK::StageWrite { stage, pipe, value } => {
@@ -756,6 +774,10 @@ impl UnitLower<'_> {
                     }
                     return;
                 }
+                if let Target::Slots(base) = target {
+                    self.write_nested(base, (ety, n), index, ity, rest, vals, span);
+                    return;
+                }
                 self.check_index(index.clone(), ity, n, span);
                 for i in 0..n {
                     let saved = std::mem::take(&mut self.out);
@@ -780,6 +802,107 @@ impl UnitLower<'_> {
                     });
                 }
             }
+        }
+    }
+
+    /// A write into register slots from `base` at the run-time `index` of
+    /// an array of `n` elements of type `ety`, whose place goes on with
+    /// further indices into the element (`m[i][j].f <= v`): each run-time
+    /// index is range-checked in order, a fault and no write when out of
+    /// range (as the compare per element did), and the write is one
+    /// indexed store per scalar at the sum of the offsets, so its code
+    /// does not grow with the array.
+    #[allow(clippy::too_many_arguments)]
+    fn write_nested(
+        &mut self,
+        base: u32,
+        (ety, n): (Type, u32),
+        index: Expr,
+        ity: Ty,
+        rest: &[PlaceElem],
+        vals: Vec<Expr>,
+        span: Span,
+    ) {
+        let total = n as usize * size(&ety);
+        // Slot offset in `u64`: a narrow index times an element size can
+        // overflow the index's type.
+        let scaled = |i: Expr, ity: Ty, k: usize| {
+            let wide = Expr::Cast {
+                from: ity,
+                to: Ty::U64,
+                arg: Box::new(i),
+            };
+            bin(BinOp::Mul, Ty::U64, wide, Expr::Const(Ty::U64, k as u64))
+        };
+        self.check_index(index.clone(), ity, n, span);
+        // Per run-time index: its in-range condition and the statements
+        // outside the `if` it guards.
+        let mut nests = vec![(
+            in_range(index.clone(), ity, n),
+            std::mem::take(&mut self.out),
+        )];
+        let mut offset = scaled(index, ity, size(&ety));
+        let (mut fixed, mut ty) = (0usize, ety);
+        let mut reachable = true;
+        for p in rest {
+            match p {
+                PlaceElem::Field(f) => {
+                    let (o, ft) = layout::field_offset(&ty, *f);
+                    fixed += o;
+                    ty = ft;
+                }
+                PlaceElem::Index(e) => {
+                    let (inner, n2) = layout::element(&ty);
+                    let k2 = size(&inner);
+                    let i2 = self.expr(e).remove(0);
+                    ty = inner;
+                    if let Expr::Const(_, c) = i2 {
+                        if c < u64::from(n2) {
+                            fixed += c as usize * k2;
+                        } else {
+                            let fault = self.index_fault(span);
+                            self.out.push(Stmt::Assert {
+                                cond: Expr::Const(Ty::BOOL, 0),
+                                fault,
+                            });
+                            reachable = false;
+                            break;
+                        }
+                        continue;
+                    }
+                    let ity2 = scalar(&e.ty);
+                    let t2 = self.temp(ity2, i2);
+                    self.check_index(t2.clone(), ity2, n2, span);
+                    nests.push((
+                        in_range(t2.clone(), ity2, n2),
+                        std::mem::take(&mut self.out),
+                    ));
+                    offset = bin(BinOp::Add, Ty::U64, offset, scaled(t2, ity2, k2));
+                }
+            }
+        }
+        if reachable {
+            let offset = self.temp(Ty::U64, offset);
+            let fault = self.index_fault(span);
+            for (j, v) in vals.into_iter().enumerate() {
+                let first = fixed + j;
+                let ix = Indexed {
+                    base: base + first as u32,
+                    stride: 1,
+                    len: (total - first) as u32,
+                    index: Box::new(offset.clone()),
+                    fault,
+                };
+                self.out.push(Stmt::StoreIndexed(ix, v));
+            }
+        }
+        while let Some((cond, outside)) = nests.pop() {
+            let then = std::mem::replace(&mut self.out, outside);
+            self.out.push(Stmt::If {
+                cond,
+                then,
+                els: Vec::new(),
+            });
         }
     }
 
@@ -854,13 +977,8 @@ impl UnitLower<'_> {
 
     fn check_index(&mut self, index: Expr, ity: Ty, n: u32, span: Span) {
         let fault = self.index_fault(span);
-        let in_range = if u64::from(n) > ity.mask() {
-            Expr::Const(Ty::BOOL, 1)
-        } else {
-            bin(BinOp::Lt, ity, index, Expr::Const(ity, u64::from(n)))
-        };
         self.out.push(Stmt::Assert {
-            cond: in_range,
+            cond: in_range(index, ity, n),
             fault,
         });
     }
@@ -955,6 +1073,7 @@ impl UnitLower<'_> {
                     port: self.inst.ports[*port],
                     value,
                     dst: Some(dst),
+                    fault: None,
                 });
                 vec![Expr::Local(dst)]
             }

@@ -193,7 +193,7 @@ impl Host for BoundHost<'_> {
     }
 
     #[inline]
-    fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
+    fn send(&mut self, port: PortId, item: &[u64], required: Option<FaultId>) -> bool {
         let binding = self.binding;
         self.resolve(&binding.port_member, port);
         if let Some(&Some((fifo, out, rate_one))) = self.binding.fifo_outs.get(port as usize)
@@ -206,7 +206,7 @@ impl Host for BoundHost<'_> {
             if self.ctx_quiet().fifo_try_send(fifo, item) {
                 return true;
             }
-            if required {
+            if let Some(site) = required {
                 // As `CtxHost::send`: the channel is the first refusing
                 // link once its rate is used up, else the FIFO.
                 let ctx = self.ctx();
@@ -215,6 +215,7 @@ impl Host for BoundHost<'_> {
                 } else {
                     ctx.fifo_send(fifo, item);
                 }
+                ctx.locate_fault(binding.faults[site as usize]);
             }
             return false;
         }
@@ -239,7 +240,7 @@ impl Host for BoundHost<'_> {
             };
             // `try_send` refused: nothing was sent and nothing changed, as
             // in `CtxHost::send`; only `send` goes on to report the fault.
-            if sent || !required {
+            if sent || required.is_none() {
                 return sent;
             }
         }
@@ -316,6 +317,19 @@ pub(crate) struct CtxHost<'a, 'b> {
     pub faults: &'a [AssertId],
 }
 
+impl CtxHost<'_, '_> {
+    /// After a refused `send` that the runtime has reported: names the
+    /// statement's fault site `required` as the fault's source; answers
+    /// false (nothing was sent).
+    #[cold]
+    fn located(&mut self, required: Option<FaultId>) -> bool {
+        if let Some(site) = required {
+            self.ctx.locate_fault(self.faults[site as usize]);
+        }
+        false
+    }
+}
+
 impl Host for CtxHost<'_, '_> {
     #[inline]
     fn can_send(&mut self, port: PortId) -> bool {
@@ -328,7 +342,7 @@ impl Host for CtxHost<'_, '_> {
     }
 
     #[inline]
-    fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
+    fn send(&mut self, port: PortId, item: &[u64], required: Option<FaultId>) -> bool {
         let Link::Out { port: out, fifos } = &self.links[port as usize] else {
             return false;
         };
@@ -344,10 +358,17 @@ impl Host for CtxHost<'_, '_> {
                 }
                 sent
             }
-            // Refused: `send` reports the first blocked link as the fault;
-            // nothing is sent anywhere.
-            (false, _) => required && self.ctx.send(*out, item),
-            (true, Some(f)) => required && self.ctx.fifo_send(*f, item),
+            // Refused: `send` reports the first blocked link as the fault,
+            // at its site; nothing is sent anywhere.
+            (_, _) if required.is_none() => false,
+            (false, _) => {
+                self.ctx.send(*out, item);
+                self.located(required)
+            }
+            (true, Some(f)) => {
+                self.ctx.fifo_send(*f, item);
+                self.located(required)
+            }
         }
     }
 

@@ -47,16 +47,27 @@ pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
                     kind: FaultKind::StagePipeOutOfRange,
                     construct: format!("{}{at}", f.construct),
                 },
+                // Never raised: a refused `send` is reported by its channel
+                // or FIFO, which then names this site for its location.
+                SiteKind::Send => RuntimeSite {
+                    kind: FaultKind::SendRefused,
+                    construct: format!("{}{at}", f.construct),
+                },
             }
         })
         .collect()
 }
 
 /// The source location (`file:line:col`) of the IR fault site behind a
-/// runtime fault, when it has one: the unit, kind and construct identify it
-/// (sites that share all three share their location). For a stage register
-/// fault it is the write, retain or read that faulted.
+/// runtime fault, when it has one: the site the fault names (IR fault ids
+/// are the runtime's site ids), else the one its unit, kind and construct
+/// identify (sites that share all three share their location). For a
+/// stage register fault it is the write, retain or read that faulted; for
+/// a refused send, the `send` statement.
 pub(crate) fn location(program: &Program, fault: &Fault) -> Option<String> {
+    if let Some(site) = fault.site {
+        return program.faults.get(site.0 as usize)?.span.clone();
+    }
     program
         .faults
         .iter()

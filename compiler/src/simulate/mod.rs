@@ -270,7 +270,10 @@ impl Simulator {
             .iter()
             .zip(fault_sites::runtime_sites(&program))
             .map(|(f, site)| b.fault_site(units[f.unit as usize], site.kind, &site.construct))
-            .collect();
+            .collect::<Vec<_>>();
+        // Declared first and in order, so a runtime site id is the IR fault
+        // id (`fault_sites::location` reads a fault's site that way).
+        debug_assert!(faults.iter().enumerate().all(|(i, a)| a.0 as usize == i));
         if engine == EngineKind::Interp {
             let shared = Rc::new(RefCell::new(Shared {
                 state: initial_state(&program),

@@ -328,11 +328,13 @@ impl UnitGen<'_> {
                         port,
                         value,
                         dst: None,
+                        fault: Some(add_fault(self.p, self.unit, SiteKind::Send, "send")),
                     },
                     _ => Stmt::Send {
                         port,
                         value,
                         dst: Some(self.new_local(Ty::BOOL)),
+                        fault: None,
                     },
                 }
             }

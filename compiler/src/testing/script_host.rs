@@ -13,7 +13,7 @@ pub enum Call {
     /// `can_send(port)` and its answer.
     CanSend(PortId, bool),
     /// `send(port, item, required)` and its answer.
-    Send(PortId, Vec<u64>, bool, bool),
+    Send(PortId, Vec<u64>, Option<FaultId>, bool),
     /// `recv(port, remove)` and what it gave.
     Recv(PortId, bool, Option<Vec<u64>>),
     /// `request(port)` and its answer.
@@ -67,7 +67,7 @@ impl Host for ScriptHost {
         a
     }
 
-    fn send(&mut self, port: PortId, item: &[u64], required: bool) -> bool {
+    fn send(&mut self, port: PortId, item: &[u64], required: Option<FaultId>) -> bool {
         let a = self.answer();
         self.log.push(Call::Send(port, item.to_vec(), required, a));
         a
