@@ -170,11 +170,8 @@ system Top {
 fn arrays_of_structs_stages_and_fifo_items_agree() {
     let (program, stop) = agree("structs", STRUCTS, 2000);
     assert_eq!(stop, Stop::LimitReached);
-    // Each instance's `m` (1,536 slots). The reader's `got` keeps the
-    // whole copy: `got[x][y] <= v` with `x` known only at run time is a
-    // compare per row, each an indexed store (too many stores for 256
-    // slots).
-    assert_eq!(sparse_commits(&program), 2);
+    // Each instance's `m` (1,536 slots) and the reader's `got` (256).
+    assert_eq!(sparse_commits(&program), 3);
 }
 
 /// A run-time index that leaves the array faults at the edge where it is
@@ -262,6 +259,103 @@ fn a_two_to_the_twenty_element_memory_agrees() {
     let (program, stop) = agree("huge", HUGE, 40);
     assert_eq!(stop, Stop::LimitReached);
     assert_eq!(sparse_commits(&program), 1);
+}
+
+/// Writes through two and three run-time indices (`m[a][b].y[c] <= v`),
+/// into arrays of structs holding arrays; `WHICH` picks which index, if
+/// any, leaves its range at some edge: none, the outer, the middle or the
+/// innermost. Each is checked in order, faults when out of range and the
+/// write is skipped, as the compare per element did.
+const NESTED: &str = "
+clock clk = 1 GHz;
+
+struct Q { x: u8, y: [u16; 3] }
+
+unit Nested {
+    reg m: [[Q; 5]; 40];
+    reg flat: [[u8; 16]; 64];
+    reg i: u16 = 0;
+    reg s: u64 = 0;
+    tick {
+        let a: u16 = (i * 7) % OUTER;
+        let b: u16 = (i * 5) % MIDDLE;
+        let c: u16 = (i * 7) % INNER;
+        m[a][b].y[c] <= i;
+        m[a][b].x <= i as u8;
+        m[(a + 1) % 40][2].y[1] <= m[a % 40][b % 5].y[0] + 1;
+        m[3][b % 5].y[c % 3] <= m[3][b % 5].y[c % 3] + 2;
+        flat[i % 64][(i * 11) % 16] <= flat[(i + 1) % 64][i % 16] + (i as u8);
+        s <= s + (m[i % 40][i % 5].y[i % 3] as u64) + (flat[(i * 13) % 64][i % 16] as u64);
+        i <= i + 1;
+    }
+}
+
+system Top { inst u: Nested on clk; }
+";
+
+#[test]
+fn nested_run_time_indices_write_one_element() {
+    let design = |outer: u32, middle: u32, inner: u32| {
+        NESTED
+            .replace("OUTER", &outer.to_string())
+            .replace("MIDDLE", &middle.to_string())
+            .replace("INNER", &inner.to_string())
+    };
+    let (program, stop) = agree("nested", &design(40, 5, 3), 1500);
+    assert_eq!(stop, Stop::LimitReached);
+    assert_eq!(
+        sparse_commits(&program),
+        2,
+        "`m` and `flat` commit sparsely"
+    );
+    // The same writes spelled as a compare per element in the source, the
+    // way they were lowered before: the same state after as many edges.
+    let spelled = design(40, 5, 3)
+        .replace(
+            "m[a][b].y[c] <= i;",
+            "for r in 0..40 { for q in 0..5 { if a as u32 == r && b as u32 == q { m[r][q].y[c] <= i; } } }",
+        )
+        .replace(
+            "flat[i % 64][(i * 11) % 16] <=",
+            "for r in 0..64 { if (i % 64) as u32 == r { flat[r][(i * 11) % 16] <= flat[(i + 1) % 64][i % 16] + (i as u8); } }\n        let _unused: u8 =",
+        );
+    assert_ne!(spelled, design(40, 5, 3));
+    let states: Vec<Vec<u64>> = [design(40, 5, 3), spelled]
+        .iter()
+        .map(|text| {
+            let program = Arc::new(lower_text("nested_spelled", text));
+            let mut sim = Simulator::new(program, EngineKind::Interp).expect("builds");
+            let stop = sim.sim.run(RunLimit::Edges {
+                domain: chronon_runtime::DomainId(0),
+                count: 1500,
+            });
+            assert_eq!(stop, Stop::LimitReached);
+            sim.state().to_vec()
+        })
+        .collect();
+    assert_eq!(
+        states[0], states[1],
+        "indexed writes equal the compare per element"
+    );
+    for (what, outer, middle, inner) in [
+        ("outer", 43, 5, 3),
+        ("middle", 40, 6, 3),
+        ("inner", 40, 5, 4),
+    ] {
+        let (_, stop) = agree(
+            &format!("nested_{what}"),
+            &design(outer, middle, inner),
+            1500,
+        );
+        let Stop::Fault(fault) = stop else {
+            panic!("{what}: expected a fault, got {stop:?}");
+        };
+        assert!(
+            fault.construct.contains("array index"),
+            "{what}: {}",
+            fault.construct
+        );
+    }
 }
 
 /// A register written whole keeps the whole copy: listing every slot
