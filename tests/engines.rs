@@ -13,8 +13,8 @@ use chronon_compiler::testing::differential::compare_engines_verbose;
 use chronon_compiler::testing::random_program::random_program;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
-use chronon_runtime::{RunLimit, Stop};
-use chronon_suite::designs::{chr_files, lower_text, next_instant};
+use chronon_runtime::Stop;
+use chronon_suite::designs::{chr_files, lower_text, step_instant};
 
 #[test]
 fn engines_agree_on_random_programs() {
@@ -42,13 +42,9 @@ fn assert_engines_agree_per_instant(label: &str, text: &str, max_instants: u64) 
         .map(|e| Simulator::new(program.clone(), e).expect("builds"))
         .collect();
     for instant in 0..max_instants {
-        let Some(t) = next_instant(&sims[0]) else {
+        let Some(stops) = step_instant(&mut sims) else {
             break;
         };
-        let stops: Vec<Stop> = sims
-            .iter_mut()
-            .map(|s| s.sim.run(RunLimit::Time(t)))
-            .collect();
         assert_eq!(
             stops[0], stops[1],
             "{label}: stop reasons differ at instant {instant}\n{text}"

@@ -25,8 +25,8 @@ use chronon_compiler::lower::lower;
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
-use chronon_runtime::{RunLimit, Stop};
-use chronon_suite::designs::next_instant;
+use chronon_runtime::Stop;
+use chronon_suite::designs::step_instant;
 
 /// A small deterministic generator (xorshift64*): the same seed gives the
 /// same cases on every machine.
@@ -414,13 +414,9 @@ fn check_case(src: &str, require_top: bool, instants: u64) -> Result<Outcome, St
         return Ok(outcome);
     }
     for instant in 0..instants {
-        let Some(t) = next_instant(&sims[0]) else {
+        let Some(stops) = step_instant(&mut sims) else {
             break;
         };
-        let stops: Vec<Stop> = sims
-            .iter_mut()
-            .map(|s| s.sim.run(RunLimit::Time(t)))
-            .collect();
         if stops[0] != stops[1] {
             return Err(format!(
                 "engines stop differently at instant {instant}: {:?} / {:?}",

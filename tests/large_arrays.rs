@@ -16,7 +16,7 @@ use std::sync::Arc;
 use chronon_compiler::ir::{Commit, Program};
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_runtime::{RunLimit, Stop};
-use chronon_suite::designs::{lower_text, lower_text_unoptimized, next_instant};
+use chronon_suite::designs::{lower_text, lower_text_unoptimized, step_instant};
 
 /// How many registers of `p` commit sparsely.
 fn sparse_commits(p: &Program) -> usize {
@@ -44,13 +44,9 @@ fn agree(label: &str, text: &str, instants: u64) -> (Arc<Program>, Stop) {
         .collect();
     let mut stop = Stop::LimitReached;
     for instant in 0..instants {
-        let Some(t) = next_instant(&sims[0]) else {
+        let Some(stops) = step_instant(&mut sims) else {
             break;
         };
-        let stops: Vec<Stop> = sims
-            .iter_mut()
-            .map(|s| s.sim.run(RunLimit::Time(t)))
-            .collect();
         for (k, name) in [(1, "optimized interpreter"), (2, "JIT")] {
             assert_eq!(stops[0], stops[k], "{label}: {name}: instant {instant}");
             assert_eq!(

@@ -101,6 +101,18 @@ pub fn next_instant(sim: &Simulator) -> Option<Picos> {
         .min()
 }
 
+/// Runs every simulator of `sims` (the same design, several engines or
+/// programs) through the next instant of the first, in lockstep, and
+/// returns their stop reasons; `None` when no domain has an edge left.
+pub fn step_instant(sims: &mut [Simulator]) -> Option<Vec<chronon_runtime::Stop>> {
+    let t = next_instant(sims.first()?)?;
+    Some(
+        sims.iter_mut()
+            .map(|s| s.sim.run(chronon_runtime::RunLimit::Time(t)))
+            .collect(),
+    )
+}
+
 /// A random `.chr` expression of type `ty` (`width` bits) over the names
 /// `vars`, `depth` operations deep at most: `~`, shifts by constants up to
 /// the width and beyond, wrapping arithmetic and bitwise operations with
