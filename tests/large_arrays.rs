@@ -354,6 +354,45 @@ fn nested_run_time_indices_write_one_element() {
     }
 }
 
+/// Run-time indices into temporaries: a copy of a register array indexed
+/// by a `u8` past element 255 (element 256 answered index 0 before), and
+/// a stage register holding a 4,096-element array (its read indexed at
+/// run time overflowed the compiler's stack, a compare nested per
+/// element), against indexed loads of the register and the values
+/// written.
+const TEMPORARIES: &str = "
+clock clk = 1 GHz;
+
+unit T {
+    reg m: [u8; 300];
+    reg i: u16 = 0;
+    reg a: u64 = 0;
+    stage st: [u16; 4096] pipes 1;
+    tick {
+        m[i % 300] <= (i * 7) as u8;
+        let t: [u8; 300] = m;
+        let x: u8 = (i * 13) as u8;
+        a <= a + (t[x] as u64);
+        assert(t[x] == m[x], \"a temporary reads what the register holds\");
+        st.write(0, [i; 4096]);
+        if st.valid(0) {
+            let v: u16 = st.read(0)[(i * 5) % 4096];
+            assert(v == i - 1, \"the stage holds last edge's array\");
+            a <= a + (v as u64);
+        }
+        i <= i + 1;
+    }
+}
+
+system Top { inst t: T on clk; }
+";
+
+#[test]
+fn run_time_indices_into_temporaries_agree() {
+    let (_, stop) = agree("temporaries", TEMPORARIES, 700);
+    assert_eq!(stop, Stop::LimitReached);
+}
+
 /// A register written whole keeps the whole copy: listing every slot
 /// would cost as much.
 #[test]

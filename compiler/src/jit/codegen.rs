@@ -440,6 +440,25 @@ impl Gen<'_> {
                 let done = self.b.create_block();
                 let result = self.b.append_block_param(done, I64);
                 self.b.ins().brif(c, t, &[], f, &[]);
+                // Arms that read no state leave the known values as they
+                // are: no snapshot to copy and join (a select tree over a
+                // large temporary array has one select per element, and a
+                // snapshot per select copied every known slot).
+                let reads = |e: &Expr| {
+                    let mut r = false;
+                    e.visit(&mut |x| r |= matches!(x, Expr::Load(_) | Expr::LoadIndexed(_)));
+                    r
+                };
+                if !reads(then) && !reads(els) {
+                    self.b.switch_to_block(t);
+                    let tv = self.expr(then);
+                    self.b.ins().jump(done, &[BlockArg::Value(tv)]);
+                    self.b.switch_to_block(f);
+                    let fv = self.expr(els);
+                    self.b.ins().jump(done, &[BlockArg::Value(fv)]);
+                    self.b.switch_to_block(done);
+                    return result;
+                }
                 let before = self.facts();
                 self.b.switch_to_block(t);
                 let tv = self.expr(then);

@@ -390,6 +390,31 @@ pub const MAX_UNROLLED: u64 = 1 << 16;
 /// `u16`. A local of type `[u64; 200000]` would pass it.
 pub const MAX_LOCALS: usize = u16::MAX as usize;
 
+/// Element `index` of `lo..hi` (`pick` gives each), as a balanced tree of
+/// selects on `index < mid`: depth `log2` of the length, where a chain of
+/// compares nested one per element and overflowed the stack of every pass
+/// that walks expressions (a 16,384-element temporary). Elements past
+/// what `ity` can hold are left out.
+fn select_tree(index: &Expr, ity: Ty, lo: usize, hi: usize, pick: &dyn Fn(usize) -> Expr) -> Expr {
+    if hi - lo <= 1 {
+        return pick(lo);
+    }
+    let mid = lo + (hi - lo) / 2;
+    if mid as u64 > ity.mask() {
+        return select_tree(index, ity, lo, mid, pick);
+    }
+    Expr::Select {
+        cond: Box::new(bin(
+            BinOp::Lt,
+            ity,
+            index.clone(),
+            Expr::Const(ity, mid as u64),
+        )),
+        then: Box::new(select_tree(index, ity, lo, mid, pick)),
+        els: Box::new(select_tree(index, ity, mid, hi, pick)),
+    }
+}
+
 /// Whether `index` (of type `ity`) is below `n`.
 fn in_range(index: Expr, ity: Ty, n: u32) -> Expr {
     if u64::from(n) > ity.mask() {
@@ -1193,21 +1218,18 @@ impl UnitLower<'_> {
         self.check_index(index.clone(), ity, n, e.span);
         (0..k)
             .map(|j| {
-                let mut acc = vals[j].clone();
-                for el in 1..n as usize {
-                    let cond = bin(
-                        BinOp::Eq,
-                        ity,
-                        index.clone(),
-                        Expr::Const(ity, el as u64 & ity.mask()),
-                    );
-                    acc = Expr::Select {
-                        cond: Box::new(cond),
-                        then: Box::new(vals[el * k + j].clone()),
-                        els: Box::new(acc),
-                    };
+                let pick = |el: usize| vals[el * k + j].clone();
+                let tree = select_tree(&index, ity, 0, n as usize, &pick);
+                if u64::from(n) > ity.mask() {
+                    tree
+                } else {
+                    // Out of range (the `Assert` above faults): element 0.
+                    Expr::Select {
+                        cond: Box::new(in_range(index.clone(), ity, n)),
+                        then: Box::new(tree),
+                        els: Box::new(pick(0)),
+                    }
                 }
-                acc
             })
             .collect()
     }
