@@ -94,15 +94,14 @@ impl std::fmt::Display for Fault {
             }
             FaultKind::TickStatus { status } => format!("tick returned status {status}"),
         };
-        let (ps, rem) = self.time.split_ps();
         write!(
             f,
-            "[{}] {what} in unit `{}`, domain `{}`, cycle {}, time {ps} ps + {rem}/{} ps",
+            "[{}] {what} in unit `{}`, domain `{}`, cycle {}, time {}",
             self.code(),
             self.unit,
             self.domain,
             self.cycle,
-            self.time.ticks_per_ps
+            self.time
         )
     }
 }

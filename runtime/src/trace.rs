@@ -34,6 +34,23 @@ impl Timestamp {
     }
 }
 
+/// `W ps`, or `W ps + R/D ps` with `R/D` in lowest terms: the same text for
+/// the same time whatever other clocks set the design's ticks per ps (run
+/// summaries and fault reports; never on a hot path).
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (ps, rem) = self.split_ps();
+        if rem == 0 {
+            return write!(f, "{ps} ps");
+        }
+        let (mut a, mut b) = (rem, self.ticks_per_ps);
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        write!(f, "{ps} ps + {}/{} ps", rem / a, self.ticks_per_ps / a)
+    }
+}
+
 /// One trace record, as a sink sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceRecord<'a> {

@@ -83,11 +83,11 @@ pub struct FaultReport {
     pub domain: String,
     /// Local cycle.
     pub cycle: u64,
-    /// Exact time, `ps + num/den ps`.
+    /// Exact time: `W ps`, or `W ps + R/D ps` in lowest terms.
     pub time: String,
-    /// Source location `file:line:col` of the faulting construct, when it
-    /// has one: the assert, the index, or the stage register's write,
-    /// retain or read.
+    /// Source location `file:line:col` of the faulting statement: the
+    /// assert, the index, the stage register's write, retain or read, or
+    /// the refused `send`.
     pub location: Option<String>,
     /// The whole message, with the location.
     pub message: String,
@@ -298,13 +298,11 @@ fn report(
         .collect();
     let total_edges: u64 = domains.iter().map(|d| d.edges).sum();
     let now = sim.sim.now();
-    let (ps, rem) = now.split_ps();
     let faults = sim
         .sim
         .faults()
         .iter()
         .map(|f| {
-            let (ps, rem) = f.time.split_ps();
             let location = crate::simulate::fault_sites::location(program, f);
             let mut message = f.to_string();
             // Compiler sites name it in their construct; this is for any
@@ -318,7 +316,7 @@ fn report(
                 construct: f.construct.clone(),
                 domain: f.domain.clone(),
                 cycle: f.cycle,
-                time: format!("{ps} ps + {rem}/{} ps", f.time.ticks_per_ps),
+                time: f.time.to_string(),
                 location,
                 message,
             }
@@ -334,7 +332,7 @@ fn report(
         stop: stop_name(stop).to_string(),
         drain,
         instants: sim.sim.instants_done(),
-        time: format!("{ps} ps + {rem}/{} ps", now.ticks_per_ps),
+        time: now.to_string(),
         domains,
         counters: sim
             .counters()

@@ -284,10 +284,11 @@ pub(crate) fn put_time(line: &mut [u8], pos: usize, t: crate::Time) -> usize {
     let (whole, rem) = t.split();
     let mut pos = put_u128(line, pos, whole);
     if rem != 0 {
+        let (rem, den) = crate::time::lowest_terms(rem, t.den());
         line[pos] = b'+';
         pos = put_u64(line, pos + 1, rem);
         line[pos] = b'/';
-        pos = put_u64(line, pos + 1, t.den());
+        pos = put_u64(line, pos + 1, den);
     }
     pos
 }
@@ -334,10 +335,11 @@ pub(crate) fn push_time(buf: &mut Vec<u8>, t: crate::Time) {
     let (whole, rem) = t.split();
     push_u128(buf, whole);
     if rem != 0 {
+        let (rem, den) = crate::time::lowest_terms(rem, t.den());
         buf.push(b'+');
         push_u64(buf, rem);
         buf.push(b'/');
-        push_u64(buf, t.den());
+        push_u64(buf, den);
     }
 }
 

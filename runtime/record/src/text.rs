@@ -424,9 +424,11 @@ struct DomainLog {
 }
 
 /// Formats a domain's edge times with less work than from scratch: its
-/// edges share a denominator (printed from a cache) and are usually one
-/// period apart, so the whole/remainder split of the next time is the last
-/// one plus the period's (no 128- or 64-bit division per instant).
+/// edges are usually one period apart, so the whole/remainder split of the
+/// next time is the last one plus the period's (no 128- or 64-bit division
+/// per instant), and a remainder's fraction in lowest terms comes from a
+/// cache of its text (a domain's remainders cycle through the few values
+/// its own period allows).
 #[derive(Default)]
 struct TimeText {
     /// The last time formatted and its split.
@@ -438,10 +440,22 @@ struct TimeText {
     step: u128,
     step_whole: u128,
     step_rem: u64,
-    /// `den`'s digits (up to 20, then scratch).
-    den_text: [u8; 24],
-    den_len: usize,
+    /// Remainders over `den` and the text `R/D` of their fractions in
+    /// lowest terms (its length in the last byte), direct-mapped by the
+    /// remainder scaled to the table
+    /// (`rem * FRACTIONS / den`), so the multiples of `den / D` that a
+    /// domain with its own denominator `D <= FRACTIONS` reaches never
+    /// collide; a tag of 0 is empty (a zero remainder prints no fraction).
+    /// Allocated at the first fraction, kept across resets, cleared when
+    /// `den` changes.
+    fractions: Box<[(u64, [u8; 24])]>,
+    /// `FRACTIONS * 2^64 / den` rounded down (the scaling as a multiply
+    /// and shift), or 0 when `den <= FRACTIONS` (the remainder itself).
+    scale: u64,
 }
+
+/// Entries of [`TimeText::fractions`]: 32 KiB per domain.
+const FRACTIONS: usize = 1024;
 
 impl TimeText {
     /// Writes `time` as [`put_time`] does; returns the position after it.
@@ -452,14 +466,24 @@ impl TimeText {
             // A new denominator (the first time) or a step back: from
             // scratch, and start over from here.
             let (whole, rem) = time.split();
-            let n = put_u64(&mut self.den_text, 0, den);
+            let mut fractions = std::mem::take(&mut self.fractions);
+            if den != self.den {
+                fractions.fill((0, [0; 24]));
+            }
+            let scale = if den as usize <= FRACTIONS {
+                0
+            } else {
+                // Below 2^64 as den > FRACTIONS; rem < den keeps the
+                // scaled slot below FRACTIONS.
+                (((FRACTIONS as u128) << 64) / u128::from(den)) as u64
+            };
             *self = TimeText {
+                scale,
                 num,
                 den,
                 whole,
                 rem,
-                den_text: self.den_text,
-                den_len: n,
+                fractions,
                 ..TimeText::default()
             };
         } else {
@@ -477,13 +501,50 @@ impl TimeText {
         }
         let mut pos = put_u128(line, pos, self.whole);
         if self.rem != 0 {
+            // `+R/D` in lowest terms, as `Time`'s `Display`.
             line[pos] = b'+';
-            pos = put_u64(line, pos + 1, self.rem);
-            line[pos] = b'/';
-            line[pos + 1..pos + 25].copy_from_slice(&self.den_text);
-            pos += 1 + self.den_len;
+            pos = self.put_fraction(line, pos + 1);
         }
         pos
+    }
+
+    /// Writes `self.rem / self.den` (not zero) in lowest terms, from the
+    /// cache when it holds it; returns the position after it.
+    #[inline(always)]
+    fn put_fraction(&mut self, line: &mut [u8], pos: usize) -> usize {
+        let slot = if self.scale == 0 {
+            self.rem as usize
+        } else {
+            ((u128::from(self.rem) * u128::from(self.scale)) >> 64) as usize
+        };
+        if let Some((tag, text)) = self.fractions.get(slot)
+            && *tag == self.rem
+        {
+            line[pos..pos + 24].copy_from_slice(text);
+            return pos + usize::from(text[23]);
+        }
+        self.fraction_miss(line, pos, slot)
+    }
+
+    /// [`TimeText::put_fraction`] without the cache: a gcd, and the text
+    /// cached when it fits its entry (both terms below 2^32: 21 bytes).
+    #[cold]
+    #[inline(never)]
+    fn fraction_miss(&mut self, line: &mut [u8], pos: usize, slot: usize) -> usize {
+        let (rem, den) = crate::time::lowest_terms(self.rem, self.den);
+        let mut at = put_u64(line, pos, rem);
+        line[at] = b'/';
+        at = put_u64(line, at + 1, den);
+        if den <= u64::from(u32::MAX) {
+            if self.fractions.is_empty() {
+                self.fractions = vec![(0, [0; 24]); FRACTIONS].into_boxed_slice();
+            }
+            let mut text = [0u8; 24];
+            text[..at - pos].copy_from_slice(&line[pos..at]);
+            text[23] = (at - pos) as u8;
+            self.fractions[slot] = (self.rem, text);
+        }
+        at
     }
 }
 
@@ -790,6 +851,34 @@ mod tests {
                 time.to_string(),
                 "{num}/{den}"
             );
+        }
+    }
+
+    /// Fractions from the per-domain cache read as `Display` writes them
+    /// (lowest terms): periodic edges over composite denominators, whose
+    /// remainders repeat and reduce by different factors, below and above
+    /// the table's size, and a common denominator of two clocks.
+    #[test]
+    fn cached_fractions_format_exactly() {
+        for (den, step) in [
+            (1326u64, 1_000_000u128),
+            (3003, 3_000_000),
+            (3003, 1_000_000),
+            (302_991, 457 * 663 * 5 + 17),
+        ] {
+            let mut t = TimeText::default();
+            let mut line = [0u8; 160];
+            let mut num = 137 * u128::from(den);
+            for _ in 0..5_000 {
+                let time = crate::Time::new(num, den).expect("nonzero");
+                let end = t.put(&mut line, 3, time);
+                assert_eq!(
+                    std::str::from_utf8(&line[3..end]).expect("ascii"),
+                    time.to_string(),
+                    "{num}/{den}"
+                );
+                num += step;
+            }
         }
     }
 

@@ -172,14 +172,38 @@ impl Ord for Time {
     }
 }
 
-/// Exact picoseconds: `W` when whole, else `W+R/D` with `0 < R < D`.
+/// `rem / den` in lowest terms, for `0 < rem < den`: both divided by their
+/// greatest common divisor. Times are kept over the design's common
+/// denominator (unreduced, so no gcd per record), and printing them reduced
+/// makes a time's text independent of the other clocks in the design
+/// (contract §8: an exact rational). Euclid's gcd, and no further division
+/// when the fraction is already in lowest terms; the text writer caches
+/// the results per domain, so it runs this once per distinct remainder.
+#[inline]
+pub(crate) fn lowest_terms(rem: u64, den: u64) -> (u64, u64) {
+    debug_assert!(0 < rem && rem < den, "a proper fraction");
+    let (mut a, mut b) = (den, rem);
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    if a == 1 {
+        (rem, den)
+    } else {
+        (rem / a, den / a)
+    }
+}
+
+/// Exact picoseconds: `W` when whole, else `W+R/D` with `0 < R < D` in
+/// lowest terms ([`lowest_terms`]), whatever denominator the time is kept
+/// over.
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (whole, rem) = self.split();
         if rem == 0 {
             write!(f, "{whole}")
         } else {
-            write!(f, "{whole}+{rem}/{}", self.den)
+            let (rem, den) = lowest_terms(rem, self.den);
+            write!(f, "{whole}+{rem}/{den}")
         }
     }
 }
@@ -215,6 +239,9 @@ mod tests {
             (500_000, 457, "1094+42/457"),
             (2_000, 2, "1000"),
             (3, 4, "0+3/4"),
+            // Over a denominator shared with other clocks: printed reduced.
+            (999_000 * 3003 + 3000, 3003, "999000+1000/1001"),
+            (6, 8, "0+3/4"),
         ] {
             let t = Time::new(num, den).expect("nonzero den");
             assert_eq!(t.to_string(), text);
@@ -222,6 +249,33 @@ mod tests {
         }
         for bad in ["", "x", "1+2", "1+3/3", "1+1/0", "-1"] {
             assert_eq!(Time::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn lowest_terms_divides_by_the_gcd() {
+        fn gcd(a: u64, b: u64) -> u64 {
+            if b == 0 { a } else { gcd(b, a % b) }
+        }
+        let mut seed = 7u64;
+        let mut pairs = vec![
+            (1, 2),
+            (2, 4),
+            (3000, 3003),
+            (1 << 40, 1 << 41),
+            (u64::MAX - 1, u64::MAX),
+        ];
+        for _ in 0..100_000 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let den = (seed >> (seed % 60)).max(2);
+            let rem = (seed.rotate_left(17) % (den - 1)) + 1;
+            pairs.push((rem, den));
+        }
+        for (rem, den) in pairs {
+            let g = gcd(rem, den);
+            assert_eq!(lowest_terms(rem, den), (rem / g, den / g), "{rem}/{den}");
         }
     }
 

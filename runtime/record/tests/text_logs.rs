@@ -12,12 +12,19 @@ use chronon_record::*;
 use common::*;
 
 /// Exact time text, formatted independently of the crate.
+/// `W` or `W+R/D` with `R/D` in lowest terms (Euclid's gcd here, the
+/// writers' own is binary).
 fn time_text(t: Time) -> String {
+    fn gcd(a: u128, b: u128) -> u128 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
     let (num, den) = (t.num(), u128::from(t.den()));
-    if num % den == 0 {
+    let rem = num % den;
+    if rem == 0 {
         format!("{}", num / den)
     } else {
-        format!("{}+{}/{}", num / den, num % den, den)
+        let g = gcd(rem, den);
+        format!("{}+{}/{}", num / den, rem / g, den / g)
     }
 }
 
