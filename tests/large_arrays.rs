@@ -393,6 +393,55 @@ fn run_time_indices_into_temporaries_agree() {
     assert_eq!(stop, Stop::LimitReached);
 }
 
+/// `st.read(p)[x]` with the pipe or the element out of range at some
+/// edge: a stage range fault, then an array index fault, as the whole
+/// read's were.
+const STAGE_RANGE: &str = "
+clock clk = 1 GHz;
+
+unit T {
+    reg i: u16 = 0;
+    reg a: u64 = 0;
+    stage st: [u16; 100] pipes 3;
+    tick {
+        st.write(i % 3, [i; 100]);
+        a <= a + (st.read(PIPE)[ELEMENT] as u64);
+        i <= i + 1;
+    }
+}
+
+system Top { inst t: T on clk; }
+";
+
+#[test]
+fn stage_element_reads_fault_like_whole_reads() {
+    let design = |pipe: &str, element: &str| {
+        STAGE_RANGE
+            .replace("PIPE", pipe)
+            .replace("ELEMENT", element)
+    };
+    let (_, stop) = agree(
+        "stage_in_range",
+        &design("(i * 7) % 3", "(i * 3) % 100"),
+        300,
+    );
+    assert_eq!(stop, Stop::LimitReached);
+    for (what, pipe, element, construct) in [
+        ("pipe", "(i * 7) % 5", "(i * 3) % 100", "st"),
+        ("element", "(i * 7) % 3", "(i * 3) % 120", "array index"),
+    ] {
+        let (_, stop) = agree(&format!("stage_{what}"), &design(pipe, element), 300);
+        let Stop::Fault(fault) = stop else {
+            panic!("{what}: expected a fault, got {stop:?}");
+        };
+        assert!(
+            fault.construct.contains(construct),
+            "{what}: {}",
+            fault.construct
+        );
+    }
+}
+
 /// A register written whole keeps the whole copy: listing every slot
 /// would cost as much.
 #[test]

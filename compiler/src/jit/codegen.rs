@@ -935,6 +935,19 @@ impl Gen<'_> {
                     let nv = self.load_slot(valid_next + pipe);
                     let v = self.b.ins().band(t, nv);
                     self.store_slot(valid + pipe, v);
+                    if k >= COPY_LOOP_MIN {
+                        // A large item (an array): a touched pipe's value
+                        // copied in a loop, an untouched one left as it is
+                        // (what the select per slot below does).
+                        let (copy, after) = (self.b.create_block(), self.b.create_block());
+                        self.b.ins().brif(t, copy, &[], after, &[]);
+                        self.b.switch_to_block(copy);
+                        self.copy_loop(value_next + pipe * k, value + pipe * k, k);
+                        self.b.ins().jump(after, &[]);
+                        self.b.switch_to_block(after);
+                        self.store_slot(touched + pipe, zero);
+                        continue;
+                    }
                     for f in 0..k {
                         let old = self.load_slot(value + pipe * k + f);
                         let new = self.load_slot(value_next + pipe * k + f);

@@ -1184,6 +1184,87 @@ impl UnitLower<'_> {
         }
     }
 
+    /// `s.read(pipe)[i]` with `i` known only at run time: the element's
+    /// slots loaded from the stage's value slots at `pipe * item + i *
+    /// element`, where flattening the whole read and selecting would make
+    /// code (and compile time) grow with the array. As the whole read
+    /// does: a pipe out of range faults (once here, not once per scalar of
+    /// the item) and reads 0; then the index is evaluated, checked (an
+    /// `array index` fault) and reads element 0 when out of range.
+    fn stage_element(
+        &mut self,
+        e: &LExpr,
+        b: &LExpr,
+        (stage, pipe): (usize, &LExpr),
+        i: &LExpr,
+        (ety, n): (&Type, u32),
+    ) -> Vec<Expr> {
+        let sid = self.inst.stages[stage];
+        let fault = self.stage_range_site(sid, b.span);
+        let st = &self.p.stages[sid as usize];
+        let (value, pipes, item) = (st.value, st.pipes, st.item.len());
+        let pty = scalar(&pipe.ty);
+        let p = self.expr(pipe).remove(0);
+        let p = self.pure(p);
+        let pipe_ok = in_range(p.clone(), pty, pipes);
+        self.out.push(Stmt::Assert {
+            cond: pipe_ok.clone(),
+            fault,
+        });
+        let ity = scalar(&i.ty);
+        let index = self.expr(i).remove(0);
+        let index = self.pure(index);
+        self.check_index(index.clone(), ity, n, e.span);
+        let wide = |x: Expr, ty: Ty| Expr::Cast {
+            from: ty,
+            to: Ty::U64,
+            arg: Box::new(x),
+        };
+        let element = Expr::Select {
+            cond: Box::new(in_range(index.clone(), ity, n)),
+            then: Box::new(wide(index, ity)),
+            els: Box::new(Expr::Const(Ty::U64, 0)),
+        };
+        let offset = bin(
+            BinOp::Add,
+            Ty::U64,
+            bin(
+                BinOp::Mul,
+                Ty::U64,
+                wide(p, pty),
+                Expr::Const(Ty::U64, item as u64),
+            ),
+            bin(
+                BinOp::Mul,
+                Ty::U64,
+                element,
+                Expr::Const(Ty::U64, size(ety) as u64),
+            ),
+        );
+        let offset = self.temp(Ty::U64, offset);
+        let total = pipes as usize * item;
+        scalars(ety)
+            .into_iter()
+            .enumerate()
+            .map(|(j, ty)| {
+                // Guarded by the pipe's check, so the load itself never
+                // faults a second time.
+                let load = Expr::Select {
+                    cond: Box::new(pipe_ok.clone()),
+                    then: Box::new(Expr::LoadIndexed(Indexed {
+                        base: value + j as u32,
+                        stride: 1,
+                        len: (total - j) as u32,
+                        index: Box::new(offset.clone()),
+                        fault,
+                    })),
+                    els: Box::new(Expr::Const(ty, 0)),
+                };
+                self.pure(load)
+            })
+            .collect()
+    }
+
     fn index(&mut self, e: &LExpr, b: &LExpr, i: &LExpr) -> Vec<Expr> {
         let (ety, n) = layout::element(&b.ty);
         let k = size(&ety);
@@ -1210,6 +1291,9 @@ impl UnitLower<'_> {
                     })
                 })
                 .collect();
+        }
+        if let EK::StageRead(stage, pipe) = &b.kind {
+            return self.stage_element(e, b, (*stage, pipe), i, (&ety, n));
         }
         let vals = self.expr(b);
         let vals: Vec<Expr> = vals.into_iter().map(|v| self.pure(v)).collect();
