@@ -23,14 +23,9 @@ fn expect(out: &Output, code: i32, needle: &str, what: &str) {
     );
 }
 
-/// A fresh scratch directory under the target directory.
+/// A fresh scratch directory under `target/cli-errors`.
 fn scratch(name: &str) -> PathBuf {
-    let dir = repo_root()
-        .join("target/cli-errors")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+    common::scratch("cli-errors", name)
 }
 
 const CDC: &str = "examples/cdc_pair.chr";

@@ -8,19 +8,7 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-use common::{all_output, chronc, repo_root};
-
-/// A fresh scratch directory under the target directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = repo_root()
-        .join("target/faults")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
+use common::{all_output, chronc, scratch};
 
 /// One fault case: its design and what the one fault must say.
 struct Case {
@@ -223,7 +211,7 @@ fn marked(file: &str, design: &str) -> String {
 
 #[test]
 fn every_runtime_fault_names_its_statement_on_both_engines() {
-    let dir = scratch("kinds");
+    let dir = scratch("faults", "kinds");
     for case in CASES {
         let path = dir.join(format!("{}.chr", case.name));
         std::fs::write(&path, case.design).expect("design written");

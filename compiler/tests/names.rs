@@ -6,21 +6,9 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use chronon_lang::check::trace_name_problem;
 use chronon_record::{EventInfo, Schema};
-use common::{all_output, chronc, repo_root};
-
-/// A fresh scratch directory under the target directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = repo_root()
-        .join("target/names")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
+use common::{all_output, chronc, scratch};
 
 /// Whether the recorders' schema accepts `name` as an event name.
 fn schema_accepts(name: &str) -> bool {
@@ -89,7 +77,7 @@ system Top {
 
 #[test]
 fn a_trace_name_the_recorders_cannot_carry_is_refused_at_check_time() {
-    let dir = scratch("refused");
+    let dir = scratch("names", "refused");
     let design = dir.join("spaced.chr");
     std::fs::write(&design, SPACED).expect("design written");
     let design = design.to_str().expect("utf-8 path");
@@ -142,7 +130,7 @@ system Top {
 
 #[test]
 fn every_name_a_checked_design_can_have_records_in_every_format() {
-    let dir = scratch("unusual");
+    let dir = scratch("names", "unusual");
     let design = dir.join("unusual.chr");
     std::fs::write(&design, UNUSUAL).expect("design written");
     let path = |p: &str| dir.join(p).to_str().expect("utf-8").to_string();

@@ -26,6 +26,17 @@ pub fn chronc(args: &[&str]) -> Output {
         .expect("the chronc binary starts")
 }
 
+/// A fresh scratch directory `target/<group>/<name>-<pid>`.
+pub fn scratch(group: &str, name: &str) -> PathBuf {
+    let dir = repo_root()
+        .join("target")
+        .join(group)
+        .join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    dir
+}
+
 /// Standard output and standard error, in that order, as text.
 pub fn all_output(out: &Output) -> String {
     format!(

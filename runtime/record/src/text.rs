@@ -828,7 +828,6 @@ mod tests {
     #[test]
     fn incremental_times_format_exactly() {
         let mut t = TimeText::default();
-        let mut line = [0u8; 160];
         let mut num: u128 = 137 * 457;
         let mut den = 457u64;
         let mut seed = 7u64;
@@ -844,14 +843,20 @@ mod tests {
                 (2..=3, _) => {}
                 _ => num += 1_000_000,
             }
-            let time = crate::Time::new(num, den).expect("nonzero");
-            let end = t.put(&mut line, 3, time);
-            assert_eq!(
-                std::str::from_utf8(&line[3..end]).expect("ascii"),
-                time.to_string(),
-                "{num}/{den}"
-            );
+            puts_as_display(&mut t, num, den);
         }
+    }
+
+    /// Asserts that `t` writes `num / den` ps as `Time`'s `Display` does.
+    fn puts_as_display(t: &mut TimeText, num: u128, den: u64) {
+        let mut line = [0u8; 160];
+        let time = crate::Time::new(num, den).expect("nonzero");
+        let end = t.put(&mut line, 3, time);
+        assert_eq!(
+            std::str::from_utf8(&line[3..end]).expect("ascii"),
+            time.to_string(),
+            "{num}/{den}"
+        );
     }
 
     /// Fractions from the per-domain cache read as `Display` writes them
@@ -867,16 +872,9 @@ mod tests {
             (302_991, 457 * 663 * 5 + 17),
         ] {
             let mut t = TimeText::default();
-            let mut line = [0u8; 160];
             let mut num = 137 * u128::from(den);
             for _ in 0..5_000 {
-                let time = crate::Time::new(num, den).expect("nonzero");
-                let end = t.put(&mut line, 3, time);
-                assert_eq!(
-                    std::str::from_utf8(&line[3..end]).expect("ascii"),
-                    time.to_string(),
-                    "{num}/{den}"
-                );
+                puts_as_display(&mut t, num, den);
                 num += step;
             }
         }
