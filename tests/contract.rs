@@ -529,8 +529,9 @@ fn decode_perfetto(trace: &Path) -> Option<serde_json::Value> {
 /// design (`s6_fault_full_fifo_send`) faults at 2000 ps; by hand, every
 /// output ends at that instant: the text log merges and its last record is
 /// at 2000 ps, the Perfetto trace decodes (balanced slices, flows) with no
-/// record past 2 ns (tick slices close at each domain's next edge), and the
-/// VCD's last time is 2,000,000 fs.
+/// record past 2 ns (the run stops there, so the tick slices still open end
+/// there too, not at edges it never reached), and the VCD's last time is
+/// 2,000,000 fs.
 #[test]
 fn a_fault_leaves_every_output_valid() {
     let dir = scratch("s6-fault-outputs");
@@ -559,14 +560,14 @@ fn a_fault_leaves_every_output_valid() {
         .expect("VCD times");
     assert_eq!(last_time, "2000000", "the VCD's last time");
     if let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) {
-        // A tick slice runs from its edge to the domain's next edge (which
-        // the run never reaches: 3 ns for the 1 GHz domains, 2.5 ns for
-        // `o`), so only slice ends (type 2) may lie past the fault, and the
-        // writer's closing "recording summary" event, placed at the end.
+        // A tick slice runs from its edge to the domain's next edge, but
+        // the run stops at the fault's instant, 2000 ps = 2 ns: the slices
+        // begun at 2 ns (edge 2 of `w` and `r`, edge 4 of `o`, whose next
+        // edges at 3 ns and 2.5 ns never run) end at 2 ns, and so does the
+        // writer's closing "recording summary" event.
+        let events = dump["events"].as_array().expect("events");
         let latest = |ends: bool| {
-            dump["events"]
-                .as_array()
-                .expect("events")
+            events
                 .iter()
                 .filter(|row| row[3].as_str() != Some("recording summary"))
                 .filter(|row| (row[2].as_u64() == Some(2)) == ends)
@@ -574,7 +575,47 @@ fn a_fault_leaves_every_output_valid() {
                 .max()
         };
         assert_eq!(latest(false), Some(2), "the latest Perfetto record (ns)");
-        assert_eq!(latest(true), Some(3), "the latest tick slice end (ns)");
+        assert_eq!(latest(true), Some(2), "the latest tick slice end (ns)");
+        let summary = events
+            .iter()
+            .find(|row| row[3].as_str() == Some("recording summary"))
+            .map(|row| row[0].as_u64());
+        assert_eq!(summary, Some(Some(2)), "the summary's time (ns)");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Contract §6.3 and §8: a run to a time bound stops there, and so do its
+/// open Perfetto tick slices, even when a `to=` filter dropped the records
+/// before the bound. `s6_fault_full_fifo_send` run to 1900 ps with records
+/// up to 1200 ps: by hand, the last kept ticks are at 1000 ps (`w` and `r`,
+/// next edges at 2000 ps; `o`, next edge at 1500 ps, whose tick the filter
+/// drops), so every slice ends, and the summary sits, at 1900 ps rounded
+/// down, 1 ns (not at 2 ns, the next edges of `w` and `r`).
+#[test]
+fn a_bounded_run_ends_its_tick_slices_at_the_bound() {
+    let dir = scratch("s6-until-slices");
+    let mut record = RecordOptions {
+        perfetto: Some(dir.join("run.pftrace")),
+        ticks: true,
+        ..RecordOptions::default()
+    };
+    record.filter.add("to=1200ps").expect("a filter");
+    let until = parse_time("1900ps").expect("a time");
+    let report = run_design_recorded("s6_fault_full_fifo_send", StopAt::Until(until), &record);
+    assert_eq!(report.stop, "limit", "{}", report.summary(true));
+    if let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) {
+        let events = dump["events"].as_array().expect("events");
+        let latest = |kind: u64| {
+            events
+                .iter()
+                .filter(|row| row[2].as_u64() == Some(kind))
+                .map(|row| row[0].as_u64().expect("ts"))
+                .max()
+        };
+        assert_eq!(latest(1), Some(1), "the latest slice begin (ns)");
+        assert_eq!(latest(2), Some(1), "the latest slice end (ns)");
+        assert_eq!(latest(3), Some(1), "the summary, the latest instant (ns)");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -16,7 +16,8 @@ use chronon_record::csv::CsvWriter;
 use chronon_record::perfetto::{PerfettoConfig, PerfettoWriter};
 use chronon_record::text::TextWriter;
 use chronon_record::vcd::{VcdConfig, VcdWriter};
-use chronon_record::{DropCounts, RecordError, Recorder, Schema};
+use chronon_record::{DropCounts, RecordError, Recorder, Schema, Time};
+use chronon_runtime::Picos;
 use serde::Serialize;
 
 use crate::simulate::Simulator;
@@ -151,13 +152,35 @@ impl Recording {
     }
 
     /// Ends the recording: flushes every writer, reports drops and the
-    /// first error. Removes the sink from `sim`.
+    /// first error. Removes the sink from `sim`. The run stopped at its last
+    /// instant (a `finish`, a fault, an edge count); see
+    /// [`Recording::finish_at`] for a run bounded by a time.
     pub fn finish(self, sim: &mut Simulator) -> RecordingSummary {
+        self.finish_at(sim, None)
+    }
+
+    /// [`Recording::finish`] for a run that went on to `bound` (a `--until`
+    /// time it reached; `None` otherwise): the writers learn that the run
+    /// stopped at the later of its last instant and `bound`, so Perfetto's
+    /// tick slices end there and not at edges the run never reached, even
+    /// when the trace filter dropped the last records.
+    pub fn finish_at(self, sim: &mut Simulator, bound: Option<&Picos>) -> RecordingSummary {
         drop(sim.sim.take_trace_sink());
+        let base = sim.sim.time_base();
+        let bound = bound.and_then(|t| base.floor_ticks(t).ok().flatten());
+        let ticks = bound.map_or(sim.sim.now().ticks, |b| b.max(sim.sim.now().ticks));
+        // The base fits a u64: `attach` checked it.
+        let stop = u64::try_from(base.ticks_per_ps())
+            .ok()
+            .and_then(|tpp| Time::new(ticks, tpp));
         let mut inner = self.inner.borrow_mut();
         let mut dropped = DropCounts::default();
         let mut error = inner.error.take();
         for r in &mut inner.recorders {
+            if let Some(at) = stop {
+                // Only kept by the buffer, for its writer: cannot fail.
+                let _ = r.stop_at(at);
+            }
             let d = r.dropped();
             dropped.trace += d.trace;
             dropped.fifo += d.fifo;

@@ -201,7 +201,12 @@ pub fn run_recorded(
         }
         Drain::Stopped(stop) => format!("stopped while draining: {}", stop_name(&stop)),
     });
-    let recorded = recorder.map(|r| r.finish(&mut sim));
+    // A `--until` run that reached its bound ran to that time.
+    let bound = match (&options.stop, &stop) {
+        (StopAt::Until(t), Stop::LimitReached) => Some(t),
+        _ => None,
+    };
+    let recorded = recorder.map(|r| r.finish_at(&mut sim, bound));
     let wall = started.elapsed().as_secs_f64();
     let mut report = report(&sim, &design.top, options, &stop, drain, wall);
     report.recording = recorded;

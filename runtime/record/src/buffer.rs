@@ -81,7 +81,8 @@ fn time_of(lo: u64, hi: u64, den: u64) -> Time {
 /// A full batch of encoded records, or the end.
 enum Message {
     Batch(Vec<u64>),
-    Finish(DropCounts),
+    /// The drop counts, and the run's stop time if the producer was told it.
+    Finish(DropCounts, Option<Time>),
 }
 
 /// The producer's side; see the module doc.
@@ -107,6 +108,8 @@ pub struct BufferedRecorder {
     /// Set by the writer thread when its writer fails, so the producer can
     /// stop at once instead of at its next full batch.
     writer_failed: Arc<AtomicBool>,
+    /// The run's stop time ([`Recorder::stop_at`]), sent with the finish.
+    stop: Option<Time>,
 }
 
 impl BufferedRecorder {
@@ -136,7 +139,12 @@ impl BufferedRecorder {
                                 batch.clear();
                                 let _ = recycle.try_send(batch);
                             }
-                            Message::Finish(dropped) => return inner.finish(&dropped),
+                            Message::Finish(dropped, stop) => {
+                                if let Some(at) = stop {
+                                    inner.stop_at(at)?;
+                                }
+                                return inner.finish(&dropped);
+                            }
                         }
                     }
                     Ok(())
@@ -161,6 +169,7 @@ impl BufferedRecorder {
             writer: Some(writer),
             failure: None,
             writer_failed,
+            stop: None,
         }
     }
 
@@ -461,6 +470,13 @@ impl Recorder for BufferedRecorder {
         self.interest.clone()
     }
 
+    /// Kept, and given to the writer right before its `finish`, after every
+    /// record: it applies to the whole run.
+    fn stop_at(&mut self, at: Time) -> Result<(), RecordError> {
+        self.stop = Some(at);
+        Ok(())
+    }
+
     /// Sends what is buffered (waiting, in both modes: the run is over),
     /// then the drop counts, and waits for the writer. `dropped` is added to
     /// this buffer's own counts.
@@ -476,7 +492,10 @@ impl Recorder for BufferedRecorder {
         let batch = std::mem::take(&mut self.batch);
         self.count = 0;
         if self.to_writer.send(Message::Batch(batch)).is_err()
-            || self.to_writer.send(Message::Finish(total)).is_err()
+            || self
+                .to_writer
+                .send(Message::Finish(total, self.stop))
+                .is_err()
         {
             return Err(self.join_failure());
         }

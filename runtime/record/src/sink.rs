@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RecordError;
 use crate::record::{CounterRecord, FifoRecord, SignalRecord, TickRecord, TraceRecord};
+use crate::time::Time;
 
 /// Records dropped by a lossy buffer, by kind; every output reports them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +113,18 @@ pub trait Recorder: Send {
     /// write the same output whether or not it is given the others.
     fn interest(&self) -> Interest {
         Interest::all()
+    }
+
+    /// Says that the run stopped at `at` (its last instant, or the time
+    /// bound it ran to): no record is later. Call it, at most once, before
+    /// [`Recorder::finish`]; a record filter may have dropped the records
+    /// near the end, so a writer cannot infer this from what it was given.
+    /// A format with spans (Perfetto's tick slices) ends the open ones
+    /// there instead of at their natural end, which the run never reached.
+    /// The default ignores it.
+    fn stop_at(&mut self, at: Time) -> Result<(), RecordError> {
+        let _ = at;
+        Ok(())
     }
 
     /// Ends the recording: reports `dropped` in the output and writes

@@ -97,6 +97,8 @@ pub struct PerfettoWriter {
     open_slices: Vec<Option<Time>>,
     earliest_end: Option<Time>,
     unit_ranks: Vec<u32>,
+    /// Where the run stopped ([`Recorder::stop_at`]), if told.
+    stop: Option<Time>,
 }
 
 impl PerfettoWriter {
@@ -199,6 +201,7 @@ impl PerfettoWriter {
             open_slices: vec![None; schema.units.len()],
             earliest_end: None,
             unit_ranks: schema.unit_ranks(),
+            stop: None,
         };
         // The first packet clears incremental state and carries the clock
         // snapshot, the defaults and every interned name.
@@ -662,9 +665,28 @@ impl Recorder for PerfettoWriter {
         self.begin_slice(u, delta, end)
     }
 
+    fn stop_at(&mut self, at: Time) -> Result<(), RecordError> {
+        self.stop = Some(at);
+        Ok(())
+    }
+
+    /// Ends every open tick slice, and writes the summary, at the stop
+    /// time when told it: a slice's natural end is the domain's next edge,
+    /// which the run never reached. Never before the last record written
+    /// (a slice must hold what it contains, and times never go back).
     fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError> {
         self.out.check()?;
+        let stop = self.stop.map(|t| t.max(self.last_time));
+        if let Some(stop) = stop {
+            for end in self.open_slices.iter_mut().flatten() {
+                *end = (*end).min(stop);
+            }
+        }
         self.close_slices(None)?;
+        let delta = match stop {
+            Some(stop) => self.step_to(stop)?,
+            None => 0,
+        };
         let names = [
             self.misc_iids["dropped_trace"],
             self.misc_iids["dropped_fifo"],
@@ -690,7 +712,7 @@ impl Recorder for PerfettoWriter {
             flow: None,
             terminating_flow: None,
         };
-        self.put_event(0, &summary)?;
+        self.put_event(delta, &summary)?;
         if self.config.compress {
             self.seal_batch()?;
         }
@@ -715,5 +737,103 @@ impl PerfettoWriter {
         self.open_slices[u] = Some(end);
         self.earliest_end = Some(self.earliest_end.map_or(end, |e| e.min(end)));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::{BufferConfig, BufferedRecorder};
+    use crate::schema::{DomainInfo, UnitInfo};
+
+    /// One 1 GHz domain with one unit.
+    fn schema() -> Schema {
+        Schema {
+            design: "stop".to_owned(),
+            domains: vec![DomainInfo {
+                name: "d".to_owned(),
+                period: Time::from_ps(1000),
+                phase: Time::ZERO,
+            }],
+            units: vec![UnitInfo {
+                path: "top.u".to_owned(),
+                domain: 0,
+            }],
+            ..Schema::default()
+        }
+    }
+
+    /// The track events of `bytes`: (absolute ns, type), the incremental
+    /// clock's deltas summed.
+    fn events(bytes: &[u8]) -> Vec<(u64, i32)> {
+        let trace = Trace::decode(bytes).expect("the trace decodes");
+        let mut now = 0;
+        let mut out = Vec::new();
+        for packet in trace.packet {
+            if let Some(event) = packet.track_event {
+                now += packet.timestamp.unwrap_or(0);
+                out.push((now, event.r#type.unwrap_or(0)));
+            }
+        }
+        out
+    }
+
+    /// Ticks at edges 0 and 1 (0 and 1 ns) through a buffered writer; the
+    /// run is said to stop at `stop` when given. Returns the events.
+    fn run(name: &str, stop: Option<Time>) -> Vec<(u64, i32)> {
+        let path = std::env::temp_dir().join(format!(
+            "chronon-stop-{}-{name}.pftrace",
+            std::process::id()
+        ));
+        let config = PerfettoConfig {
+            compress: false,
+            tick_slices: true,
+        };
+        let writer = PerfettoWriter::create(&path, &schema(), config).expect("create");
+        let mut rec = BufferedRecorder::spawn(Box::new(writer), BufferConfig::default());
+        for cycle in 0..2 {
+            let tick = TickRecord {
+                unit: 0,
+                cycle,
+                time: Time::from_ps(1000 * u128::from(cycle)),
+            };
+            rec.tick(&tick).expect("tick");
+        }
+        if let Some(at) = stop {
+            rec.stop_at(at).expect("stop");
+        }
+        rec.finish(&DropCounts::default()).expect("finish");
+        let bytes = std::fs::read(&path).expect("the trace");
+        let _ = std::fs::remove_file(&path);
+        events(&bytes)
+    }
+
+    /// A run that stops at 1.5 ns (a `--until`, or a filter that dropped
+    /// the later records) ends the open slice, and puts the summary, at
+    /// 1 ns (1.5 rounded down), not at the next edge (2 ns); one told a
+    /// stop before its last record ends there (1 ns); one never told keeps
+    /// the natural end (2 ns). The first slice ends at 1 ns before the
+    /// second begins.
+    #[test]
+    fn open_slices_end_at_the_stop_time() {
+        let (begin, end, instant) = (TYPE_SLICE_BEGIN, TYPE_SLICE_END, TYPE_INSTANT);
+        let cases = [
+            ("until", Some(Time::from_ps(1500)), 1),
+            ("early", Some(Time::from_ps(500)), 1),
+            ("untold", None, 2),
+        ];
+        for (name, stop, last) in cases {
+            assert_eq!(
+                run(name, stop),
+                [
+                    (0, begin),
+                    (1, end),
+                    (1, begin),
+                    (last, end),
+                    (last, instant)
+                ],
+                "{name}"
+            );
+        }
     }
 }
