@@ -52,7 +52,7 @@ system Top {
 ",
         code: "runtime::send_refused",
         unit: "top.w",
-        construct: "tx",
+        construct: "top.w.tx",
         domain: "clk",
         cycle: 3,
         time: "3000 ps",

@@ -215,8 +215,16 @@ impl Simulator {
         for port in &program.ports {
             let unit = units[port.unit as usize];
             links.push(match port.kind {
+                // The runtime names a channel output only in the fault of a
+                // refused `send`: its full path (`top.w.tx`), as a FIFO's
+                // names both its ends, not the bare port name.
                 PortKind::Out => Link::Out {
-                    port: b.output(unit, &port.name, width(&port.item), port.rate),
+                    port: b.output(
+                        unit,
+                        &format!("{}.{}", program.units[port.unit as usize].path, port.name),
+                        width(&port.item),
+                        port.rate,
+                    ),
                     fifos: Vec::new(),
                 },
                 PortKind::In => Link::In(b.input(unit, &port.name, width(&port.item))),

@@ -1,6 +1,6 @@
 //! Helpers shared by the tests that run the `chronc` binary (`cli.rs`,
-//! `cli_errors.rs`, `signed_trace.rs`): each test file is its own crate
-//! and includes this module with `mod common;`.
+//! `cli_errors.rs`, `signed_trace.rs`, `faults.rs`, `names.rs`): each test
+//! file is its own crate and includes this module with `mod common;`.
 
 // Each test crate uses only some of these helpers.
 #![allow(dead_code)]
