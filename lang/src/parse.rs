@@ -161,7 +161,16 @@ pub fn parse_file_reference(file: FileId, text: &str) -> (Module, Vec<Diagnostic
 fn parse_with(file: FileId, text: &str, fast: bool) -> (Module, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut module = Module::default();
-    for (start, end) in split_items(file, text, &mut diags) {
+    let mut dropped = Vec::new();
+    let items = split_items(file, text, &mut diags, &mut dropped);
+    // An item skipped for its delimiters or nesting is reported there; its
+    // uses are not reported again as unknown names.
+    for (start, end) in dropped {
+        if let Some(name) = declared_name(&text[start..end]) {
+            module.broken.push(name.to_string());
+        }
+    }
+    for (start, end) in items {
         let chunk = &text[start..end];
         if fast && let Some(item) = descent::parse_item(file, start, chunk) {
             module.items.push(item);
@@ -221,8 +230,13 @@ fn parse_item_pest(
                 diags,
                 keywords_as_names: Vec::new(),
             };
+            let errors = b.diags.len();
             if let Some(item) = item_eoi.into_inner().next()
                 && let Some(it) = b.item(item)
+                // An expression nested too deeply was replaced by `0` (E0102):
+                // the item is left out like one that does not parse, so the
+                // stand-in draws no type errors and its uses no E0201.
+                && !b.diags[errors..].iter().any(|d| d.code == "E0102")
             {
                 module.items.push(it);
             }
@@ -510,8 +524,14 @@ fn item_goes_on(rest: &[u8]) -> bool {
 /// Cuts the text into item byte ranges: an item starting with a braced
 /// keyword ends at the brace that closes its body, any other at the `;` at
 /// brace depth zero. Also bounds nesting depth and reports unbalanced
-/// delimiters (their items are skipped, since pest would only repeat them).
-fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(usize, usize)> {
+/// delimiters (their items are skipped, since pest would only repeat them,
+/// and their ranges pushed on `dropped`).
+fn split_items(
+    file: FileId,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+    dropped: &mut Vec<(usize, usize)>,
+) -> Vec<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut items = Vec::new();
     let mut i = 0;
@@ -612,11 +632,12 @@ fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(us
         // struct literal in a `const` initializer (`const K: S = S { a: 1 };`)
         // is followed by its `;` or an operator, not by an item keyword.
         if at_end || (stack.is_empty() && c == b'}' && !braced && !item_goes_on(&bytes[i..])) {
-            if let Some(s) = item_start.take()
-                && !too_deep
-                && !bad_item
-            {
-                items.push((s, i));
+            if let Some(s) = item_start.take() {
+                if too_deep || bad_item {
+                    dropped.push((s, i));
+                } else {
+                    items.push((s, i));
+                }
             }
             too_deep = false;
             bad_item = false;
@@ -638,6 +659,8 @@ fn split_items(file: FileId, text: &str, diags: &mut Vec<Diagnostic>) -> Vec<(us
             );
         } else if !too_deep && !bad_item {
             items.push((s, bytes.len()));
+        } else {
+            dropped.push((s, bytes.len()));
         }
     }
     items
@@ -1624,6 +1647,26 @@ mod tests {
         );
         assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(m.items.len(), 1);
+    }
+
+    #[test]
+    fn items_nested_too_deeply_are_broken_not_missing() {
+        // A unary chain (the builder's E0102) and brackets (the splitter's):
+        // both items are left out and named broken, so the checker reports
+        // neither their uses as unknown names nor the stand-in's type.
+        let src = format!(
+            "unit U {{ reg b: bool; tick {{ b <= {}b; }} }}\nconst K: u8 = {}1{};",
+            "!".repeat(1000),
+            "(".repeat(100),
+            ")".repeat(100)
+        );
+        let (m, d) = parse_file(FileId(0), &src);
+        let codes: Vec<_> = d.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["E0102", "E0102"], "{d:?}");
+        assert!(m.items.is_empty());
+        let mut broken = m.broken.clone();
+        broken.sort();
+        assert_eq!(broken, ["K", "U"]);
     }
 
     #[test]

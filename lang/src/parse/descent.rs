@@ -1255,7 +1255,7 @@ mod tests {
     fn compare(text: &str) -> Vec<String> {
         let mut refused = Vec::new();
         let mut sink = Vec::new();
-        for (start, end) in split_items(FileId(0), text, &mut sink) {
+        for (start, end) in split_items(FileId(0), text, &mut sink, &mut Vec::new()) {
             let chunk = &text[start..end];
             let fast = parse_item(FileId(0), start, chunk).map(|i| format!("{i:?}"));
             let (pest, codes) = pest_item(start, chunk);
