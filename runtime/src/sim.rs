@@ -1041,7 +1041,7 @@ impl Simulation {
     }
 
     /// Continues instant by instant until every channel and FIFO is empty, at
-    /// most `max_instants` instants.
+    /// most `max_instants` instants; `finish` does not stop it, a fault does.
     pub fn drain(&mut self, max_instants: u64) -> Drain {
         self.core.faults.clear();
         self.core.finish = false;
@@ -1059,6 +1059,13 @@ impl Simulation {
             done += 1;
             match self.step() {
                 Ok(false) => {}
+                // `finish` is the stop the drain continues after (contract
+                // §6): a unit that finishes again (a held `if done { finish;
+                // }`) does not end the drain; a fault or a stopped sink does.
+                Ok(true) if self.core.faults.is_empty() && !self.core.sink_stopped => {
+                    self.core.finish = false;
+                    self.core.stop_requested = false;
+                }
                 Ok(true) => return Drain::Stopped(self.requested_stop()),
                 Err(e) => return Drain::Stopped(Stop::TimeOverflow(e)),
             }
