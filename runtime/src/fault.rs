@@ -73,24 +73,32 @@ impl Fault {
     }
 }
 
+/// A construct `name at file:line:col` as the name and ` at
+/// file:line:col` (empty without a location). Names have no spaces.
+fn split_location(construct: &str) -> (&str, &str) {
+    match construct.find(" at ") {
+        Some(i) => construct.split_at(i),
+        None => (construct, ""),
+    }
+}
+
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match &self.kind {
             FaultKind::SendRefused => format!("send refused on port `{}`", self.construct),
             FaultKind::FifoSendRefused => format!("send refused on CDC FIFO `{}`", self.construct),
+            // A stage construct is the register's name, then ` at
+            // file:line:col` where the site is known: the name alone is
+            // quoted.
             FaultKind::StageWrittenTwice { pipe } => {
-                format!(
-                    "stage register `{}` pipe {pipe} written or retained twice",
-                    self.construct
-                )
+                let (name, at) = split_location(&self.construct);
+                format!("stage register `{name}` pipe {pipe} written or retained twice{at}")
             }
             FaultKind::Assertion => format!("assertion failed: {}", self.construct),
             FaultKind::IndexOutOfRange => format!("{} is out of range", self.construct),
             FaultKind::StagePipeOutOfRange => {
-                format!(
-                    "stage register `{}` pipe index out of range",
-                    self.construct
-                )
+                let (name, at) = split_location(&self.construct);
+                format!("stage register `{name}` pipe index out of range{at}")
             }
             FaultKind::TickStatus { status } => format!("tick returned status {status}"),
         };
