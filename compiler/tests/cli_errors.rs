@@ -129,13 +129,35 @@ fn unreadable_inputs_are_reported() {
     let binary = dir.join("binary.chr");
     std::fs::write(&binary, [0xff, 0xfe, 0x00]).expect("write");
     let binary = binary.display().to_string();
+    let later = dir.join("later.chr");
+    std::fs::write(
+        &later,
+        b"clock c = 1 GHz;\n// \xc3\xa9 is fine\nunit \xc3\xa9\xc3(",
+    )
+    .expect("write");
+    let later = later.display().to_string();
     for cmd in ["run", "check"] {
         let out = chronc(&[cmd, "no/such/file.chr"]);
         expect(&out, 2, "cannot read no/such/file.chr", cmd);
         let out = chronc(&[cmd, "examples"]);
         expect(&out, 2, "cannot read examples", cmd);
         let out = chronc(&[cmd, &binary]);
-        expect(&out, 2, "valid UTF-8", cmd);
+        expect(
+            &out,
+            2,
+            "not UTF-8 text (byte 0xff at line 1, column 1)",
+            cmd,
+        );
+        // Every unreadable file is named, not just the first; a bad byte
+        // is placed by line and column (in characters).
+        let out = chronc(&[cmd, "no/such/a.chr", &later, "no/such/b.chr"]);
+        for needle in [
+            "cannot read no/such/a.chr",
+            "byte 0xc3 at line 3, column 7",
+            "cannot read no/such/b.chr",
+        ] {
+            expect(&out, 2, needle, cmd);
+        }
     }
     let out = chronc(&["fmt", "--check", "no/such/file.chr"]);
     expect(&out, 1, "cannot read", "fmt");
@@ -178,6 +200,26 @@ fn unwritable_outputs_are_reported_before_the_run() {
     ] {
         let out = chronc(&["run", CDC, "-q", flag, path]);
         expect(&out, 2, path, &format!("{flag} {path}"));
+    }
+    // Several unwritable outputs: every one is named, not just the first.
+    let (vcd, pf, csv) = (
+        format!("{d}/no-vcd/w.vcd"),
+        format!("{d}/no-pf/p.pftrace"),
+        format!("{d}/no-csv/c.csv"),
+    );
+    let out = chronc(&[
+        "run",
+        CDC,
+        "-q",
+        "--vcd",
+        &vcd,
+        "--perfetto",
+        &pf,
+        "--counters",
+        &csv,
+    ]);
+    for path in [&vcd, &pf, &csv] {
+        expect(&out, 2, path, "three unwritable outputs");
     }
 }
 

@@ -39,16 +39,11 @@ pub struct CheckArgs {
 /// Runs the subcommand.
 pub fn main(args: CheckArgs) -> ExitCode {
     let mut sources = SourceMap::new();
-    for path in &args.files {
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
-                sources.add(path.display().to_string(), text);
-            }
-            Err(e) => {
-                sayln!("error: cannot read {}: {e}", path.display());
-                return ExitCode::from(2);
-            }
+    if let Err(errors) = super::read_sources(&args.files, &mut sources) {
+        for e in errors {
+            sayln!("error: {e}");
         }
+        return ExitCode::from(2);
     }
     let mut params = Vec::new();
     for p in &args.params {

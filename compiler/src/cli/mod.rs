@@ -41,6 +41,42 @@ pub fn out(text: &str) -> Result<(), String> {
         .map_err(|e| format!("error: writing standard output: {e}"))
 }
 
+/// Reads the design files `paths` into `sources`: every file that cannot
+/// be read is named (`cannot read FILE: why`), not just the first, and a
+/// file that is not UTF-8 text says where its first bad byte is. `Err`
+/// holds the messages.
+pub fn read_sources(
+    paths: &[std::path::PathBuf],
+    sources: &mut chronon_lang::span::SourceMap,
+) -> Result<(), Vec<String>> {
+    let mut errors = Vec::new();
+    for path in paths {
+        match std::fs::read(path).map(String::from_utf8) {
+            Ok(Ok(text)) => {
+                sources.add(path.display().to_string(), text);
+            }
+            Ok(Err(e)) => {
+                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+                let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+                let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let column = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
+                let byte = e.as_bytes()[valid.len()];
+                errors.push(format!(
+                    "cannot read {}: not UTF-8 text (byte 0x{byte:02x} at line {line}, \
+                     column {column}); design files are UTF-8",
+                    path.display()
+                ));
+            }
+            Err(e) => errors.push(format!("cannot read {}: {e}", path.display())),
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
 /// Lets writes past a file-size limit (`ulimit -f`) fail with `EFBIG`,
 /// which the writers report with the file's name, instead of the default
 /// `SIGXFSZ` killing the process without a word.

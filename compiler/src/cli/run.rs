@@ -75,13 +75,8 @@ fn usage(message: &str) -> ExitCode {
 /// Runs the subcommand.
 pub fn main(args: RunArgs) -> ExitCode {
     let mut sources = SourceMap::new();
-    for path in &args.files {
-        match std::fs::read_to_string(path) {
-            Ok(text) => {
-                sources.add(path.display().to_string(), text);
-            }
-            Err(e) => return usage(&format!("cannot read {}: {e}", path.display())),
-        }
+    if let Err(errors) = super::read_sources(&args.files, &mut sources) {
+        return usage(&errors.join("\nerror: "));
     }
     let mut params = Vec::new();
     for p in &args.params {

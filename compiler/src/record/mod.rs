@@ -8,7 +8,7 @@ mod schema;
 mod sink;
 
 use std::cell::RefCell;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use chronon_record::buffer::{BufferConfig, BufferedRecorder, Mode};
@@ -107,8 +107,16 @@ impl Recording {
         design: &str,
         options: &RecordOptions,
     ) -> Result<Recording, String> {
+        // Every output that cannot be created is reported, not just the
+        // first: the first is the error, the others follow it, one a line.
+        let mut others = Vec::new();
         Self::attach_with(sim, design, options, |schema| {
-            standard_writers(schema, options)
+            standard_writers(schema, options, &mut others)
+        })
+        .map_err(|first| {
+            others
+                .iter()
+                .fold(first, |all, e| format!("{all}\nerror: {e}"))
         })
     }
 
@@ -209,38 +217,53 @@ impl Recording {
 }
 
 /// The writers `options` names, in a fixed order: text, Perfetto, VCD, CSV.
-fn standard_writers(schema: &Schema, options: &RecordOptions) -> Result<Writers, RecordError> {
+/// Where some cannot be created, the first such error, with the others'
+/// pushed on `others`.
+fn standard_writers(
+    schema: &Schema,
+    options: &RecordOptions,
+    others: &mut Vec<RecordError>,
+) -> Result<Writers, RecordError> {
     let mut writers: Writers = Vec::new();
+    let mut first = None;
+    let mut add = |path: &Path, writer: Result<Box<dyn Recorder>, RecordError>| match writer {
+        Ok(w) => writers.push((path.display().to_string(), w)),
+        Err(e) if first.is_none() => first = Some(e),
+        Err(e) => others.push(e),
+    };
     if let Some(dir) = &options.trace_dir {
-        writers.push((
-            dir.display().to_string(),
-            Box::new(TextWriter::create(dir, schema)?),
-        ));
+        add(
+            dir,
+            TextWriter::create(dir, schema).map(|w| Box::new(w) as _),
+        );
     }
     if let Some(path) = &options.perfetto {
         let config = PerfettoConfig {
             compress: options.perfetto_compress,
             tick_slices: options.ticks,
         };
-        writers.push((
-            path.display().to_string(),
-            Box::new(PerfettoWriter::create(path, schema, config)?),
-        ));
+        add(
+            path,
+            PerfettoWriter::create(path, schema, config).map(|w| Box::new(w) as _),
+        );
     }
     if let Some(path) = &options.vcd {
         let config = VcdConfig {
             patterns: options.vcd_signals.clone(),
         };
-        writers.push((
-            path.display().to_string(),
-            Box::new(VcdWriter::create(path, schema, &config)?),
-        ));
+        add(
+            path,
+            VcdWriter::create(path, schema, &config).map(|w| Box::new(w) as _),
+        );
     }
     if let Some(path) = &options.counters {
-        writers.push((
-            path.display().to_string(),
-            Box::new(CsvWriter::create(path, schema)?),
-        ));
+        add(
+            path,
+            CsvWriter::create(path, schema).map(|w| Box::new(w) as _),
+        );
     }
-    Ok(writers)
+    match first {
+        Some(e) => Err(e),
+        None => Ok(writers),
+    }
 }
