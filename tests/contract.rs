@@ -39,7 +39,7 @@ use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run, run_
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_runtime::{DomainId, RunLimit};
-use chronon_suite::designs::{chr_files, elaborate};
+use chronon_suite::designs::{check_each, elaborate, parse_run_args, run_summary};
 
 /// What a design's header asks.
 struct Case {
@@ -60,48 +60,12 @@ fn parse_header(path: &Path, text: &str) -> Case {
         summary: Vec::new(),
         same_lines_as: None,
     };
-    let mut drain = false;
-    let mut drain_limit = 10_000;
     for line in text.lines().map_while(|l| l.strip_prefix("//")) {
         let line = line.trim();
         if let Some(args) = line.strip_prefix("run:") {
-            let args: Vec<&str> = args.split_whitespace().collect();
-            let mut i = 0;
-            let mut domain = None;
-            while i < args.len() {
-                let value = || {
-                    args.get(i + 1).copied().unwrap_or_else(|| {
-                        panic!("{}: `{}` needs a value", path.display(), args[i])
-                    })
-                };
-                match args[i] {
-                    "--cycles" => {
-                        case.stop = StopAt::Cycles {
-                            count: value().parse().expect("cycle count"),
-                            domain: None,
-                        };
-                        i += 1;
-                    }
-                    "--domain" => {
-                        domain = Some(value().to_string());
-                        i += 1;
-                    }
-                    "--until" => {
-                        case.stop = StopAt::Until(parse_time(value()).expect("time"));
-                        i += 1;
-                    }
-                    "--drain" => drain = true,
-                    "--drain-limit" => {
-                        drain_limit = value().parse().expect("drain limit");
-                        i += 1;
-                    }
-                    other => panic!("{}: unknown run option {other}", path.display()),
-                }
-                i += 1;
-            }
-            if let (StopAt::Cycles { domain: d, .. }, Some(name)) = (&mut case.stop, domain) {
-                *d = Some(name);
-            }
+            let run = parse_run_args(path, args);
+            case.stop = run.stop;
+            case.drain = run.drain;
         } else if let Some(kinds) = line.strip_prefix("keep:") {
             case.keep = kinds.split_whitespace().map(str::to_string).collect();
         } else if let Some(expected) = line.strip_prefix("expect:") {
@@ -112,7 +76,6 @@ fn parse_header(path: &Path, text: &str) -> Case {
             case.same_lines_as = Some(file.trim().to_string());
         }
     }
-    case.drain = drain.then_some(drain_limit);
     assert!(
         !case.keep.is_empty() || case.expect.is_empty(),
         "{}: `expect` lines need a `keep` line",
@@ -148,17 +111,6 @@ fn merged(dir: &Path) -> String {
     chronon_record::merge::merge(dir, &mut out).expect("the trace merges");
     let _ = std::fs::remove_dir_all(dir);
     String::from_utf8(out).expect("the merged log is text")
-}
-
-/// The deterministic part of a report, engine masked and outputs left out.
-fn summary(report: &RunReport) -> String {
-    report
-        .summary(true)
-        .replacen(&report.engine, "ENGINE", 1)
-        .lines()
-        .filter(|l| !l.starts_with("recorded:"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// `chronc run`'s defaults on `engine`: until `finish`, seed 0.
@@ -205,7 +157,7 @@ fn run_traced(label: &str, text: &str, case: &Case, engine: EngineKind) -> (Stri
         "{label}: recording failed: {:?}",
         report.recording
     );
-    (summary(&report), merged(&dir))
+    (run_summary(&report), merged(&dir))
 }
 
 /// The same run without a recording (the lean loop and run-ahead may take
@@ -214,7 +166,7 @@ fn run_plain(label: &str, text: &str, case: &Case, engine: EngineKind) -> String
     let mut sources = SourceMap::new();
     sources.add(format!("{label}.chr"), text.to_string());
     match run(&mut sources, &options(case, engine), &mut |_, _| {}) {
-        Ok(r) => summary(&r),
+        Ok(r) => run_summary(&r),
         Err(e) => panic!("{label}: {e:?}"),
     }
 }
@@ -368,18 +320,7 @@ fn check(path: &Path) {
 
 #[test]
 fn contract_designs() {
-    let mut failures = Vec::new();
-    for path in chr_files("tests/contract") {
-        if let Err(e) = std::panic::catch_unwind(|| check(&path)) {
-            let message = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            failures.push(format!("{}: {message}", path.display()));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    check_each("tests/contract", check);
 }
 
 /// Runs the design `tests/contract/<name>.chr` on the JIT until `stop`,

@@ -34,12 +34,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use chronon_compiler::record::RecordOptions;
-use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run_recorded};
+use chronon_compiler::run::{RunOptions, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::diag::Severity;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
-use chronon_suite::designs::chr_files;
+use chronon_suite::designs::{RunArgs, check_each, parse_run_args, run_summary};
 
 const DIR: &str = "tests/user_designs";
 
@@ -47,68 +47,18 @@ const DIR: &str = "tests/user_designs";
 #[derive(Clone, Debug)]
 struct Case {
     args: String,
-    stop: StopAt,
-    drain: Option<u64>,
-    params: Vec<(String, String)>,
+    run: RunArgs,
     expect: Vec<String>,
     summary: Vec<String>,
 }
 
 fn parse_case(path: &Path, args: &str) -> Case {
-    let words: Vec<&str> = args.split_whitespace().collect();
-    let mut case = Case {
+    Case {
         args: args.to_string(),
-        stop: StopAt::Finish,
-        drain: None,
-        params: Vec::new(),
+        run: parse_run_args(path, args),
         expect: Vec::new(),
         summary: Vec::new(),
-    };
-    let (mut drain, mut drain_limit, mut domain) = (false, 10_000, None);
-    let mut i = 0;
-    while i < words.len() {
-        let value = |i: usize| {
-            words
-                .get(i + 1)
-                .copied()
-                .unwrap_or_else(|| panic!("{}: `{}` needs a value", path.display(), words[i]))
-        };
-        match words[i] {
-            "--cycles" => {
-                let count = value(i).parse().expect("a cycle count");
-                case.stop = StopAt::Cycles {
-                    count,
-                    domain: None,
-                };
-                i += 1;
-            }
-            "--domain" => {
-                domain = Some(value(i).to_string());
-                i += 1;
-            }
-            "--until" => {
-                case.stop = StopAt::Until(parse_time(value(i)).expect("a time"));
-                i += 1;
-            }
-            "--drain" => drain = true,
-            "--drain-limit" => {
-                drain_limit = value(i).parse().expect("a drain limit");
-                i += 1;
-            }
-            "-p" => {
-                let (name, v) = value(i).split_once('=').expect("NAME=VALUE");
-                case.params.push((name.to_string(), v.to_string()));
-                i += 1;
-            }
-            other => panic!("{}: unknown run option {other}", path.display()),
-        }
-        i += 1;
     }
-    if let (StopAt::Cycles { domain: d, .. }, Some(name)) = (&mut case.stop, domain) {
-        *d = Some(name);
-    }
-    case.drain = drain.then_some(drain_limit);
-    case
 }
 
 /// The cases of a design and its Verilog twin, if any.
@@ -164,18 +114,6 @@ impl Drop for Scratch {
     }
 }
 
-/// The deterministic part of a report: the engine masked, wall-clock and
-/// output lines left out.
-fn summary(report: &RunReport) -> String {
-    report
-        .summary(true)
-        .replacen(&report.engine, "ENGINE", 1)
-        .lines()
-        .filter(|l| !l.starts_with("recorded:"))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// Runs the design as `chronc run [--trace DIR]` does; the summary and,
 /// when traced, the merged log.
 fn run_case(
@@ -190,10 +128,10 @@ fn run_case(
     sources.add(format!("{label}.chr"), text.to_string());
     let options = RunOptions {
         top: None,
-        params: case.params.clone(),
+        params: case.run.params.clone(),
         engine,
-        stop: case.stop.clone(),
-        drain: case.drain,
+        stop: case.run.stop.clone(),
+        drain: case.run.drain,
         seed: 0,
     };
     let record = RecordOptions {
@@ -205,7 +143,7 @@ fn run_case(
         Err(e) => panic!("{label} [{}]: {e:?}", case.args),
     };
     if !traced {
-        return (summary(&report), String::new());
+        return (run_summary(&report), String::new());
     }
     assert!(
         report.recording.as_ref().is_some_and(|r| r.error.is_none()),
@@ -214,7 +152,7 @@ fn run_case(
     );
     let mut out = Vec::new();
     chronon_record::merge::merge(&dir.0, &mut out).expect("the trace merges");
-    (summary(&report), String::from_utf8(out).expect("text"))
+    (run_summary(&report), String::from_utf8(out).expect("text"))
 }
 
 /// The trace records (`TIME DOMAIN CYCLE T ...`) of a merged log.
@@ -251,7 +189,7 @@ fn run_twin(label: &str, file: &str) -> Vec<String> {
     let scratch = Scratch::new(&format!("{label}-twin"));
     let image = scratch.0.join("twin.vvp");
     let out = Command::new("iverilog")
-        .args(["-g2005", "-o"])
+        .args(["-g2005", "-I", DIR, "-o"])
         .arg(&image)
         .arg(Path::new(DIR).join(file))
         .output()
@@ -325,18 +263,7 @@ fn check(path: &Path) {
 
 #[test]
 fn user_designs() {
-    let mut failures = Vec::new();
-    for path in chr_files(DIR) {
-        if let Err(e) = std::panic::catch_unwind(|| check(&path)) {
-            let message = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            failures.push(format!("{}: {message}", path.display()));
-        }
-    }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    check_each(DIR, check);
 }
 
 /// The error codes `chronc check` (or `chronc run`, with `require_top`)

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use chronon_compiler::run::{RunOptions, run};
+use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run};
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
@@ -151,4 +151,90 @@ pub fn random_expr(
             format!("({a} {op} {b})")
         }
     }
+}
+
+/// Runs `check` on every `.chr` file directly under `dir` (see
+/// [`chr_files`]), each to the end even when an earlier one fails, and
+/// panics with every failure's file and message.
+pub fn check_each(dir: &str, check: impl Fn(&Path) + std::panic::RefUnwindSafe) {
+    let mut failures = Vec::new();
+    for path in chr_files(dir) {
+        if let Err(e) = std::panic::catch_unwind(|| check(&path)) {
+            let message = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failures.push(format!("{}: {message}", path.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The deterministic part of a run's summary: the engine's name masked,
+/// the `recorded:` line (output paths) left out.
+pub fn run_summary(report: &RunReport) -> String {
+    report
+        .summary(true)
+        .replacen(&report.engine, "ENGINE", 1)
+        .lines()
+        .filter(|l| !l.starts_with("recorded:"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What a design header's `chronc run` options ask.
+#[derive(Clone, Debug)]
+pub struct RunArgs {
+    /// `--cycles N [--domain D]` or `--until T`; until `finish` by default.
+    pub stop: StopAt,
+    /// `--drain [--drain-limit N]` (10,000 instants by default).
+    pub drain: Option<u64>,
+    /// `-p NAME=VALUE`, in order.
+    pub params: Vec<(String, String)>,
+}
+
+/// Reads `chronc run`'s stop, drain and parameter options from `args` (the
+/// header line of the design at `path`, named in panics).
+pub fn parse_run_args(path: &Path, args: &str) -> RunArgs {
+    let words: Vec<&str> = args.split_whitespace().collect();
+    let mut run = RunArgs {
+        stop: StopAt::Finish,
+        drain: None,
+        params: Vec::new(),
+    };
+    let (mut drain, mut drain_limit, mut domain) = (false, 10_000, None);
+    let mut i = 0;
+    while i < words.len() {
+        let value = || {
+            words
+                .get(i + 1)
+                .copied()
+                .unwrap_or_else(|| panic!("{}: `{}` needs a value", path.display(), words[i]))
+        };
+        match words[i] {
+            "--cycles" => {
+                let count = value().parse().expect("a cycle count");
+                run.stop = StopAt::Cycles {
+                    count,
+                    domain: None,
+                };
+            }
+            "--domain" => domain = Some(value().to_string()),
+            "--until" => run.stop = StopAt::Until(parse_time(value()).expect("a time")),
+            "--drain" => drain = true,
+            "--drain-limit" => drain_limit = value().parse().expect("a drain limit"),
+            "-p" => {
+                let (name, v) = value().split_once('=').expect("-p NAME=VALUE");
+                run.params.push((name.to_string(), v.to_string()));
+            }
+            other => panic!("{}: unknown run option {other}", path.display()),
+        }
+        i += if words[i] == "--drain" { 1 } else { 2 };
+    }
+    if let (StopAt::Cycles { domain: d, .. }, Some(name)) = (&mut run.stop, domain) {
+        *d = Some(name);
+    }
+    run.drain = drain.then_some(drain_limit);
+    run
 }

@@ -16,14 +16,7 @@ module tb;
     for (i = 0; i < 2; i = i + 1) begin hist_op[i] = 0; hist_a[i] = 0; hist_b[i] = 0; end
   end
 
-  function [31:0] xorshift(input [31:0] v);
-    reg [31:0] y;
-    begin
-      y = v ^ (v << 13);
-      y = y ^ (y >> 17);
-      xorshift = y ^ (y << 5);
-    end
-  endfunction
+  `include "xorshift32.vh"
 
   function signed [15:0] sdiv(input signed [15:0] a, input signed [15:0] d);
     begin
@@ -68,7 +61,7 @@ module tb;
     acc <= acc ^ y;
     hist_op[x % 2] <= op; hist_a[x % 2] <= a; hist_b[x % 2] <= b;
     if ($unsigned(y) > 40000) hist_b[(x >> 1) % 2] <= 7;
-    x <= xorshift(x);
+    x <= xorshift32(x);
     n <= n + 1;
     cyc <= cyc + 1;
     if (n == 299) begin #1 $finish; end

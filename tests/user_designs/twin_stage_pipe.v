@@ -14,14 +14,7 @@ module tb;
   integer i;
   initial for (i = 0; i < 3; i = i + 1) begin v[i] = 0; kind[i] = 0; imm[i] = 0; end
 
-  function [31:0] next(input [31:0] a);
-    reg [31:0] y;
-    begin
-      y = a ^ (a << 13);
-      y = y ^ (y >> 17);
-      next = y ^ (y << 5);
-    end
-  endfunction
+  `include "xorshift32.vh"
 
   reg stall, flush, fresh;
   reg [1:0] dk;
@@ -43,7 +36,7 @@ module tb;
       v[0] <= fresh;
       if (fresh) begin kind[0] <= dk; imm[0] <= x[15:8]; end
     end
-    x <= next(x);
+    x <= xorshift32(x);
     n <= n + 1;
     cyc <= cyc + 1;
     if (n == 399) begin #1 $finish; end
