@@ -355,4 +355,19 @@ fn odd_sources_get_every_coded_diagnostic_and_no_echoes() {
         ),
         ["E0414", "E0414", "E0414", "E0414"]
     );
+    // A generate loop whose bound is unreadable or too long is reported
+    // once; the links to its instances are not reported again as links to
+    // unknown instances (E0201).
+    let chain = "clock c = 1 GHz;\nunit S { in rx: u8; out tx: u8; tick { } }\n\
+        unit E { out tx: u8; tick { } }\nunit K { in rx: u8; tick { } }\n\
+        system T<N: u32 = 2> { inst e: E on c; inst k: K on c;\n\
+        for i in 0..N { inst st[i]: S on c; }\n\
+        for i in 1..N { connect st[i - 1].tx -> st[i].rx; }\n\
+        connect e.tx -> st[0].rx;\nconnect st[N - 1].tx -> k.rx; }\n";
+    assert_eq!(error_codes(chain, true, &[]), Vec::<&str>::new());
+    assert_eq!(error_codes(chain, true, &[("N", "abc")]), ["E0414"]);
+    assert_eq!(
+        error_codes(chain, true, &[("N", "5000000")]),
+        ["E0324", "E0324"]
+    );
 }

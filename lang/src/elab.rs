@@ -78,6 +78,11 @@ pub struct Elab<'e> {
     /// elaboration reported [`MAX_ELAB_DIAGNOSTICS`]: elaboration stops,
     /// and nothing is reported about what it left undone.
     too_large: bool,
+    /// Instances declared in system `for` loops that were not unrolled (a
+    /// bound that is not a constant, a length out of range: reported
+    /// there), so links to them are skipped instead of reported as links to
+    /// unknown instances.
+    skipped: Vec<(String, Span)>,
     /// Diagnostics before elaboration began.
     diags_at_start: usize,
 }
@@ -92,6 +97,17 @@ pub const MAX_ELAB_DIAGNOSTICS: usize = 1000;
 /// few small numbers can ask for 2^40 instances; past this bound the design
 /// gets E0418 instead of exhausting time and memory.
 pub const MAX_ELABORATED: usize = 1 << 20;
+
+/// The instances `members` declare, in nested loops too, with their spans.
+fn skipped_insts(members: &[SystemMember], out: &mut Vec<(String, Span)>) {
+    for m in members {
+        match m {
+            SystemMember::Inst { name, span, .. } => out.push((name.name.clone(), *span)),
+            SystemMember::For { body, .. } => skipped_insts(body, out),
+            _ => {}
+        }
+    }
+}
 
 /// Converts a written time or frequency to picoseconds; `Err` names the problem.
 fn time_ps(t: &ast::TimeLit) -> Result<(Rational, bool), ClockError> {
@@ -194,6 +210,7 @@ impl<'e> Elab<'e> {
             excused: HashSet::new(),
             size: 0,
             too_large: false,
+            skipped: Vec::new(),
             diags_at_start: 0,
         };
         e.diags_at_start = e.env.diags.len();
@@ -510,7 +527,11 @@ impl<'e> Elab<'e> {
         // unrolled members, then links made from the same list.
         let mut members = Vec::new();
         self.unroll(module, &sys.members, &Rc::new(params), false, &mut members);
+        let skipped = std::mem::take(&mut self.skipped);
         self.declare_insts(module, &members, path, &mut slots);
+        for (name, span) in skipped {
+            slots.entry(name).or_insert(Slot::Failed(span));
+        }
         if self.too_large {
             self.sys_stack.pop();
             return HashMap::new();
@@ -596,6 +617,7 @@ impl<'e> Elab<'e> {
                 self.const_in(module, params, start, "a loop bound"),
                 self.const_in(module, params, end, "a loop bound"),
             ) else {
+                skipped_insts(body, &mut self.skipped);
                 continue;
             };
             if b - a > 1 << 20 {
@@ -605,6 +627,7 @@ impl<'e> Elab<'e> {
                     value: b - a,
                     range: "at most 1048576",
                 });
+                skipped_insts(body, &mut self.skipped);
                 continue;
             }
             for i in a..b {
