@@ -5,8 +5,8 @@
 use crate::schema::{MAX_ARGS, sign_extend};
 
 /// Appends `v` as a protobuf varint.
-#[inline]
-pub(crate) fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
+#[cfg(test)]
+fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         buf.push((v as u8) | 0x80);
         v >>= 7;
@@ -14,11 +14,23 @@ pub(crate) fn put_varint(buf: &mut Vec<u8>, mut v: u64) {
     buf.push(v as u8);
 }
 
-/// The encoded length of a varint.
-#[inline]
+/// The encoded length of a varint whose highest set bit is bit `i`.
+const VARINT_LEN: [u8; 64] = {
+    let mut table = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        // 1 byte per started 7 bits.
+        table[i] = (i / 7 + 1) as u8;
+        i += 1;
+    }
+    table
+};
+
+/// The encoded length of a varint: a table indexed by the highest set bit
+/// (a `bsr` and a load; the division by 7 was a multiply and shifts).
+#[inline(always)]
 pub(crate) fn varint_len(v: u64) -> usize {
-    // 1 byte per started 7 bits, at least one.
-    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
+    usize::from(VARINT_LEN[((v | 1).ilog2() & 63) as usize])
 }
 
 /// Reads a varint at the start of `bytes`: its value and length.
@@ -39,11 +51,15 @@ pub(crate) struct Event<'a> {
     pub kind: i32,
     /// Interned name, 0 for none.
     pub name_iid: u64,
-    /// Track uuid.
+    /// Track uuid (read by the tests' encoders only: a [`Template`]
+    /// leaves the track to a [`Track`] of its own).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub track: u64,
     /// Interned argument names, parallel to `arg_values`.
     pub arg_iids: &'a [u64],
-    /// Argument values (raw bits).
+    /// Argument values (raw bits; read by the tests' encoders only: a
+    /// template takes only the names and widths).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub arg_values: &'a [u64],
     /// Per argument, its signed width or 0 for unsigned, from
     /// [`crate::EventInfo::signed_widths`]; empty when all are unsigned.
@@ -56,76 +72,337 @@ pub(crate) struct Event<'a> {
     pub terminating_flow: Option<u64>,
 }
 
+impl Event<'static> {
+    /// No type, name, arguments, counter or flows, on track 0: the base
+    /// of an event with only some fields.
+    pub(crate) const NONE: Event<'static> = Event {
+        kind: 0,
+        name_iid: 0,
+        track: 0,
+        arg_iids: &[],
+        arg_values: &[],
+        arg_widths: &[],
+        counter: None,
+        flow: None,
+        terminating_flow: None,
+    };
+}
+
 const TAG_TRACE_PACKET: u8 = 0x0a;
 
-/// Room for the packet header (tag, length, timestamp, sequence id and the
-/// track event's tag and length: at most 1 + 10 + 11 + 6 + 1 + 10 bytes)
-/// before the track event in [`Scratch`].
-const HEAD: usize = 40;
+/// The window a packet is encoded into, straight in the output chunk: the
+/// largest packet (a header of at most 1 + 2 + 1 + 10 + 7 + 2 bytes,
+/// [`MAX_ARGS`] annotations of 2 + 12 + 10, type and name 22, track 11, a
+/// counter 12, two flows 20 and the sequence flags 6: 286) plus the slack
+/// of the block stores ([`Piece::put`] and the varints store up to 32 and
+/// 8 bytes whatever they use).
+pub(crate) const WINDOW: usize = 512;
 
-/// The most bytes a packet takes in [`Scratch`]: the header room, the
-/// largest track event with [`MAX_ARGS`] annotations (24 bytes each at
-/// most, plus type, name, track, counter and two flows: 65), and the
-/// sequence flags (6).
-const PACKET_MAX: usize = HEAD + MAX_ARGS * 24 + 65 + 6;
+/// `0x80` in every byte: the continuation bits of an 8-byte varint.
+const CONTINUATION: u64 = 0x8080_8080_8080_8080;
 
-/// [`Scratch`]'s size: a power of two at least [`PACKET_MAX`], so that a
-/// masked index needs no bounds check.
-const SCRATCH: usize = PACKET_MAX.next_power_of_two();
+/// The low 56 bits of `v` in seven-bit groups, one per byte, the first
+/// group in the lowest byte: a varint's bytes without their continuation
+/// bits. Three shift-and-mask steps (28-, 14-, then 7-bit groups) instead
+/// of a loop per byte.
+#[inline(always)]
+fn spread7(v: u64) -> u64 {
+    let x = (v & 0x0fff_ffff) | ((v & 0x00ff_ffff_f000_0000) << 4);
+    let x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x0fff_c000_0fff_c000) << 2);
+    (x & 0x007f_007f_007f_007f) | ((x & 0x3f80_3f80_3f80_3f80) << 1)
+}
 
-/// Where a packet is encoded before it is appended to the output with one
-/// copy: a byte costs a masked store, not a `Vec::push` (capacity check and
-/// length store), and nested lengths are patched in place instead of
-/// computed in a separate sizing pass. Kept by the writer, so it is not
-/// cleared per packet: every byte copied out was written first.
-pub(crate) struct Scratch<const N: usize = SCRATCH> {
+/// Writes `v`, whose varint is `n` bytes long ([`varint_len`]), at
+/// `w[at..]`; returns the position after. One store for one byte; one
+/// 8-byte store (the bytes after the varint are slack that the rest of the
+/// packet overwrites) up to 8 bytes (2^56); a loop beyond.
+#[inline(always)]
+fn varint_n(w: &mut [u8; WINDOW], at: usize, v: u64, n: usize) -> usize {
+    if n == 1 {
+        w[at] = v as u8;
+        return at + 1;
+    }
+    if n > 8 {
+        return varint_at_wide(w, at, v);
+    }
+    let word = spread7(v) | (CONTINUATION & ((1 << (8 * (n - 1))) - 1));
+    w[at..at + 8].copy_from_slice(&word.to_le_bytes());
+    at + n
+}
+
+/// [`varint_n`] for values of 2^56 and above (negative counters and
+/// signed arguments): a byte at a time.
+#[cold]
+fn varint_at_wide(w: &mut [u8; WINDOW], mut at: usize, mut v: u64) -> usize {
+    while v >= 0x80 {
+        w[at] = (v as u8) | 0x80;
+        at += 1;
+        v >>= 7;
+    }
+    w[at] = v as u8;
+    at + 1
+}
+
+/// Up to `N` constant bytes of a packet, of which `len` are used, stored
+/// with one block copy (the bytes after `len` are slack).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Piece<const N: usize> {
     bytes: [u8; N],
     len: usize,
 }
 
-impl Scratch {
-    /// An empty scratch.
-    pub(crate) fn new() -> Box<Scratch> {
-        Box::new(Scratch {
-            bytes: [0; SCRATCH],
+impl<const N: usize> Piece<N> {
+    fn new() -> Self {
+        Piece {
+            bytes: [0; N],
             len: 0,
+        }
+    }
+
+    /// Appends a byte (setup only: panics beyond `N`, which the sizes
+    /// below rule out).
+    fn byte(mut self, b: u8) -> Self {
+        self.bytes[self.len] = b;
+        self.len += 1;
+        self
+    }
+
+    fn varint(mut self, mut v: u64) -> Self {
+        while v >= 0x80 {
+            self = self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8)
+    }
+
+    /// Stores the piece at `w[at..]`; returns the position after it.
+    #[inline(always)]
+    fn put(&self, w: &mut [u8; WINDOW], at: usize) -> usize {
+        w[at..at + N].copy_from_slice(&self.bytes);
+        at + self.len
+    }
+}
+
+/// A track's `track_uuid` field (tag and varint: at most 11 bytes).
+pub(crate) type Track = Piece<16>;
+
+/// The `track_uuid` field of track `uuid`.
+pub(crate) fn track(uuid: u64) -> Track {
+    Piece::new().byte(0x58).varint(uuid) // track_uuid = 11
+}
+
+/// One argument's constant bytes: `name_iid` and the value's tag (at most
+/// 12 bytes), and its signed width (0: unsigned).
+#[derive(Clone, Copy, Debug)]
+struct Arg {
+    prefix: Piece<16>,
+    width: u32,
+}
+
+impl Arg {
+    /// The varint value of the argument: raw bits when unsigned,
+    /// sign-extended to 64 bits when signed (a negative one is a 10-byte
+    /// varint, as prost writes an `int64`).
+    #[inline(always)]
+    fn value(&self, bits: u64) -> u64 {
+        if self.width != 0 {
+            sign_extend(bits, self.width) as u64
+        } else {
+            bits
+        }
+    }
+}
+
+/// The constant parts of a kind of packet (one sequence and its flags, a
+/// track event's type, name, argument names and which of a counter value
+/// and flows it has), precomputed once so that a packet costs only its
+/// varying fields: the timestamp, the track, the argument, counter and flow
+/// values and the lengths.
+#[derive(Clone, Debug)]
+pub(crate) struct Template {
+    /// `trusted_packet_sequence_id` and the `track_event` tag.
+    head: Piece<16>,
+    /// `0x0a`, a packet length, `0x40`, a timestamp, then `head`, in the
+    /// low bytes of a word, when `head` is 3 bytes (the writer's sequence
+    /// id is 1): with a one-byte timestamp, packet and track event length,
+    /// the whole header is this word with those three bytes or-ed in.
+    head_word: Option<u64>,
+    /// The first `n_args` are used: the argument names (a fixed array, so
+    /// a packet with a known argument count needs no loop).
+    args: [Arg; MAX_ARGS],
+    n_args: usize,
+    /// The track event's bytes other than the track and the varying
+    /// values: annotation tags, lengths and prefixes, type and name, the
+    /// counter's tag, the flows.
+    fixed_te: usize,
+    /// The track event's `type` and `name_iid` (at most 22 bytes).
+    name: Piece<32>,
+    counter: bool,
+    /// The tags of `flow_ids` and `terminating_flow_ids` present, in order.
+    flow_tags: [[u8; 2]; 2],
+    flows: usize,
+    /// `sequence_flags`.
+    tail: Piece<16>,
+}
+
+impl Template {
+    /// The template of packets like `event` on sequence `sequence_id` with
+    /// `flags` (the values in `event` are not used: only which of the
+    /// counter and flows are present, the type, name, argument names and
+    /// signed widths); `None` beyond [`MAX_ARGS`] arguments, which a
+    /// schema never has.
+    pub(crate) fn new(event: &Event<'_>, sequence_id: u32, flags: u32) -> Option<Template> {
+        if event.arg_iids.len() > MAX_ARGS {
+            return None;
+        }
+        let mut args = [Arg {
+            prefix: Piece::new(),
+            width: 0,
+        }; MAX_ARGS];
+        for (i, &iid) in event.arg_iids.iter().enumerate() {
+            let width = event.arg_widths.get(i).copied().unwrap_or(0);
+            // uint_value = 3 or int_value = 4
+            let tag = if width != 0 { 0x20 } else { 0x18 };
+            args[i] = Arg {
+                prefix: Piece::new().byte(0x08).varint(iid).byte(tag), // name_iid = 1
+                width,
+            };
+        }
+        let n_args = event.arg_iids.len();
+        let mut name = Piece::new();
+        if event.kind != 0 {
+            name = name.byte(0x48).varint(event.kind as u64); // type = 9
+        }
+        if event.name_iid != 0 {
+            name = name.byte(0x50).varint(event.name_iid); // name_iid = 10
+        }
+        let mut flow_tags = [[0; 2]; 2];
+        let mut flows = 0;
+        if event.flow.is_some() {
+            flow_tags[flows] = [0xf9, 0x02]; // flow_ids = 47, fixed64
+            flows += 1;
+        }
+        if event.terminating_flow.is_some() {
+            flow_tags[flows] = [0x81, 0x03]; // terminating_flow_ids = 48, fixed64
+            flows += 1;
+        }
+        // trusted_packet_sequence_id = 10, then track_event = 11
+        let head = Piece::new()
+            .byte(0x50)
+            .varint(u64::from(sequence_id))
+            .byte(0x5a);
+        let head_word = (head.len == 3).then(|| {
+            let [a, b, c] = [head.bytes[0], head.bytes[1], head.bytes[2]];
+            u64::from(TAG_TRACE_PACKET)
+                | 0x40 << 16 // timestamp = 8
+                | u64::from_le_bytes([0, 0, 0, 0, a, b, c, 0])
+        });
+        let counter = event.counter.is_some();
+        let fixed_te = name.len
+            + flows * 10
+            + if counter { 2 } else { 0 }
+            + args[..n_args]
+                .iter()
+                .map(|a| 2 + a.prefix.len)
+                .sum::<usize>();
+        Some(Template {
+            head,
+            head_word,
+            args,
+            n_args,
+            fixed_te,
+            name,
+            counter,
+            flow_tags,
+            flows,
+            tail: Piece::new().byte(0x68).varint(u64::from(flags)), // sequence_flags = 13
         })
     }
 }
 
-impl<const N: usize> Scratch<N> {
-    /// Appends a byte. `N` is a power of two and no packet is longer than
-    /// [`PACKET_MAX`] (checked in debug builds; the widest event is in the
-    /// tests), so the mask never wraps and the store needs no bounds check.
-    #[inline(always)]
-    fn byte(&mut self, b: u8) {
-        debug_assert!(self.len < N && N.is_power_of_two());
-        self.bytes[self.len & (N - 1)] = b;
-        self.len += 1;
+/// Encodes one `Trace.packet` of `template`'s kind at `w[0..]`, as prost
+/// would encode the corresponding [`super::proto::TracePacket`], and
+/// returns its length: `timestamp`, then `track`, the argument values (as
+/// many as both have: a caller with a fixed count passes an array, and the
+/// loops unroll), the counter value when the template has one, and the
+/// flow ids it has, in order. The lengths are computed first (each varint's
+/// once), so every byte is written once, in place: no scratch copy, no
+/// length patching.
+#[inline(always)]
+pub(crate) fn put_packet(
+    w: &mut [u8; WINDOW],
+    timestamp: u64,
+    template: &Template,
+    track: &Track,
+    args: &[u64],
+    counter: i64,
+    flows: [u64; 2],
+) -> usize {
+    debug_assert_eq!(args.len(), template.n_args, "one value per argument");
+    let mut values = [(0u64, 0usize); MAX_ARGS];
+    let mut te = template.fixed_te + track.len;
+    for ((a, &bits), v) in template.args.iter().zip(args).zip(&mut values) {
+        let value = a.value(bits);
+        let n = varint_len(value);
+        *v = (value, n);
+        te += n;
     }
-
-    #[inline(always)]
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.byte((v as u8) | 0x80);
-            v >>= 7;
+    let counter = counter as u64;
+    let counter_len = varint_len(counter);
+    if template.counter {
+        te += counter_len;
+    }
+    let ts_len = varint_len(timestamp);
+    let packet = 1 + ts_len + template.head.len + te + template.tail.len;
+    let mut at = match template.head_word {
+        // Every header varint one byte (`te < packet`): one store.
+        Some(word) if ts_len == 1 && packet + 1 < 0x80 => {
+            let packet = (packet + 1) as u64;
+            let word = word | packet << 8 | timestamp << 24 | (te as u64) << 56;
+            w[..8].copy_from_slice(&word.to_le_bytes());
+            8
         }
-        self.byte(v as u8);
+        _ => {
+            let te_len = varint_len(te as u64);
+            let packet = (packet + te_len) as u64;
+            w[0] = TAG_TRACE_PACKET;
+            let at = varint_n(w, 1, packet, varint_len(packet));
+            w[at] = 0x40; // timestamp = 8
+            let at = varint_n(w, at + 1, timestamp, ts_len);
+            let at = template.head.put(w, at);
+            varint_n(w, at, te as u64, te_len)
+        }
+    };
+    for (a, &(value, n)) in template
+        .args
+        .iter()
+        .zip(&values[..args.len().min(MAX_ARGS)])
+    {
+        w[at] = 0x22; // debug_annotations = 4
+        // At most 22 bytes: one length byte.
+        w[at + 1] = (a.prefix.len + n) as u8;
+        at = a.prefix.put(w, at + 2);
+        at = varint_n(w, at, value, n);
     }
-
-    #[inline(always)]
-    fn fixed64(&mut self, tag: [u8; 2], v: u64) {
-        self.bytes[self.len..self.len + 2].copy_from_slice(&tag);
-        self.bytes[self.len + 2..self.len + 10].copy_from_slice(&v.to_le_bytes());
-        self.len += 10;
+    at = template.name.put(w, at);
+    at = track.put(w, at);
+    if template.counter {
+        w[at..at + 2].copy_from_slice(&[0xf0, 0x01]); // counter_value = 30, varint
+        at = varint_n(w, at + 2, counter, counter_len);
     }
+    for (tag, id) in template.flow_tags[..template.flows].iter().zip(flows) {
+        w[at..at + 2].copy_from_slice(tag);
+        w[at + 2..at + 10].copy_from_slice(&id.to_le_bytes());
+        at += 10;
+    }
+    template.tail.put(w, at)
 }
 
 /// The field tag and varint value of argument `i`: `uint_value` (3) with the
 /// raw bits of an unsigned argument, `int_value` (4) with a signed one
 /// sign-extended to 64 bits (a negative one is a 10-byte varint, as prost
 /// writes an `int64`).
-#[inline(always)]
+#[cfg(test)]
 fn annotation_value(widths: &[u32], i: usize, value: u64) -> (u8, u64) {
     match widths.get(i) {
         Some(&w) if w != 0 => (0x20, sign_extend(value, w) as u64),
@@ -133,87 +410,9 @@ fn annotation_value(widths: &[u32], i: usize, value: u64) -> (u8, u64) {
     }
 }
 
-/// Appends one `Trace.packet` holding `event`, as prost would encode the
-/// corresponding [`super::proto::TracePacket`].
-#[inline]
-pub(crate) fn put_event_packet(
-    buf: &mut Vec<u8>,
-    s: &mut Scratch,
-    timestamp: u64,
-    sequence_id: u32,
-    flags: u32,
-    event: &Event<'_>,
-) {
-    if event.arg_iids.len().min(event.arg_values.len()) > MAX_ARGS {
-        return put_event_packet_sized(buf, timestamp, sequence_id, flags, event);
-    }
-    // The track event first, after room for the header.
-    s.len = HEAD;
-    for (i, (&iid, &value)) in event.arg_iids.iter().zip(event.arg_values).enumerate() {
-        let (tag, value) = annotation_value(event.arg_widths, i, value);
-        s.byte(0x22); // debug_annotations = 4
-        // At most 22 bytes follow: the length is one byte, patched below.
-        let at = s.len;
-        s.byte(0);
-        s.byte(0x08); // name_iid = 1
-        s.varint(iid);
-        s.byte(tag); // uint_value = 3 or int_value = 4
-        s.varint(value);
-        s.bytes[at & (SCRATCH - 1)] = (s.len - at - 1) as u8;
-    }
-    if event.kind != 0 {
-        s.byte(0x48); // type = 9
-        s.varint(event.kind as u64);
-    }
-    if event.name_iid != 0 {
-        s.byte(0x50); // name_iid = 10
-        s.varint(event.name_iid);
-    }
-    s.byte(0x58); // track_uuid = 11
-    s.varint(event.track);
-    if let Some(c) = event.counter {
-        s.byte(0xf0); // counter_value = 30, varint
-        s.byte(0x01);
-        s.varint(c as u64);
-    }
-    if let Some(id) = event.flow {
-        s.fixed64([0xf9, 0x02], id); // flow_ids = 47, fixed64
-    }
-    if let Some(id) = event.terminating_flow {
-        s.fixed64([0x81, 0x03], id); // terminating_flow_ids = 48, fixed64
-    }
-    let te = s.len - HEAD;
-    s.byte(0x68); // sequence_flags = 13
-    s.varint(u64::from(flags));
-    let end = s.len;
-    // The header, then moved to end where the track event starts.
-    let packet = 1
-        + varint_len(timestamp)
-        + 1
-        + varint_len(u64::from(sequence_id))
-        + 1
-        + varint_len(te as u64)
-        + (end - HEAD);
-    let mut h = Scratch {
-        bytes: [0; HEAD.next_power_of_two()],
-        len: 0,
-    };
-    h.byte(TAG_TRACE_PACKET);
-    h.varint(packet as u64);
-    h.byte(0x40); // timestamp = 8
-    h.varint(timestamp);
-    h.byte(0x50); // trusted_packet_sequence_id = 10
-    h.varint(u64::from(sequence_id));
-    h.byte(0x5a); // track_event = 11
-    h.varint(te as u64);
-    let start = HEAD - h.len;
-    s.bytes[start..HEAD].copy_from_slice(&h.bytes[..h.len]);
-    buf.extend_from_slice(&s.bytes[start..end]);
-}
-
-/// [`put_event_packet`] for events with more than [`MAX_ARGS`] annotations
-/// (a schema never has them; kept so the encoder has no limit): sizes every
+/// The tests' reference encoder, with no limit on annotations: sizes every
 /// field first, then pushes the bytes.
+#[cfg(test)]
 fn put_event_packet_sized(
     buf: &mut Vec<u8>,
     timestamp: u64,
@@ -421,59 +620,129 @@ mod tests {
                 terminating_flow: None,
             },
         ];
+        // Every varint length of the timestamp, the spread path's edges.
+        let stamps = [0, 1, 127, 128, 16_384, (1 << 56) - 1, 1 << 56, u64::MAX];
         for (i, e) in cases.iter().enumerate() {
-            let mut ours = Vec::new();
-            // A used scratch: every byte copied out is written first.
-            let mut scratch = Scratch::new();
-            scratch.bytes.fill(0xee);
-            put_event_packet(&mut ours, &mut scratch, 1_000_000 * i as u64, 1, 2, e);
-            let mut sized = Vec::new();
-            put_event_packet_sized(&mut sized, 1_000_000 * i as u64, 1, 2, e);
-            assert_eq!(ours, sized, "case {i}: both encoders");
-            let theirs = Trace {
-                packet: vec![TracePacket {
-                    timestamp: Some(1_000_000 * i as u64),
-                    trusted_packet_sequence_id: Some(1),
-                    sequence_flags: Some(2),
-                    track_event: Some(TrackEvent {
-                        debug_annotations: e
-                            .arg_iids
-                            .iter()
-                            .zip(e.arg_values)
-                            .enumerate()
-                            .map(|(a, (&n, &v))| {
-                                // Signed: the low `w` bits, the sign bit
-                                // copied above them.
-                                let w = e.arg_widths.get(a).copied().unwrap_or(0);
-                                let signed = (w != 0).then(|| {
-                                    let low = if w == 64 { v } else { v & ((1 << w) - 1) };
-                                    if low >> (w - 1) & 1 == 1 && w < 64 {
-                                        (low | (u64::MAX << w)) as i64
-                                    } else {
-                                        low as i64
-                                    }
-                                });
-                                DebugAnnotation {
-                                    name_iid: Some(n),
-                                    uint_value: if signed.is_some() { None } else { Some(v) },
-                                    int_value: signed,
-                                }
-                            })
-                            .collect(),
-                        r#type: (e.kind != 0).then_some(e.kind),
-                        name_iid: (e.name_iid != 0).then_some(e.name_iid),
-                        track_uuid: Some(e.track),
-                        counter_value: e.counter,
-                        flow_ids: e.flow.into_iter().collect(),
-                        terminating_flow_ids: e.terminating_flow.into_iter().collect(),
-                    }),
-                    ..TracePacket::default()
-                }],
+            for ts in stamps.into_iter().chain([1_000_000 * i as u64]) {
+                let theirs = prost_packet(e, ts);
+                let mut sized = Vec::new();
+                put_event_packet_sized(&mut sized, ts, 1, 2, e);
+                assert_eq!(sized, theirs, "case {i} at {ts}: the sizing encoder");
+                match templated(e, ts) {
+                    Some(ours) => assert_eq!(ours, theirs, "case {i} at {ts}"),
+                    None => assert!(e.arg_iids.len() > MAX_ARGS, "case {i}: no template"),
+                }
+                assert_eq!(whole_packets(&theirs), theirs.len());
+                assert_eq!(whole_packets(&theirs[..theirs.len() - 1]), 0);
             }
-            .encode_to_vec();
-            assert_eq!(ours, theirs, "case {i}");
-            assert_eq!(whole_packets(&ours), ours.len());
-            assert_eq!(whole_packets(&ours[..ours.len() - 1]), 0);
+        }
+    }
+
+    /// `e` at `ts` through a template and [`put_packet`], in a window
+    /// whose bytes were all used before; `None` when it has no template.
+    fn templated(e: &Event<'_>, ts: u64) -> Option<Vec<u8>> {
+        let template = Template::new(e, 1, 2)?;
+        let mut w = [0xee; WINDOW];
+        let len = put_packet(
+            &mut w,
+            ts,
+            &template,
+            &track(e.track),
+            e.arg_values,
+            e.counter.unwrap_or(0),
+            // The ids in the order the template has the flows.
+            match (e.flow, e.terminating_flow) {
+                (Some(f), t) => [f, t.unwrap_or(0)],
+                (None, t) => [t.unwrap_or(0), 0],
+            },
+        );
+        Some(w[..len].to_vec())
+    }
+
+    /// What prost writes for `e` at `ts` (sequence 1, flags 2).
+    fn prost_packet(e: &Event<'_>, ts: u64) -> Vec<u8> {
+        Trace {
+            packet: vec![TracePacket {
+                timestamp: Some(ts),
+                trusted_packet_sequence_id: Some(1),
+                sequence_flags: Some(2),
+                track_event: Some(TrackEvent {
+                    debug_annotations: e
+                        .arg_iids
+                        .iter()
+                        .zip(e.arg_values)
+                        .enumerate()
+                        .map(|(a, (&n, &v))| {
+                            // Signed: the low `w` bits, the sign bit
+                            // copied above them.
+                            let w = e.arg_widths.get(a).copied().unwrap_or(0);
+                            let signed = (w != 0).then(|| {
+                                let low = if w == 64 { v } else { v & ((1 << w) - 1) };
+                                if low >> (w - 1) & 1 == 1 && w < 64 {
+                                    (low | (u64::MAX << w)) as i64
+                                } else {
+                                    low as i64
+                                }
+                            });
+                            DebugAnnotation {
+                                name_iid: Some(n),
+                                uint_value: if signed.is_some() { None } else { Some(v) },
+                                int_value: signed,
+                            }
+                        })
+                        .collect(),
+                    r#type: (e.kind != 0).then_some(e.kind),
+                    name_iid: (e.name_iid != 0).then_some(e.name_iid),
+                    track_uuid: Some(e.track),
+                    counter_value: e.counter,
+                    flow_ids: e.flow.into_iter().collect(),
+                    terminating_flow_ids: e.terminating_flow.into_iter().collect(),
+                }),
+                ..TracePacket::default()
+            }],
+        }
+        .encode_to_vec()
+    }
+
+    /// Random events (every field at random bit lengths, so every varint
+    /// length and both arms of the fast varint, signed arguments of random
+    /// widths, any mix of counter and flows) through templates, against
+    /// prost.
+    #[test]
+    fn templated_packets_match_prost_at_random() {
+        let mut seed = 7u64;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            seed
+        };
+        // A value of a random bit length (0 to 64 bits).
+        let value = |r: u64| r.checked_shr(64 - (r % 65) as u32).unwrap_or(0);
+        for case in 0..20_000 {
+            let n = (next() % (MAX_ARGS as u64 + 1)) as usize;
+            let iids: Vec<u64> = (0..n).map(|_| value(next()) | 1).collect();
+            let values: Vec<u64> = (0..n).map(|_| value(next())).collect();
+            let widths: Vec<u32> = (0..n)
+                .map(|_| match next() % 3 {
+                    0 => 0,
+                    _ => (next() % 64 + 1) as u32,
+                })
+                .collect();
+            let r = next();
+            let e = Event {
+                kind: [0, 1, 2, 3, 4, -1][(r % 6) as usize],
+                name_iid: value(next()),
+                track: value(next()),
+                arg_iids: &iids,
+                arg_values: &values,
+                arg_widths: if r & 64 == 0 { &widths } else { &[] },
+                counter: (r & 128 != 0).then(|| value(next()) as i64),
+                flow: (r & 256 != 0).then(&mut next),
+                terminating_flow: (r & 512 != 0).then(&mut next),
+            };
+            let ts = value(next());
+            assert_eq!(templated(&e, ts), Some(prost_packet(&e, ts)), "case {case}");
         }
     }
 

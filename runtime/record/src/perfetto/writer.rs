@@ -8,10 +8,10 @@ use flate2::Compression;
 use flate2::write::ZlibEncoder;
 use prost::Message;
 
-use super::encode::{Event, Scratch, put_event_packet, whole_packets};
+use super::encode::{Event, Template, Track, WINDOW, put_packet, track, whole_packets};
 use super::proto::*;
-use crate::error::RecordError;
-use crate::output::{ChunkedOutput, RecordOutput};
+use crate::error::{RecordError, SchemaError};
+use crate::output::{CHUNK, ChunkedOutput, RecordOutput};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TickRecord, TraceRecord};
 use crate::schema::Schema;
 use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
@@ -75,25 +75,49 @@ fn intern<T>(table: &mut Vec<T>, name: &str, entry: fn(u64, String) -> T) -> u64
     iid
 }
 
+/// The constant parts of every hot packet and the track fields, built once
+/// from the schema (see [`Template`]).
+struct Templates {
+    /// Per schema event: an instant with its name and arguments.
+    events: Vec<Template>,
+    /// Per FIFO event kind, in [`FifoEventKind::ALL`]'s order: an instant
+    /// with `txn` and `occupancy` and the kind's flow.
+    fifo: [Template; 9],
+    /// A counter value.
+    counter: Template,
+    /// A tick slice's begin and end.
+    slice_begin: Template,
+    slice_end: Template,
+    units: Vec<Track>,
+    /// Per FIFO: its writer-side and reader-side tracks.
+    fifos: Vec<[Track; 2]>,
+    /// Per FIFO: its occupancy, full and empty counter tracks.
+    fifo_counters: Vec<[Track; 3]>,
+    counters: Vec<Track>,
+}
+
+/// Where packets go: encoded straight into `chunk` (no scratch copy, no
+/// `Vec` push), at `pos`; at `limit` bytes (an output chunk, or a
+/// compressed batch) the chunk goes to the output whole. The chunk always
+/// has [`WINDOW`] bytes of room after `limit`.
+struct Packets {
+    out: ChunkedOutput,
+    compress: bool,
+    chunk: Vec<u8>,
+    pos: usize,
+    limit: usize,
+}
+
 /// The Perfetto recorder; records must arrive in time order.
 pub struct PerfettoWriter {
-    out: ChunkedOutput,
+    packets: Packets,
     config: PerfettoConfig,
     schema: Schema,
-    batch: Vec<u8>,
     last_time: Time,
     last_ns: u64,
-    event_iids: Vec<u64>,
-    arg_iids: Vec<Vec<u64>>,
-    fifo_iids: [u64; 9],
-    tick_iid: u64,
+    templates: Templates,
     summary_iid: u64,
     misc_iids: HashMap<&'static str, u64>,
-    /// `misc_iids["txn"]` and `["occupancy"]`, the argument names of every
-    /// FIFO event, looked up once (a SipHash per event was 4% of the
-    /// writer thread's time end to end).
-    fifo_arg_iids: [u64; 2],
-    scratch: Box<Scratch>,
     open_slices: Vec<Option<Time>>,
     earliest_end: Option<Time>,
     unit_ranks: Vec<u32>,
@@ -143,7 +167,7 @@ impl PerfettoWriter {
                 name: Some(name),
             })
         };
-        let event_iids = schema
+        let event_iids: Vec<u64> = schema
             .events
             .iter()
             .map(|e| intern_event(&e.name))
@@ -161,7 +185,7 @@ impl PerfettoWriter {
                 })
             })
         };
-        let arg_iids = schema
+        let arg_iids: Vec<Vec<u64>> = schema
             .events
             .iter()
             .map(|e| e.args.iter().map(|a| intern_arg(a)).collect())
@@ -178,26 +202,31 @@ impl PerfettoWriter {
         let misc_iids: HashMap<&'static str, u64> =
             misc.iter().map(|&n| (n, intern_arg(n))).collect();
         let fifo_arg_iids = [misc_iids["txn"], misc_iids["occupancy"]];
+        let templates = Templates::new(
+            schema,
+            &event_iids,
+            &arg_iids,
+            &fifo_iids,
+            fifo_arg_iids,
+            tick_iid,
+        )?;
+        let limit = if config.compress { BATCH } else { CHUNK };
 
         let mut writer = PerfettoWriter {
-            out,
+            packets: Packets {
+                out,
+                compress: config.compress,
+                chunk: vec![0; limit + WINDOW],
+                pos: 0,
+                limit,
+            },
             config,
             schema: schema.clone(),
-            batch: Vec::with_capacity(if config.compress {
-                BATCH + BATCH / 4
-            } else {
-                0
-            }),
             last_time: Time::ZERO,
             last_ns: 0,
-            event_iids,
-            arg_iids,
-            fifo_iids,
-            tick_iid,
+            templates,
             summary_iid,
             misc_iids,
-            fifo_arg_iids,
-            scratch: Scratch::new(),
             open_slices: vec![None; schema.units.len()],
             earliest_end: None,
             unit_ranks: schema.unit_ranks(),
@@ -205,7 +234,7 @@ impl PerfettoWriter {
         };
         // The first packet clears incremental state and carries the clock
         // snapshot, the defaults and every interned name.
-        writer.put_message(&TracePacket {
+        writer.packets.put_message(&TracePacket {
             trusted_packet_sequence_id: Some(SEQUENCE_ID),
             sequence_flags: Some(SEQ_INCREMENTAL_STATE_CLEARED),
             clock_snapshot: Some(ClockSnapshot {
@@ -234,7 +263,7 @@ impl PerfettoWriter {
             ..TracePacket::default()
         })?;
         for track in track_descriptors(schema, &writer.unit_ranks) {
-            writer.put_message(&TracePacket {
+            writer.packets.put_message(&TracePacket {
                 trusted_packet_sequence_id: Some(SEQUENCE_ID),
                 track_descriptor: Some(track),
                 ..TracePacket::default()
@@ -243,65 +272,26 @@ impl PerfettoWriter {
         Ok(writer)
     }
 
-    fn put_message(&mut self, packet: &TracePacket) -> Result<(), RecordError> {
-        let buf = self.packet_buf();
-        buf.push(0x0a);
-        packet
-            .encode_length_delimited(buf)
-            .expect("a Vec grows as needed");
-        self.end_packet()
-    }
-
-    #[inline]
-    fn packet_buf(&mut self) -> &mut Vec<u8> {
-        if self.config.compress {
-            &mut self.batch
-        } else {
-            self.out.buf()
-        }
-    }
-
-    #[inline]
-    fn end_packet(&mut self) -> Result<(), RecordError> {
-        if self.config.compress {
-            if self.batch.len() >= BATCH {
-                self.seal_batch()?;
-            }
-            Ok(())
-        } else {
-            self.out.end_record()
-        }
-    }
-
-    /// Compresses the batch into one `compressed_packets` packet.
-    fn seal_batch(&mut self) -> Result<(), RecordError> {
-        if self.batch.is_empty() {
-            return Ok(());
-        }
-        let mut z = ZlibEncoder::new(
-            Vec::with_capacity(self.batch.len() / 4),
-            Compression::fast(),
-        );
-        z.write_all(&self.batch)
-            .expect("writing to a Vec cannot fail");
-        let compressed = z.finish().expect("writing to a Vec cannot fail");
-        self.batch.clear();
-        let buf = self.out.buf();
-        buf.push(0x0a);
-        TracePacket {
-            compressed_packets: Some(compressed),
-            ..TracePacket::default()
-        }
-        .encode_length_delimited(buf)
-        .expect("a Vec grows as needed");
-        self.out.end_record()
-    }
-
     /// Checks time order and returns the timestamp delta for a packet at `t`,
-    /// first closing every tick slice that ends at or before `t`.
-    #[inline]
+    /// first closing every tick slice that ends at or before `t`. Inlined
+    /// for the common case (the last packet's time, written with the same
+    /// parts, no open slice, the output working: a few compares); the rest
+    /// in [`PerfettoWriter::advance_slow`].
+    #[inline(always)]
     fn advance(&mut self, t: Time) -> Result<u64, RecordError> {
-        self.out.check()?;
+        if t.num() == self.last_time.num()
+            && t.den() == self.last_time.den()
+            && self.earliest_end.is_none()
+            && self.packets.out.check().is_ok()
+        {
+            return Ok(0);
+        }
+        self.advance_slow(t)
+    }
+
+    #[inline(never)]
+    fn advance_slow(&mut self, t: Time) -> Result<u64, RecordError> {
+        self.packets.out.check()?;
         if self.earliest_end.is_some_and(|end| end <= t) {
             self.close_slices(Some(t))?;
         }
@@ -346,52 +336,220 @@ impl PerfettoWriter {
             let Some((end, u)) = next else { break };
             self.open_slices[u] = None;
             let delta = self.step_to(end)?;
-            let event = Event {
-                kind: TYPE_SLICE_END,
-                name_iid: 0,
-                track: uuid::unit(u as u32),
-                arg_iids: &[],
-                arg_values: &[],
-                arg_widths: &[],
-                counter: None,
-                flow: None,
-                terminating_flow: None,
-            };
-            self.put_event(delta, &event)?;
+            self.put_slice_end(delta, u)?;
         }
         self.earliest_end = self.open_slices.iter().flatten().min().copied();
         Ok(())
     }
 
-    fn put_event(&mut self, delta: u64, event: &Event<'_>) -> Result<(), RecordError> {
-        let buf = if self.config.compress {
-            &mut self.batch
-        } else {
-            self.out.buf()
+    /// Ends unit `u`'s open tick slice.
+    fn put_slice_end(&mut self, delta: u64, u: usize) -> Result<(), RecordError> {
+        let t = &self.templates;
+        let Some(track) = t.units.get(u) else {
+            return Err(unknown("unit", u as u32));
         };
-        put_event_packet(
-            buf,
-            &mut self.scratch,
-            delta,
-            SEQUENCE_ID,
-            SEQ_NEEDS_INCREMENTAL_STATE,
-            event,
-        );
+        self.packets.put(delta, &t.slice_end, track, &[], 0, 0)
+    }
+}
+
+impl Packets {
+    /// Appends a packet prost encodes (the set-up packets: the hot ones
+    /// go through [`PerfettoWriter::put`]).
+    fn put_message(&mut self, packet: &TracePacket) -> Result<(), RecordError> {
+        let mut bytes = vec![0x0a];
+        packet
+            .encode_length_delimited(&mut bytes)
+            .expect("a Vec grows as needed");
+        let end = self.pos + bytes.len();
+        if self.chunk.len() < end + WINDOW {
+            self.chunk.resize(end + WINDOW, 0);
+        }
+        self.chunk[self.pos..end].copy_from_slice(&bytes);
+        self.pos = end;
         self.end_packet()
     }
 
-    fn counter_event(track: u64, value: i64) -> Event<'static> {
-        Event {
-            kind: TYPE_COUNTER,
-            name_iid: 0,
-            track,
-            arg_iids: &[],
-            arg_values: &[],
-            arg_widths: &[],
-            counter: Some(value),
-            flow: None,
-            terminating_flow: None,
+    /// Encodes one packet of `template`'s kind at the end of the chunk (see
+    /// [`put_packet`]).
+    #[inline(always)]
+    fn put(
+        &mut self,
+        delta: u64,
+        template: &Template,
+        track: &Track,
+        args: &[u64],
+        counter: i64,
+        flow: u64,
+    ) -> Result<(), RecordError> {
+        // `end_packet` keeps `pos` below `limit`, and the chunk is
+        // `WINDOW` longer: the window is always there.
+        let Some(w) = self
+            .chunk
+            .get_mut(self.pos..)
+            .and_then(<[u8]>::first_chunk_mut::<WINDOW>)
+        else {
+            return Err(RecordError::WriterThread);
+        };
+        self.pos += put_packet(w, delta, template, track, args, counter, [flow; 2]);
+        self.end_packet()
+    }
+
+    /// Hands the chunk over once it holds `limit` bytes.
+    #[inline(always)]
+    fn end_packet(&mut self) -> Result<(), RecordError> {
+        if self.pos >= self.limit {
+            self.seal()?;
         }
+        Ok(())
+    }
+
+    /// Hands the chunk to the output: as it is, or compressed into one
+    /// `compressed_packets` packet.
+    #[cold]
+    fn seal(&mut self) -> Result<(), RecordError> {
+        let len = std::mem::take(&mut self.pos);
+        if !self.compress {
+            return self.out.write_whole(&self.chunk[..len]);
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let mut z = ZlibEncoder::new(Vec::with_capacity(len / 4), Compression::fast());
+        z.write_all(&self.chunk[..len])
+            .expect("writing to a Vec cannot fail");
+        let compressed = z.finish().expect("writing to a Vec cannot fail");
+        let buf = self.out.buf();
+        buf.push(0x0a);
+        TracePacket {
+            compressed_packets: Some(compressed),
+            ..TracePacket::default()
+        }
+        .encode_length_delimited(buf)
+        .expect("a Vec grows as needed");
+        self.out.end_record()
+    }
+
+    /// Writes everything out.
+    fn finish(&mut self) -> Result<(), RecordError> {
+        self.seal()?;
+        self.out.flush()
+    }
+}
+
+/// The error for a record naming a unit, event, FIFO or counter that the
+/// schema does not have, built off the hot path.
+#[cold]
+fn unknown(what: &'static str, index: u32) -> RecordError {
+    RecordError::UnknownIndex { what, index }
+}
+
+impl Templates {
+    /// The templates and tracks of `schema`'s packets, with the interned
+    /// ids of its events' names and arguments, of the FIFO event kinds and
+    /// their two arguments, and of the tick slices' name.
+    fn new(
+        schema: &Schema,
+        event_iids: &[u64],
+        arg_iids: &[Vec<u64>],
+        fifo_iids: &[u64; 9],
+        fifo_arg_iids: [u64; 2],
+        tick_iid: u64,
+    ) -> Result<Templates, RecordError> {
+        let template =
+            |event: &Event<'_>| Template::new(event, SEQUENCE_ID, SEQ_NEEDS_INCREMENTAL_STATE);
+        let mut events = Vec::with_capacity(schema.events.len());
+        for ((info, &name_iid), arg_iids) in schema.events.iter().zip(event_iids).zip(arg_iids) {
+            let event = Event {
+                kind: TYPE_INSTANT,
+                name_iid,
+                arg_iids,
+                arg_widths: &info.signed_widths,
+                ..Event::NONE
+            };
+            // A validated schema has at most `MAX_ARGS` arguments per event.
+            events.push(template(&event).ok_or_else(|| SchemaError::TooManyArgs {
+                event: info.name.clone(),
+                count: info.args.len(),
+            })?);
+        }
+        let fifo = FifoEventKind::ALL.map(|kind| {
+            let event = Event {
+                kind: TYPE_INSTANT,
+                name_iid: fifo_iids[kind as usize],
+                arg_iids: &fifo_arg_iids,
+                ..Event::NONE
+            };
+            // Any id: only whether a flow is there, and which, matters.
+            let flows = match kind {
+                FifoEventKind::Write
+                | FifoEventKind::Visible
+                | FifoEventKind::Read
+                | FifoEventKind::Output => Event {
+                    flow: Some(0),
+                    ..event
+                },
+                FifoEventKind::Consume => Event {
+                    terminating_flow: Some(0),
+                    ..event
+                },
+                _ => event,
+            };
+            template(&flows)
+        });
+        let [
+            Some(f0),
+            Some(f1),
+            Some(f2),
+            Some(f3),
+            Some(f4),
+            Some(f5),
+            Some(f6),
+            Some(f7),
+            Some(f8),
+        ] = fifo
+        else {
+            return Err(RecordError::WriterThread);
+        };
+        let counter = Event {
+            kind: TYPE_COUNTER,
+            counter: Some(0),
+            ..Event::NONE
+        };
+        let begin = Event {
+            kind: TYPE_SLICE_BEGIN,
+            name_iid: tick_iid,
+            ..Event::NONE
+        };
+        let end = Event {
+            kind: TYPE_SLICE_END,
+            ..Event::NONE
+        };
+        let (Some(counter), Some(slice_begin), Some(slice_end)) =
+            (template(&counter), template(&begin), template(&end))
+        else {
+            return Err(RecordError::WriterThread);
+        };
+        let fifos = 0..schema.fifos.len() as u32;
+        Ok(Templates {
+            events,
+            fifo: [f0, f1, f2, f3, f4, f5, f6, f7, f8],
+            counter,
+            slice_begin,
+            slice_end,
+            units: (0..schema.units.len() as u32)
+                .map(|u| track(uuid::unit(u)))
+                .collect(),
+            fifos: fifos
+                .clone()
+                .map(|f| [false, true].map(|reader| track(uuid::fifo(f, reader))))
+                .collect(),
+            fifo_counters: fifos
+                .map(|f| [0, 1, 2].map(|which| track(uuid::fifo_counter(f, which))))
+                .collect(),
+            counters: (0..schema.counters.len() as u32)
+                .map(|c| track(uuid::counter(c)))
+                .collect(),
+        })
     }
 }
 
@@ -512,121 +670,67 @@ impl Recorder for PerfettoWriter {
 
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let e = r.event as usize;
-        let (Some(&name_iid), Some(arg_iids)) = (self.event_iids.get(e), self.arg_iids.get(e))
-        else {
-            return Err(RecordError::UnknownIndex {
-                what: "event",
-                index: r.event,
-            });
+        let Some(info) = self.schema.events.get(e) else {
+            return Err(unknown("event", r.event));
         };
-        if arg_iids.len() != r.args.len() {
+        if info.args.len() != r.args.len() {
             return Err(RecordError::ArgCount {
-                event: self.schema.events[e].name.clone(),
-                declared: arg_iids.len(),
+                event: info.name.clone(),
+                declared: info.args.len(),
                 got: r.args.len(),
             });
         }
         if r.unit as usize >= self.schema.units.len() {
-            return Err(RecordError::UnknownIndex {
-                what: "unit",
-                index: r.unit,
-            });
+            return Err(unknown("unit", r.unit));
         }
         let delta = self.advance(r.time)?;
-        // Split borrows: the interned ids stay borrowed while encoding.
-        let buf = if self.config.compress {
-            &mut self.batch
-        } else {
-            self.out.buf()
+        let t = &self.templates;
+        let (Some(template), Some(track)) = (t.events.get(e), t.units.get(r.unit as usize)) else {
+            return Err(unknown("event", r.event));
         };
-        let event = Event {
-            kind: TYPE_INSTANT,
-            name_iid,
-            track: uuid::unit(r.unit),
-            arg_iids: &self.arg_iids[e],
-            arg_values: r.args,
-            arg_widths: &self.schema.events[e].signed_widths,
-            counter: None,
-            flow: None,
-            terminating_flow: None,
-        };
-        put_event_packet(
-            buf,
-            &mut self.scratch,
-            delta,
-            SEQUENCE_ID,
-            SEQ_NEEDS_INCREMENTAL_STATE,
-            &event,
-        );
-        self.end_packet()
+        self.packets.put(delta, template, track, r.args, 0, 0)
     }
 
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
-        if r.fifo as usize >= self.schema.fifos.len() {
-            return Err(RecordError::UnknownIndex {
-                what: "fifo",
-                index: r.fifo,
-            });
+        let f = r.fifo as usize;
+        if f >= self.templates.fifos.len() {
+            return Err(unknown("fifo", r.fifo));
         }
         let delta = self.advance(r.time)?;
-        // `ALL` lists the kinds in declaration order.
-        let kind_index = r.kind as usize;
-        let id = flow_id(r.fifo, r.txn);
-        let (flow, terminating_flow) = match r.kind {
-            FifoEventKind::Write
-            | FifoEventKind::Visible
-            | FifoEventKind::Read
-            | FifoEventKind::Output => (Some(id), None),
-            FifoEventKind::Consume => (None, Some(id)),
-            _ => (None, None),
+        let t = &self.templates;
+        let (Some(tracks), Some(counters)) = (t.fifos.get(f), t.fifo_counters.get(f)) else {
+            return Err(unknown("fifo", r.fifo));
         };
-        let names = self.fifo_arg_iids;
+        // `ALL` lists the kinds in declaration order; the template has the
+        // kind's flow (if any), whose id is the same for all of them.
+        let template = &t.fifo[r.kind as usize];
+        let track = &tracks[usize::from(!r.kind.writer_side())];
         let values = [r.txn, u64::from(r.occupancy)];
-        let event = Event {
-            kind: TYPE_INSTANT,
-            name_iid: self.fifo_iids[kind_index],
-            track: uuid::fifo(r.fifo, !r.kind.writer_side()),
-            arg_iids: &names,
-            arg_values: &values,
-            arg_widths: &[],
-            counter: None,
-            flow,
-            terminating_flow,
+        let id = flow_id(r.fifo, r.txn);
+        self.packets.put(delta, template, track, &values, 0, id)?;
+        let (which, value) = match r.kind {
+            FifoEventKind::Write | FifoEventKind::Read => (0, i64::from(r.occupancy)),
+            FifoEventKind::Full => (1, 1),
+            FifoEventKind::NotFull => (1, 0),
+            FifoEventKind::Empty => (2, 1),
+            FifoEventKind::NotEmpty => (2, 0),
+            _ => return Ok(()),
         };
-        self.put_event(delta, &event)?;
-        let flag = match r.kind {
-            FifoEventKind::Full => Some((1, 1)),
-            FifoEventKind::NotFull => Some((1, 0)),
-            FifoEventKind::Empty => Some((2, 1)),
-            FifoEventKind::NotEmpty => Some((2, 0)),
-            _ => None,
-        };
-        if let Some((which, value)) = flag {
-            self.put_event(
-                0,
-                &Self::counter_event(uuid::fifo_counter(r.fifo, which), value),
-            )?;
-        }
-        if matches!(r.kind, FifoEventKind::Write | FifoEventKind::Read) {
-            let occupancy =
-                Self::counter_event(uuid::fifo_counter(r.fifo, 0), i64::from(r.occupancy));
-            self.put_event(0, &occupancy)?;
-        }
-        Ok(())
+        self.packets
+            .put(0, &t.counter, &counters[which], &[], value, 0)
     }
 
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
-        if r.counter as usize >= self.schema.counters.len() {
-            return Err(RecordError::UnknownIndex {
-                what: "counter",
-                index: r.counter,
-            });
+        let c = r.counter as usize;
+        if c >= self.templates.counters.len() {
+            return Err(unknown("counter", r.counter));
         }
         let delta = self.advance(r.time)?;
-        self.put_event(
-            delta,
-            &Self::counter_event(uuid::counter(r.counter), r.value),
-        )
+        let t = &self.templates;
+        let Some(track) = t.counters.get(c) else {
+            return Err(unknown("counter", r.counter));
+        };
+        self.packets.put(delta, &t.counter, track, &[], r.value, 0)
     }
 
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
@@ -635,10 +739,7 @@ impl Recorder for PerfettoWriter {
         }
         let u = r.unit as usize;
         let Some(unit) = self.schema.units.get(u) else {
-            return Err(RecordError::UnknownIndex {
-                what: "unit",
-                index: r.unit,
-            });
+            return Err(unknown("unit", r.unit));
         };
         let end = self
             .schema
@@ -648,18 +749,7 @@ impl Recorder for PerfettoWriter {
         if self.open_slices[u].is_some() {
             // A tick before the previous one's slice ended: close it here.
             self.open_slices[u] = None;
-            let close = Event {
-                kind: TYPE_SLICE_END,
-                name_iid: 0,
-                track: uuid::unit(r.unit),
-                arg_iids: &[],
-                arg_values: &[],
-                arg_widths: &[],
-                counter: None,
-                flow: None,
-                terminating_flow: None,
-            };
-            self.put_event(delta, &close)?;
+            self.put_slice_end(delta, u)?;
             return self.begin_slice(u, 0, end);
         }
         self.begin_slice(u, delta, end)
@@ -675,7 +765,7 @@ impl Recorder for PerfettoWriter {
     /// which the run never reached. Never before the last record written
     /// (a slice must hold what it contains, and times never go back).
     fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError> {
-        self.out.check()?;
+        self.packets.out.check()?;
         let stop = self.stop.map(|t| t.max(self.last_time));
         if let Some(stop) = stop {
             for end in self.open_slices.iter_mut().flatten() {
@@ -701,39 +791,30 @@ impl Recorder for PerfettoWriter {
             dropped.tick,
             dropped.signal,
         ];
-        let summary = Event {
-            kind: TYPE_INSTANT,
-            name_iid: self.summary_iid,
-            track: uuid::PROCESS,
-            arg_iids: &names,
-            arg_values: &values,
-            arg_widths: &[],
-            counter: None,
-            flow: None,
-            terminating_flow: None,
-        };
-        self.put_event(delta, &summary)?;
-        if self.config.compress {
-            self.seal_batch()?;
-        }
-        self.out.flush()
+        let summary = Template::new(
+            &Event {
+                kind: TYPE_INSTANT,
+                name_iid: self.summary_iid,
+                arg_iids: &names,
+                ..Event::NONE
+            },
+            SEQUENCE_ID,
+            SEQ_NEEDS_INCREMENTAL_STATE,
+        )
+        .ok_or(RecordError::WriterThread)?;
+        self.packets
+            .put(delta, &summary, &track(uuid::PROCESS), &values, 0, 0)?;
+        self.packets.finish()
     }
 }
 
 impl PerfettoWriter {
     fn begin_slice(&mut self, u: usize, delta: u64, end: Time) -> Result<(), RecordError> {
-        let begin = Event {
-            kind: TYPE_SLICE_BEGIN,
-            name_iid: self.tick_iid,
-            track: uuid::unit(u as u32),
-            arg_iids: &[],
-            arg_values: &[],
-            arg_widths: &[],
-            counter: None,
-            flow: None,
-            terminating_flow: None,
+        let t = &self.templates;
+        let Some(track) = t.units.get(u) else {
+            return Err(unknown("unit", u as u32));
         };
-        self.put_event(delta, &begin)?;
+        self.packets.put(delta, &t.slice_begin, track, &[], 0, 0)?;
         self.open_slices[u] = Some(end);
         self.earliest_end = Some(self.earliest_end.map_or(end, |e| e.min(end)));
         Ok(())
