@@ -371,3 +371,28 @@ fn odd_sources_get_every_coded_diagnostic_and_no_echoes() {
         ["E0324", "E0324"]
     );
 }
+
+/// Errors on a very long line (generated or minified source) are rendered
+/// with their place in words, not with the line drawn once per error: 2,000
+/// errors on one 23 KB line printed 91 MB.
+#[test]
+fn errors_on_a_long_line_do_not_repeat_it() {
+    let statements: Vec<String> = (0..2000).map(|i| format!("r <= q{i};")).collect();
+    let text = format!(
+        "clock c = 1 GHz; unit U {{ reg r: u8; tick {{ {} }} }} system T {{ inst u: U on c; }}\n",
+        statements.join(" ")
+    );
+    let mut sources = SourceMap::new();
+    sources.add("long.chr", text.clone());
+    let result = compile(&mut sources, &CompileOptions::default());
+    assert_eq!(result.diagnostics.len(), 2000);
+    let rendered =
+        chronon_compiler::diag_render::render_human(&result.diagnostics, &sources, 100, false);
+    assert!(
+        rendered.len() < 400 * 2000,
+        "{} bytes for 2,000 errors",
+        rendered.len()
+    );
+    assert!(rendered.contains("unknown name `q1999` at long.chr:1:"));
+    assert!(rendered.contains("not found in this scope (long.chr:1:"));
+}

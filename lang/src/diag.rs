@@ -150,6 +150,45 @@ impl Diagnostic {
     pub fn to_miette(&self, sources: &SourceMap) -> miette::Report {
         let primary_file = self.primary_span().file;
         let file = sources.get(primary_file);
+        // A label on a very long line (generated or minified source) is not
+        // drawn: the snippet would repeat the whole line and an underline as
+        // long, per diagnostic (2,000 errors on one 23 KB line printed 91
+        // MB). The place and the labels' messages are said in words.
+        let start = self.primary_span().start as usize;
+        let text = file.text.as_str();
+        let line_start = text[..start.min(text.len())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        if line_end - line_start > MAX_DRAWN_LINE {
+            let (line, col) = file.line_col(start);
+            let mut help = self.help.clone();
+            for l in &self.labels {
+                let at = sources.get(l.span.file);
+                let (line, col) = at.line_col(l.span.start as usize);
+                help.push_str(&format!(
+                    "\nnote: {} ({}:{}:{})",
+                    l.message, at.name, line, col
+                ));
+            }
+            let severity = match self.severity {
+                Severity::Error => miette::Severity::Error,
+                Severity::Warning => miette::Severity::Warning,
+            };
+            return miette::Report::new(
+                miette::MietteDiagnostic::new(format!(
+                    "{} at {}:{line}:{col} (a line of {} bytes, not shown)",
+                    self.message,
+                    file.name,
+                    line_end - line_start
+                ))
+                .with_code(self.code)
+                .with_severity(severity)
+                .with_help(help),
+            );
+        }
         let mut help = self.help.clone();
         let mut labels = Vec::new();
         for l in &self.labels {
@@ -184,6 +223,10 @@ impl Diagnostic {
         ))
     }
 }
+
+/// Lines longer than this many bytes are not drawn under a diagnostic
+/// (see [`Diagnostic::to_miette`]).
+pub const MAX_DRAWN_LINE: usize = 1000;
 
 /// A phase error enum: every variant maps to one diagnostic with a stable code.
 pub trait IntoDiagnostic {
