@@ -560,16 +560,10 @@ mod tests {
             },
             Event {
                 kind: 2,
-                name_iid: 0,
                 track: 2,
-                arg_iids: &[],
-                arg_values: &[],
-                arg_widths: &[],
-                counter: None,
-                flow: None,
-                terminating_flow: None,
+                ..Event::NONE
             },
-            // The largest event the scratch encoder takes: MAX_ARGS
+            // The largest event a template takes: MAX_ARGS
             // annotations and every field at its widest.
             Event {
                 kind: -1,
@@ -582,7 +576,8 @@ mod tests {
                 flow: Some(u64::MAX),
                 terminating_flow: Some(1),
             },
-            // More annotations than a schema allows: the sizing encoder.
+            // More annotations than a schema allows: no template, the
+            // sizing encoder only.
             Event {
                 kind: 3,
                 name_iid: 1,
@@ -607,7 +602,7 @@ mod tests {
                 flow: Some(u64::MAX),
                 terminating_flow: Some(u64::MAX),
             },
-            // Signed beyond the scratch encoder: the sizing one.
+            // Signed beyond a template: the sizing encoder only.
             Event {
                 kind: 3,
                 name_iid: 1,
