@@ -128,7 +128,11 @@ fn deterministic_report(args: &[&str]) -> serde_json::Value {
     let mut all = vec!["run"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--json", "-q"]);
-    let out = chronc(&all);
+    report_of(chronc(&all))
+}
+
+/// The JSON report `out` printed, host timing and the engine name removed.
+fn report_of(out: Output) -> serde_json::Value {
     assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
     let mut json: serde_json::Value =
         serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
@@ -218,4 +222,34 @@ fn jit_dump_prints_every_unit_shape_and_group_function() {
         ],
         "{stderr}"
     );
+}
+
+/// The JIT's group functions for unobserved runs (the lean loop's, which
+/// skip the FIFO table's null tests) are chosen only where every FIFO
+/// port they operate on is bound inline: with `CHRONON_NO_INLINE_FIFO`
+/// (every entry null, every operation a host call) the FIFO designs run
+/// as with inline FIFOs and as on the interpreter, registered and FWFT.
+#[test]
+fn fifo_designs_agree_with_inline_fifos_off() {
+    let report = |design: &str, engine: &str, no_inline: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_chronc"));
+        command
+            .args([
+                "run", design, "--engine", engine, "--cycles", "20000", "--json", "-q",
+            ])
+            .current_dir(repo_root());
+        if no_inline {
+            command.env("CHRONON_NO_INLINE_FIFO", "1");
+        }
+        report_of(command.output().expect("the chronc binary starts"))
+    };
+    for design in [
+        "benches/workloads/two_clocks_fifo.chr",
+        "examples/cdc_pair.chr",
+        "examples/three_clocks.chr",
+    ] {
+        let jit = report(design, "jit", false);
+        assert_eq!(jit, report(design, "jit", true), "{design}");
+        assert_eq!(jit, report(design, "interp", false), "{design}");
+    }
 }

@@ -149,6 +149,9 @@ pub type NativeGroupFn =
 #[derive(Debug, Clone, Copy)]
 pub struct NativeGroup {
     function: NativeGroupFn,
+    /// What the lean loop calls instead, called the same way: `function`
+    /// unless [`NativeGroup::with_unobserved`] says otherwise.
+    unobserved: NativeGroupFn,
     /// The first argument, unless the context goes there (null).
     first: *mut core::ffi::c_void,
     data: *mut core::ffi::c_void,
@@ -168,6 +171,7 @@ impl NativeGroup {
     pub unsafe fn new(function: NativeGroupFn, data: *mut core::ffi::c_void) -> Self {
         NativeGroup {
             function,
+            unobserved: function,
             first: core::ptr::null_mut(),
             data,
             context_slot: core::ptr::null_mut(),
@@ -189,10 +193,23 @@ impl NativeGroup {
     ) -> Self {
         NativeGroup {
             function,
+            unobserved: function,
             first,
             data,
             context_slot,
         }
+    }
+
+    /// The same, with `unobserved` called instead of the function (with
+    /// the same arguments) where no trace sink is installed: the lean loop
+    /// (`sim::lean`), whose runs record nothing, so no CDC FIFO is
+    /// observed (`CdcFifo::set_observed` follows the sink).
+    ///
+    /// # Safety
+    /// As for the function, and `unobserved` must do what the function
+    /// does whenever no FIFO is observed.
+    pub unsafe fn with_unobserved(self, unobserved: NativeGroupFn) -> Self {
+        NativeGroup { unobserved, ..self }
     }
 }
 
@@ -291,6 +308,22 @@ impl<'a> TickCtx<'a> {
     /// Calls a native group function with this context.
     #[inline(always)]
     pub(crate) fn call_native(&mut self, native: NativeGroup) {
+        self.call_native_fn(native, native.function);
+    }
+
+    /// Calls a native group function's variant for runs with no trace
+    /// sink ([`NativeGroup::with_unobserved`]): only the lean loop, which
+    /// runs only while none is installed, calls this.
+    #[inline(always)]
+    pub(crate) fn call_native_unobserved(&mut self, native: NativeGroup) {
+        debug_assert!(!self.core.fifo_observed, "lean loop with FIFOs observed");
+        self.call_native_fn(native, native.unobserved);
+    }
+
+    /// Calls `function`, `native`'s function or its variant, with this
+    /// context.
+    #[inline(always)]
+    fn call_native_fn(&mut self, native: NativeGroup, function: NativeGroupFn) {
         let raw = (self as *mut TickCtx<'a>).cast::<core::ffi::c_void>();
         let first = if native.context_slot.is_null() {
             raw
@@ -302,7 +335,7 @@ impl<'a> TickCtx<'a> {
         // SAFETY: `NativeGroup::new`'s contract: the function does what the
         // tick would, reaching the context only through the entry points
         // while this call lasts, and `data` is live with the runner's tick.
-        let status = unsafe { (native.function)(first, native.data) };
+        let status = unsafe { function(first, native.data) };
         if status != 0 {
             self.fault(FaultKind::TickStatus { status }, String::new());
         }

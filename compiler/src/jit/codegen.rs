@@ -43,7 +43,12 @@ const COPY_LOOP_MIN: u32 = 64;
 
 /// Builds into `func` one function that runs `units` in order; with
 /// `simd`, runs of isomorphic statements become vector code
-/// ([`simd`]).
+/// ([`simd`]). With `unobserved`, the function is for runs in which every
+/// FIFO that `units` operate on is bound inline and unobserved (the
+/// runtime's lean loop, which runs only with no trace sink): its FIFO
+/// operations neither test their table entry nor whether the FIFO is
+/// observed, and only a `send`, which may fault, keeps its host call (see
+/// the `fifo` module).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn function(
     module: &mut JITModule,
@@ -54,15 +59,24 @@ pub(super) fn function(
     imports: &[FuncId],
     buf_words: u32,
     simd: bool,
+    unobserved: bool,
 ) -> Result<(), JitError> {
     let form = super::edges::Form::Once;
     function_in(
-        module, func, fctx, program, units, imports, buf_words, simd, form,
+        module, func, fctx, program, units, imports, buf_words, simd, form, unobserved,
     )
 }
 
+/// The FIFO ports whose operations `units` run inline: those an
+/// `unobserved` [`function`] of them assumes bound (none: it would equal
+/// the other).
+pub(super) fn fifo_ports(program: &Program, units: &[u32]) -> Vec<u32> {
+    fifo::ports(program, units)
+}
+
 /// [`function`] in the given form: once, or as the run-ahead loop over
-/// edges of `super::edges` (signature `(state, ctx, n) -> edges done`).
+/// edges of `super::edges` (signature `(state, ctx, n) -> edges done`);
+/// `unobserved` as for [`function`].
 #[allow(clippy::too_many_arguments)]
 pub(super) fn function_in(
     module: &mut JITModule,
@@ -74,6 +88,7 @@ pub(super) fn function_in(
     buf_words: u32,
     simd: bool,
     form: super::edges::Form,
+    unobserved: bool,
 ) -> Result<(), JitError> {
     let ptr = module.target_config().pointer_type();
     let frontend = module.target_config();
@@ -102,6 +117,7 @@ pub(super) fn function_in(
         fifo_entries: HashMap::new(),
         fifo_join_block: None,
         fifo_host_block: None,
+        unobserved,
         simd,
         packed: None,
     };
@@ -173,6 +189,9 @@ struct Gen<'a> {
     /// to the host call.
     fifo_join_block: Option<cranelift_codegen::ir::Block>,
     fifo_host_block: Option<cranelift_codegen::ir::Block>,
+    /// Whether every prepared FIFO entry is non-null and its FIFO
+    /// unobserved whenever this function runs (see [`function`]).
+    unobserved: bool,
     /// Whether to vectorize runs of isomorphic statements ([`simd`]).
     simd: bool,
     /// The packed mirror while a run-ahead loop on it is generated

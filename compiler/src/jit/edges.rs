@@ -204,6 +204,7 @@ pub(super) fn define_group(
         buf_words,
         simd,
         form,
+        false,
     )?;
     super::define(module, ctx, id, || {
         format!(

@@ -17,6 +17,14 @@
 //!
 //! So an operation has the same effect either way, and the interpreter (which
 //! always calls the host) stays the reference.
+//!
+//! An inline group with FIFO operations is compiled a second time for
+//! unobserved runs (`Gen::unobserved`, see `codegen::function`): there
+//! each operation is the inline path alone, with no null or `observed`
+//! test and no host call, except a `send`'s refusal, which faults through
+//! the host. The runtime's lean loop calls it (it runs only with no sink,
+//! so no FIFO is observed), and only where the binding gives every FIFO
+//! port of the group an entry (`RuntimeBinding::fifo_to_bind`).
 
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, Value, types};
@@ -59,14 +67,20 @@ fn used_ports(p: &Program, stmts: &[Stmt], out: &mut Vec<PortId>) {
     }
 }
 
+/// The FIFO ports that operations of `units` name, in first-use order.
+pub(super) fn ports(p: &Program, units: &[u32]) -> Vec<PortId> {
+    let mut ports = Vec::new();
+    for &u in units {
+        used_ports(p, &p.units[u as usize].body, &mut ports);
+    }
+    ports
+}
+
 impl Gen<'_> {
     /// At the function's entry: loads the FIFO table entry of every FIFO
     /// port that `units` use (once per call: entries do not change).
     pub(super) fn fifo_prepare(&mut self, units: &[u32]) {
-        let mut ports = Vec::new();
-        for &u in units {
-            used_ports(self.p, &self.p.units[u as usize].body, &mut ports);
-        }
+        let ports = ports(self.p, units);
         if ports.is_empty() {
             return;
         }
@@ -101,9 +115,11 @@ impl Gen<'_> {
                     let free = g.b.ins().uextend(types::I32, free);
                     g.b.ins().jump(done, &[free.into()]);
                 });
-                let id = self.i32(port);
-                let r = self.call_result(idx::CAN_SEND, &[id]);
-                self.fifo_done(r, &[]);
+                if !self.unobserved {
+                    let id = self.i32(port);
+                    let r = self.call_result(idx::CAN_SEND, &[id]);
+                    self.fifo_done(r, &[]);
+                }
                 let (r, _) = self.fifo_join(0);
                 self.set_flag(*dst, r);
             }
@@ -130,9 +146,11 @@ impl Gen<'_> {
                             .uload8(types::I32, flags(), fifo, at::OUTPUT_VALID);
                     g.b.ins().jump(done, &[v.into()]);
                 });
-                let id = self.i32(port);
-                let r = self.call_result(idx::VALID, &[id]);
-                self.fifo_done(r, &[]);
+                if !self.unobserved {
+                    let id = self.i32(port);
+                    let r = self.call_result(idx::VALID, &[id]);
+                    self.fifo_done(r, &[]);
+                }
                 let (r, _) = self.fifo_join(0);
                 self.set_flag(*dst, r);
             }
@@ -158,12 +176,18 @@ impl Gen<'_> {
     /// item words) and branches on the entry: non-null runs `fast` (which
     /// ends by jumping to the join), null leaves the builder in the
     /// fallback block, where the caller emits the host call and calls
-    /// [`Gen::fifo_done`].
+    /// [`Gen::fifo_done`]. In an unobserved function (entries never null)
+    /// it runs `fast` alone, and the caller emits no host call.
     fn fifo_op(&mut self, entry: Value, words: usize, fast: impl FnOnce(&mut Self, Value, Block)) {
         let done = self.b.create_block();
         self.b.append_block_param(done, types::I32);
         for _ in 0..words {
             self.b.append_block_param(done, I64);
+        }
+        if self.unobserved {
+            fast(self, entry, done);
+            self.fifo_join_block = Some(done);
+            return;
         }
         let inline = self.b.create_block();
         let host = self.b.create_block();
@@ -215,6 +239,30 @@ impl Gen<'_> {
         fault: Option<u32>,
     ) {
         let values = values.to_vec();
+        if self.unobserved {
+            // Refused: a `try_send` answers 0, a `send` faults (the host's).
+            self.fifo_op(entry, 0, |g, fifo, done| {
+                let busy = g.b.ins().uload16(types::I32, flags(), fifo, at::FULL);
+                let write = g.b.create_block();
+                if try_send {
+                    let zero = g.b.ins().iconst(types::I32, 0);
+                    g.b.ins().brif(busy, done, &[zero.into()], write, &[]);
+                } else {
+                    let host = g.b.create_block();
+                    g.b.ins().brif(busy, host, &[], write, &[]);
+                    g.fifo_host_block = Some(host);
+                }
+                g.b.switch_to_block(write);
+                let one = g.fifo_write(fifo, &values);
+                g.b.ins().jump(done, &[one.into()]);
+            });
+            let Some(host) = self.fifo_host_block.take() else {
+                return;
+            };
+            self.b.switch_to_block(host);
+            self.send_call(port, &values, fault);
+            return;
+        }
         self.fifo_op(entry, 0, |g, fifo, done| {
             let busy = g.b.ins().uload16(types::I32, flags(), fifo, at::FULL);
             let observed = g.b.ins().uload8(types::I32, flags(), fifo, at::OBSERVED);
@@ -252,7 +300,13 @@ impl Gen<'_> {
         let fallback = self.fifo_host_block.take().expect("set by the inline path");
         self.b.ins().jump(fallback, &[]);
         self.b.switch_to_block(fallback);
-        let addr = self.fill_buffer(&values);
+        self.send_call(port, &values, fault);
+    }
+
+    /// The host call of a `send`/`try_send` (the relative fault site
+    /// `fault`), ending in a jump to the open operation's join.
+    fn send_call(&mut self, port: PortId, values: &[Value], fault: Option<u32>) {
+        let addr = self.fill_buffer(values);
         let id = self.i32(port);
         let required = self.i32(crate::jit::host_abi::send_site(fault));
         let len = self.i32(values.len() as u32);
@@ -276,6 +330,10 @@ impl Gen<'_> {
     /// accepted at this edge, and the output register is free (not valid,
     /// or taken earlier in this tick); a recorded run calls the host.
     fn fifo_request(&mut self, entry: Value, port: PortId) {
+        if self.unobserved {
+            self.fifo_op(entry, 0, |g, fifo, done| g.request_inline(fifo, done, None));
+            return;
+        }
         self.fifo_op(entry, 0, |g, fifo, done| {
             let (host, stamped) = g.fifo_unless_observed(fifo);
             g.request_inline(fifo, done, None);
@@ -317,6 +375,12 @@ impl Gen<'_> {
     /// of the output register or the head slot, and whether there was one;
     /// `take` and `recv` of a recorded run call the host.
     fn fifo_recv(&mut self, entry: Value, port: PortId, kind: RecvKind, words: usize) {
+        if self.unobserved {
+            self.fifo_op(entry, words, |g, fifo, done| {
+                g.recv_inline(fifo, done, kind, words, None);
+            });
+            return;
+        }
         self.fifo_op(entry, words, |g, fifo, done| {
             if kind == RecvKind::Peek {
                 g.recv_inline(fifo, done, kind, words, None);
@@ -667,6 +731,103 @@ mod tests {
         assert!(total("sum") > 0 && total("got") > 0, "{c:?}");
         assert_eq!(total("dup"), 0, "{c:?}");
         agree(text, 200, true);
+    }
+
+    /// The next instant of `s`: its domains' earliest next edge.
+    fn next_instant(s: &Simulator) -> chronon_runtime::Picos {
+        (0..s.program().domains.len() as u32)
+            .filter_map(|d| {
+                s.sim
+                    .edge_time(DomainId(d), s.sim.edges_done(DomainId(d)))
+                    .ok()
+            })
+            .min()
+            .expect("a clock")
+    }
+
+    /// The lean loop calls each inline group's variant for unobserved runs
+    /// (`codegen::function_unobserved`: no entry or observation test, no
+    /// host path but a `send`'s): registered and FWFT reads, depths 2 and
+    /// 16, runs that fill and empty the FIFO, `try_send` and `send` (which
+    /// faults); a sink attached mid-run leaves the lean loop (the ordinary
+    /// functions, which call the host to record) and removing it comes
+    /// back; the JIT equals the interpreter (no lean loop) after every
+    /// instant.
+    #[test]
+    fn unobserved_variants_agree_in_the_lean_loop_and_around_a_sink() {
+        let cases = [
+            ("1 GHz", "1 GHz", false),
+            ("1326 MHz phase 137 ps", "914 MHz", false),
+            ("300 MHz", "1 GHz phase 1 ps", false),
+            ("1 GHz", "250 MHz", true),
+        ];
+        for fwft in [false, true] {
+            for (depth, sync) in [(2, 2), (16, 3)] {
+                for (w, r, send) in cases {
+                    let text = design(fwft, depth, sync, (w, r), send);
+                    let mut jit = simulator(&text, EngineKind::Jit);
+                    let mut interp = simulator(&text, EngineKind::Interp);
+                    jit.sim.set_run_ahead(false);
+                    interp.sim.set_run_ahead(false);
+                    interp.sim.set_lean_loop(false);
+                    let events = Rc::new(RefCell::new(Vec::new()));
+                    let mut faulted = false;
+                    for instant in 0..1500 {
+                        if instant == 400 {
+                            jit.sim.set_trace_sink(Box::new(Events(events.clone())));
+                        }
+                        if instant == 700 {
+                            assert!(jit.sim.take_trace_sink().is_some());
+                        }
+                        let sink = (400..700).contains(&instant);
+                        assert_eq!(jit.sim.runs_lean(), !sink, "instant {instant}\n{text}");
+                        let next = next_instant(&interp);
+                        let stop = jit.sim.run(RunLimit::Time(next));
+                        assert_eq!(stop, interp.sim.run(RunLimit::Time(next)), "{text}");
+                        assert_eq!(jit.digest(), interp.digest(), "instant {instant}\n{text}");
+                        assert_eq!(jit.sim.in_flight(), interp.sim.in_flight(), "{text}");
+                        if stop != chronon_runtime::Stop::LimitReached {
+                            faulted = matches!(stop, chronon_runtime::Stop::Fault(_));
+                            break;
+                        }
+                    }
+                    let c = interp.counters();
+                    // Both boundaries: the writer refused (full) or
+                    // faulted, the reader got items and missed (empty).
+                    assert_eq!(faulted, send, "{c:?}\n{text}");
+                    if !send {
+                        assert!(!events.borrow().is_empty(), "no FIFO events\n{text}");
+                        assert!(counter(&c, "got") > 20, "{c:?}\n{text}");
+                        if w != "300 MHz" {
+                            assert!(counter(&c, "refused") > 0, "{c:?}\n{text}");
+                        }
+                        let dups: u64 = c.iter().filter(|c| c.1 == "dup").map(|c| c.2).sum();
+                        assert_eq!(dups, 0, "{c:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// A variant exists only for inline groups with FIFO operations, and
+    /// names the FIFO ports it assumes bound.
+    #[test]
+    fn unobserved_variants_only_where_they_differ() {
+        let text = design(false, 4, 2, ("1 GHz", "700 MHz"), false);
+        let sim = simulator(&text, EngineKind::Interp);
+        let program = sim.program();
+        let fifo = &program.fifos[0];
+        let jit = crate::jit::Jit::compile_with_groups(
+            program,
+            crate::jit::JitConfig::default(),
+            &[vec![0], vec![1], vec![]],
+        )
+        .expect("compiles");
+        for (g, port) in [(0, fifo.from), (1, fifo.to)] {
+            let (_, ports) = jit.unobserved_group(g).expect("a variant");
+            assert_eq!(ports, [port]);
+        }
+        assert!(jit.unobserved_group(2).is_none());
     }
 
     /// `send` on a full FIFO faults on both engines at the same instant.

@@ -122,6 +122,11 @@ pub struct Jit {
     module: Option<JITModule>,
     units: Vec<(UnitFn, reloc::Reloc)>,
     groups: Vec<(GroupCode, Vec<u32>)>,
+    /// Per group: its [`GroupCode::Inline`] code's variant for unobserved
+    /// runs, and the FIFO ports that variant needs bound (see
+    /// [`Jit::unobserved_group`]); `None` where the group has no FIFO
+    /// operation or is not inline.
+    unobserved: Vec<Option<(UnitFn, Vec<u32>)>>,
     /// Fault index to fault id for inline groups: the identity.
     fault_ids: Vec<u32>,
     /// A FIFO table of nulls, one per port: inline groups' default.
@@ -232,6 +237,7 @@ impl Jit {
                         &import_ids,
                         buf_words,
                         simd,
+                        false,
                     )?;
                     define(&mut module, &mut ctx, id, || {
                         format!("unit shape of {}", program.units[u as usize].path)
@@ -244,6 +250,7 @@ impl Jit {
             instances.push((index, relocation));
         }
         let mut group_ids = Vec::with_capacity(groups.len());
+        let mut unobserved_ids = Vec::new();
         for (g, members) in groups.iter().enumerate() {
             if let Some(&u) = members.iter().find(|&&u| u as usize >= program.units.len()) {
                 return Err(err(format!(
@@ -268,29 +275,46 @@ impl Jit {
             }
             if members.len() <= INLINE_GROUP_LIMIT {
                 // The units' code, in order, in one function over the whole
-                // state (slots, ports, traces and faults as the program's).
-                let id = module
-                    .declare_function(&format!("group{g}"), Linkage::Local, &sig)
-                    .map_err(err)?;
-                ctx.func.signature = sig.clone();
-                ctx.func.name = UserFuncName::user(1, id.as_u32());
-                codegen::function(
-                    &mut module,
-                    &mut ctx.func,
-                    &mut fctx,
-                    program,
-                    members,
-                    &import_ids,
-                    buf_words,
-                    simd,
-                )?;
-                define(&mut module, &mut ctx, id, || {
-                    format!(
-                        "group {g} (units inline: {})",
-                        group_paths(program, members)
-                    )
-                })?;
-                group_ids.push((id, Kind::Inline));
+                // state (slots, ports, traces and faults as the program's);
+                // then, where it differs, its variant for unobserved runs.
+                let ports = codegen::fifo_ports(program, members);
+                let variants: &[bool] = if ports.is_empty() {
+                    &[false]
+                } else {
+                    &[false, true]
+                };
+                for &unobserved in variants {
+                    let (name, what) = match unobserved {
+                        false => (format!("group{g}"), ""),
+                        true => (format!("group{g}_unobserved"), " unobserved"),
+                    };
+                    let id = module
+                        .declare_function(&name, Linkage::Local, &sig)
+                        .map_err(err)?;
+                    ctx.func.signature = sig.clone();
+                    ctx.func.name = UserFuncName::user(1 + u32::from(unobserved), id.as_u32());
+                    codegen::function(
+                        &mut module,
+                        &mut ctx.func,
+                        &mut fctx,
+                        program,
+                        members,
+                        &import_ids,
+                        buf_words,
+                        simd,
+                        unobserved,
+                    )?;
+                    define(&mut module, &mut ctx, id, || {
+                        format!(
+                            "group {g}{what} (units inline: {})",
+                            group_paths(program, members)
+                        )
+                    })?;
+                    match unobserved {
+                        false => group_ids.push((id, Kind::Inline)),
+                        true => unobserved_ids.push((g, id, ports.clone())),
+                    }
+                }
                 continue;
             }
             // (tick context, group data) -> i32, like a unit function's shape.
@@ -358,6 +382,14 @@ impl Jit {
                 (f, members.clone())
             })
             .collect();
+        let mut unobserved: Vec<Option<(UnitFn, Vec<u32>)>> = vec![None; group_ids.len()];
+        for (g, id, ports) in unobserved_ids {
+            let code = module.get_finalized_function(id);
+            // SAFETY: defined above with the signature (pointer, pointer)
+            // -> i32, the platform's `extern "C"`.
+            let f = unsafe { std::mem::transmute::<*const u8, UnitFn>(code) };
+            unobserved[g] = Some((f, ports));
+        }
         let functions: Vec<UnitFn> = ids
             .iter()
             .map(|id| {
@@ -376,6 +408,7 @@ impl Jit {
             module: Some(module),
             units,
             groups,
+            unobserved,
             fault_ids: (0..program.faults.len() as u32).collect(),
             no_fifos: vec![std::ptr::null_mut(); program.ports.len()].into_boxed_slice(),
             slots: program.slots.len(),
@@ -386,6 +419,17 @@ impl Jit {
     /// Number of distinct native functions (units with equal code share one).
     pub fn function_count(&self) -> usize {
         self.functions
+    }
+
+    /// Group `g`'s variant for unobserved runs, if it has one, and the
+    /// IR ports it operates on as FIFOs: called exactly as its
+    /// [`GroupCode::Inline`] code (same contexts), it does the same only
+    /// while each of those ports' FIFO table entries is non-null and its
+    /// FIFO unobserved (no sink records FIFO events), for it tests
+    /// neither.
+    pub(crate) fn unobserved_group(&self, g: usize) -> Option<(UnitFn, &[u32])> {
+        let (f, ports) = self.unobserved.get(g)?.as_ref()?;
+        Some((*f, ports.as_slice()))
     }
 
     /// Group `g`'s code and the contexts to call it with (one per unit, or

@@ -71,25 +71,32 @@ impl RuntimeBinding {
     /// `CHRONON_NO_INLINE_FIFO` leaves every entry null, so one binary
     /// measures the inline form against host calls (docs/performance.md).
     pub(super) fn bind_fifos(&self, sim: &Simulation, program: &Program) {
-        if std::env::var_os("CHRONON_NO_INLINE_FIFO").is_some() {
-            return;
-        }
         for (i, entry) in self.fifo_table.iter().enumerate() {
-            let port = &program.ports[i];
-            let fifo = match self.links.get(i) {
-                Some(Link::FifoIn(Some(f))) => Some(*f),
-                Some(Link::Out { .. }) if port.rate >= 1 => self.fifo_outs[i].map(|(f, _, _)| f),
-                _ => None,
-            };
-            let words = |p: PortId| program.ports[p as usize].item.len();
-            let same_width = program.fifos.iter().any(|f| {
-                (f.from as usize == i || f.to as usize == i) && words(f.from) == words(f.to)
-            });
-            let state = fifo
-                .filter(|_| !port.item.is_empty() && same_width)
+            let state = self
+                .fifo_to_bind(program, i)
                 .and_then(|f| sim.fifo_state(f));
             entry.set(state.unwrap_or(std::ptr::null_mut()));
         }
+    }
+
+    /// The FIFO [`RuntimeBinding::bind_fifos`] gives port `i`'s entry
+    /// (None: the entry stays null), known before the runtime exists.
+    pub(super) fn fifo_to_bind(&self, program: &Program, i: usize) -> Option<FifoId> {
+        if std::env::var_os("CHRONON_NO_INLINE_FIFO").is_some() {
+            return None;
+        }
+        let port = program.ports.get(i)?;
+        let fifo = match self.links.get(i) {
+            Some(Link::FifoIn(Some(f))) => Some(*f),
+            Some(Link::Out { .. }) if port.rate >= 1 => self.fifo_outs[i].map(|(f, _, _)| f),
+            _ => None,
+        };
+        let words = |p: PortId| program.ports[p as usize].item.len();
+        let same_width = program
+            .fifos
+            .iter()
+            .any(|f| (f.from as usize == i || f.to as usize == i) && words(f.from) == words(f.to));
+        fifo.filter(|_| !port.item.is_empty() && same_width)
     }
 
     /// After an edge of a run-ahead loop: the running tick context's

@@ -66,6 +66,10 @@ struct Shared {
 /// calls the function itself ([`chronon_runtime::Tick::native`]).
 struct JitGroupTick {
     code: GroupCode,
+    /// The inline code's variant for unobserved runs
+    /// ([`crate::jit::Jit::unobserved_group`]), where every FIFO port it
+    /// operates on is bound.
+    unobserved: Option<crate::jit::UnitFn>,
     /// Whether the group's units can stop the run ([`crate::jit::can_stop`]).
     can_stop: bool,
     /// The function's data: the state's first slot (the array never grows
@@ -134,12 +138,26 @@ impl chronon_runtime::Tick for JitGroupTick {
                     std::mem::transmute::<crate::jit::GroupFn, chronon_runtime::NativeGroupFn>(f),
                     data,
                 ),
-                GroupCode::Inline(f) => chronon_runtime::NativeGroup::with_context_slot(
-                    std::mem::transmute::<crate::jit::UnitFn, chronon_runtime::NativeGroupFn>(f),
-                    self.data.state.cast(),
-                    self.data.contexts.cast(),
-                    self.data.tick,
-                ),
+                GroupCode::Inline(f) => {
+                    let native = chronon_runtime::NativeGroup::with_context_slot(
+                        std::mem::transmute::<crate::jit::UnitFn, chronon_runtime::NativeGroupFn>(
+                            f,
+                        ),
+                        self.data.state.cast(),
+                        self.data.contexts.cast(),
+                        self.data.tick,
+                    );
+                    // The variant tests neither entries nor observation:
+                    // chosen only where `bind_fifos` binds all its ports
+                    // (`unobserved` above), and called only with no sink.
+                    match self.unobserved {
+                        Some(u) => native.with_unobserved(std::mem::transmute::<
+                            crate::jit::UnitFn,
+                            chronon_runtime::NativeGroupFn,
+                        >(u)),
+                        None => native,
+                    }
+                }
                 // The loop for one edge, through `one_edge`.
                 GroupCode::Edges(_) => chronon_runtime::NativeGroup::new(one_edge, data),
             }
@@ -383,13 +401,17 @@ impl Simulator {
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
                 let (code, mut contexts) = jit.group(g, Rc::as_ptr(&binding));
+                let unobserved = jit.unobserved_group(g).and_then(|(f, ports)| {
+                    let bound = |&p: &u32| binding.fifo_to_bind(&program, p as usize).is_some();
+                    ports.iter().all(bound).then_some(f)
+                });
                 for c in contexts.iter_mut() {
                     // FIFO operations run inline on the entries that
                     // `bind_fifos` fills below (a unit shape's ports are
                     // relative to its instance's base).
                     c.fifos = binding.fifo_table_ptr().wrapping_add(c.port_base as usize);
                 }
-                (code, contexts)
+                (code, unobserved, contexts)
             })
             .collect();
         let shared = Rc::new(RefCell::new(Shared {
@@ -399,7 +421,9 @@ impl Simulator {
             faults: Vec::new(),
         }));
         let state = shared.borrow_mut().state.as_mut_ptr();
-        for (g, (members, (code, contexts))) in groups.iter().zip(group_code).enumerate() {
+        for (g, (members, (code, unobserved, contexts))) in
+            groups.iter().zip(group_code).enumerate()
+        {
             let members: Vec<_> = members.iter().map(|&u| units[u as usize]).collect();
             let mut contexts = contexts;
             let data = Box::new(GroupData {
@@ -415,6 +439,7 @@ impl Simulator {
                 &members,
                 JitGroupTick {
                     code,
+                    unobserved,
                     can_stop: stoppers[g],
                     data,
                     _contexts: contexts,

@@ -373,13 +373,15 @@ fn tick(ctx: &mut TickCtx<'_>, runner: &mut Runner) {
     runner.tick.tick(ctx);
 }
 
-/// Calls `runner`'s native group function (built only for runners with one).
+/// Calls `runner`'s native group function (built only for runners with
+/// one), in its variant for unobserved runs: the lean loop runs only with
+/// no sink installed ([`Simulation::lean_ready`]), so no FIFO is observed.
 #[inline(always)]
 fn native(ctx: &mut TickCtx<'_>, runner: &Runner) {
     let len = runner.metas.end - runner.metas.start;
     ctx.set_group(runner.metas.start, len, &runner.first);
     if let Some(native) = runner.native {
-        ctx.call_native(native);
+        ctx.call_native_unobserved(native);
     }
 }
 
