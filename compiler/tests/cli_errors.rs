@@ -161,6 +161,8 @@ fn unreadable_inputs_are_reported() {
     }
     let out = chronc(&["fmt", "--check", "no/such/file.chr"]);
     expect(&out, 1, "cannot read", "fmt");
+    let out = chronc(&["fmt", "--check", &later]);
+    expect(&out, 1, "byte 0xc3 at line 3, column 7", "fmt");
     let out = chronc(&["trace", "merge", "no/such/dir"]);
     expect(&out, 1, "manifest.json", "trace merge");
     let out = chronc(&["trace", "recover", "no/such/file.pftrace"]);

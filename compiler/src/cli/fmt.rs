@@ -34,13 +34,14 @@ pub fn main(args: FmtArgs) -> ExitCode {
         };
         let read = if stdin {
             std::io::read_to_string(std::io::stdin())
+                .map_err(|e| format!("cannot read {name}: {e}"))
         } else {
-            std::fs::read_to_string(path)
+            super::read_source(path)
         };
         let src = match read {
             Ok(src) => src,
             Err(err) => {
-                sayln!("error: cannot read {name}: {err}");
+                sayln!("error: {err}");
                 failed = true;
                 continue;
             }

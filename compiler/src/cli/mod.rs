@@ -42,8 +42,7 @@ pub fn out(text: &str) -> Result<(), String> {
 }
 
 /// Reads the design files `paths` into `sources`: every file that cannot
-/// be read is named (`cannot read FILE: why`), not just the first, and a
-/// file that is not UTF-8 text says where its first bad byte is. `Err`
+/// be read is named (`cannot read FILE: why`), not just the first. `Err`
 /// holds the messages.
 pub fn read_sources(
     paths: &[std::path::PathBuf],
@@ -51,29 +50,38 @@ pub fn read_sources(
 ) -> Result<(), Vec<String>> {
     let mut errors = Vec::new();
     for path in paths {
-        match std::fs::read(path).map(String::from_utf8) {
-            Ok(Ok(text)) => {
+        match read_source(path) {
+            Ok(text) => {
                 sources.add(path.display().to_string(), text);
             }
-            Ok(Err(e)) => {
-                let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-                let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-                let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-                let column = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
-                let byte = e.as_bytes()[valid.len()];
-                errors.push(format!(
-                    "cannot read {}: not UTF-8 text (byte 0x{byte:02x} at line {line}, \
-                     column {column}); design files are UTF-8",
-                    path.display()
-                ));
-            }
-            Err(e) => errors.push(format!("cannot read {}: {e}", path.display())),
+            Err(e) => errors.push(e),
         }
     }
     if errors.is_empty() {
         Ok(())
     } else {
         Err(errors)
+    }
+}
+
+/// Reads one design file; `Err` is `cannot read FILE: why`, and for a file
+/// that is not UTF-8 text says where its first bad byte is.
+pub fn read_source(path: &std::path::Path) -> Result<String, String> {
+    match std::fs::read(path).map(String::from_utf8) {
+        Ok(Ok(text)) => Ok(text),
+        Ok(Err(e)) => {
+            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
+            let byte = e.as_bytes()[valid.len()];
+            Err(format!(
+                "cannot read {}: not UTF-8 text (byte 0x{byte:02x} at line {line}, \
+                 column {column}); design files are UTF-8",
+                path.display()
+            ))
+        }
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
 }
 
