@@ -162,37 +162,20 @@ impl Diagnostic {
         let line_end = text[line_start..]
             .find('\n')
             .map_or(text.len(), |i| line_start + i);
-        if line_end - line_start > MAX_DRAWN_LINE {
+        let drawn = line_end - line_start <= MAX_DRAWN_LINE;
+        let mut message = self.message.clone();
+        if !drawn {
             let (line, col) = file.line_col(start);
-            let mut help = self.help.clone();
-            for l in &self.labels {
-                let at = sources.get(l.span.file);
-                let (line, col) = at.line_col(l.span.start as usize);
-                help.push_str(&format!(
-                    "\nnote: {} ({}:{}:{})",
-                    l.message, at.name, line, col
-                ));
-            }
-            let severity = match self.severity {
-                Severity::Error => miette::Severity::Error,
-                Severity::Warning => miette::Severity::Warning,
-            };
-            return miette::Report::new(
-                miette::MietteDiagnostic::new(format!(
-                    "{} at {}:{line}:{col} (a line of {} bytes, not shown)",
-                    self.message,
-                    file.name,
-                    line_end - line_start
-                ))
-                .with_code(self.code)
-                .with_severity(severity)
-                .with_help(help),
-            );
+            message.push_str(&format!(
+                " at {}:{line}:{col} (a line of {} bytes, not shown)",
+                file.name,
+                line_end - line_start
+            ));
         }
         let mut help = self.help.clone();
         let mut labels = Vec::new();
         for l in &self.labels {
-            if l.span.file == primary_file {
+            if drawn && l.span.file == primary_file {
                 let span = miette::SourceSpan::new((l.span.start as usize).into(), l.span.len());
                 labels.push(if l.primary {
                     miette::LabeledSpan::new_primary_with_span(Some(l.message.clone()), span)
@@ -212,11 +195,14 @@ impl Diagnostic {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
         };
-        let diag = miette::MietteDiagnostic::new(self.message.clone())
+        let diag = miette::MietteDiagnostic::new(message)
             .with_code(self.code)
             .with_severity(severity)
             .with_help(help)
             .with_labels(labels);
+        if !drawn {
+            return miette::Report::new(diag);
+        }
         miette::Report::new(diag).with_source_code(miette::NamedSource::new(
             file.name.clone(),
             file.text.clone(),
