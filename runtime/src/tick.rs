@@ -157,6 +157,9 @@ pub struct NativeGroup {
     data: *mut core::ffi::c_void,
     /// Where to store the context before each call (null: nowhere).
     context_slot: *mut *mut core::ffi::c_void,
+    /// Whether `unobserved` may reach the context (false only where
+    /// [`NativeGroup::with_unobserved`] says it never does).
+    unobserved_reads_context: bool,
 }
 
 impl NativeGroup {
@@ -175,6 +178,7 @@ impl NativeGroup {
             first: core::ptr::null_mut(),
             data,
             context_slot: core::ptr::null_mut(),
+            unobserved_reads_context: true,
         }
     }
 
@@ -197,6 +201,7 @@ impl NativeGroup {
             first,
             data,
             context_slot,
+            unobserved_reads_context: true,
         }
     }
 
@@ -205,11 +210,29 @@ impl NativeGroup {
     /// (`sim::lean`), whose runs record nothing, so no CDC FIFO is
     /// observed (`CdcFifo::set_observed` follows the sink).
     ///
+    /// `reads_context` false says that `unobserved` never reaches the
+    /// context (it makes no host call): the lean loop then neither stores
+    /// the context in the slot nor sets the context's edge and unit fields
+    /// for the call, and sets them only if it returns a fault status.
+    ///
     /// # Safety
     /// As for the function, and `unobserved` must do what the function
-    /// does whenever no FIFO is observed.
-    pub unsafe fn with_unobserved(self, unobserved: NativeGroupFn) -> Self {
-        NativeGroup { unobserved, ..self }
+    /// does whenever no FIFO is observed; with `reads_context` false it
+    /// must not read the context slot or call any entry point, and must
+    /// take the context-slot form ([`NativeGroup::with_context_slot`]).
+    pub unsafe fn with_unobserved(self, unobserved: NativeGroupFn, reads_context: bool) -> Self {
+        NativeGroup {
+            unobserved,
+            unobserved_reads_context: reads_context || self.context_slot.is_null(),
+            ..self
+        }
+    }
+
+    /// Whether [`TickCtx::call_native_unobserved_blind`] may call this
+    /// group's variant (see [`NativeGroup::with_unobserved`]).
+    #[inline(always)]
+    pub(crate) fn unobserved_is_blind(&self) -> bool {
+        !self.unobserved_reads_context
     }
 }
 
@@ -318,6 +341,26 @@ impl<'a> TickCtx<'a> {
     pub(crate) fn call_native_unobserved(&mut self, native: NativeGroup) {
         debug_assert!(!self.core.fifo_observed, "lean loop with FIFOs observed");
         self.call_native_fn(native, native.unobserved);
+    }
+
+    /// Calls `native`'s variant for unobserved runs where it never reaches
+    /// the context ([`NativeGroup::unobserved_is_blind`]): no context is
+    /// stored and none is needed for the call. Returns its status (non-zero:
+    /// the caller sets the context's edge and unit, then faults with
+    /// [`TickCtx::fault_status`]).
+    #[inline(always)]
+    pub(crate) fn call_native_unobserved_blind(native: NativeGroup) -> u32 {
+        debug_assert!(native.unobserved_is_blind());
+        // SAFETY: `NativeGroup::with_unobserved`'s contract: a blind variant
+        // takes `first` and `data` (the context-slot form) and never reads
+        // the context, so none need be stored.
+        unsafe { (native.unobserved)(native.first, native.data) }
+    }
+
+    /// Faults with a native function's non-zero `status`.
+    #[cold]
+    pub(crate) fn fault_status(&mut self, status: u32) {
+        self.fault(FaultKind::TickStatus { status }, String::new());
     }
 
     /// Calls `function`, `native`'s function or its variant, with this

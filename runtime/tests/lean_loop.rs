@@ -619,3 +619,104 @@ fn lean_loop_does_not_allocate() {
         "allocations in the lean loop"
     );
 }
+
+/// A native group function whose variant for unobserved runs never reaches
+/// the context (`NativeGroup::with_unobserved(.., false)`): the lean loop
+/// calls it without storing the context or setting the edge's fields, and
+/// sets them only when it returns a fault status. The fault (unit, cycle,
+/// time), the stop and the counts must match the replay loop and checked
+/// steps, for a domain with a FIFO side and one without.
+#[test]
+fn lean_loop_faults_of_blind_native_variants_match() {
+    use chronon_runtime::{NativeGroup, Tick};
+    use std::ffi::c_void;
+
+    /// Counts its calls in `*first`; status 5 at call `*data`.
+    unsafe extern "C" fn count(first: *mut c_void, data: *mut c_void) -> u32 {
+        // SAFETY: `Counting::native`: both point into the live tick.
+        unsafe {
+            let n = first.cast::<u64>();
+            *n += 1;
+            u32::from(*n == *data.cast::<u64>()) * 5
+        }
+    }
+    /// Calls so far, the failing call, the (never read) context slot.
+    struct Counting(Box<(u64, u64, *mut c_void)>);
+    impl Tick for Counting {
+        fn tick(&mut self, _: &mut TickCtx<'_>) {
+            panic!("the runtime calls the native function instead");
+        }
+        fn native(&self) -> Option<NativeGroup> {
+            let cell = (&*self.0 as *const (u64, u64, *mut c_void)).cast_mut();
+            // SAFETY: `count` reads and writes only the first two fields,
+            // never the context or the slot; all live in `self`.
+            unsafe {
+                let (calls, at, slot) =
+                    (&raw mut (*cell).0, &raw mut (*cell).1, &raw mut (*cell).2);
+                let group = NativeGroup::with_context_slot(count, calls.cast(), at.cast(), slot);
+                Some(group.with_unobserved(count, false))
+            }
+        }
+    }
+    for (faulting, at) in [(0, 2_345u64), (1, 3_001)] {
+        let build = |mode: Mode| {
+            let mut b = DesignBuilder::new();
+            if mode == Mode::Checked {
+                b.calendar_config(CalendarConfig { pattern_limit: 0 });
+            }
+            let w = b.domain("w", clock(600, 0));
+            let r = b.domain("r", clock(900, 137));
+            let e = b.domain("e", clock(1500, 300));
+            let wu = [b.unit("top.w0", w, &[]), b.unit("top.w1", w, &[])];
+            let ru = b.unit("top.r", r, &[0, 0]);
+            let eu = [b.unit("top.e0", e, &[]), b.unit("top.e1", e, &[])];
+            let f = b.fifo(FifoSpec {
+                name: "top.f".into(),
+                writer: wu[0],
+                reader: ru,
+                depth: 4,
+                sync: 2,
+                width: 1,
+                read_port: ReadPort::Fwft,
+            });
+            let never = u64::MAX;
+            let fails = |d: usize| if d == faulting { at } else { never };
+            b.set_group_tick(&wu, Counting(Box::new((0, fails(0), std::ptr::null_mut()))))
+                .expect("w");
+            b.set_group_tick(&eu, Counting(Box::new((0, fails(1), std::ptr::null_mut()))))
+                .expect("e");
+            b.set_tick(ru, move |ctx: &mut TickCtx<'_>| {
+                let mut v = [0];
+                ctx.fifo_recv(f, &mut v);
+                fold(ctx, v[0]);
+            })
+            .expect("r");
+            let mut sim = b.build().expect("design");
+            sim.set_lean_loop(mode == Mode::Lean);
+            (sim, [w, r, e])
+        };
+        let modes = [Mode::Lean, Mode::Replay, Mode::Checked];
+        let mut sims: Vec<_> = modes.iter().map(|&m| build(m)).collect();
+        assert!(sims[0].0.runs_lean());
+        let results: Vec<_> = sims
+            .iter_mut()
+            .map(|(sim, d)| {
+                let stop = sim.run(RunLimit::Edges {
+                    domain: d[1],
+                    count: 20_000,
+                });
+                (stop, snapshot(sim, d, (5, 1)))
+            })
+            .collect();
+        assert!(matches!(results[0].0, Stop::Fault(_)), "{:?}", results[0]);
+        let fault = &results[0].1.6;
+        assert_eq!(fault.len(), 1, "{fault:?}");
+        assert!(
+            fault[0].contains(&format!("cycle: {}", at - 1)),
+            "{fault:?}"
+        );
+        for (mode, r) in modes.iter().zip(&results).skip(1) {
+            assert_eq!(results[0], *r, "domain {faulting}: lean vs {mode:?}");
+        }
+    }
+}

@@ -60,7 +60,7 @@ pub(super) fn function(
     buf_words: u32,
     simd: bool,
     unobserved: bool,
-) -> Result<(), JitError> {
+) -> Result<bool, JitError> {
     let form = super::edges::Form::Once;
     function_in(
         module, func, fctx, program, units, imports, buf_words, simd, form, unobserved,
@@ -76,7 +76,8 @@ pub(super) fn fifo_ports(program: &Program, units: &[u32]) -> Vec<u32> {
 
 /// [`function`] in the given form: once, or as the run-ahead loop over
 /// edges of `super::edges` (signature `(state, ctx, n) -> edges done`);
-/// `unobserved` as for [`function`].
+/// `unobserved` as for [`function`]. Both return whether the code calls
+/// the host anywhere (else it never reads its context's tick cell).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn function_in(
     module: &mut JITModule,
@@ -89,7 +90,7 @@ pub(super) fn function_in(
     simd: bool,
     form: super::edges::Form,
     unobserved: bool,
-) -> Result<(), JitError> {
+) -> Result<bool, JitError> {
     let ptr = module.target_config().pointer_type();
     let frontend = module.target_config();
     let host: Vec<FuncRef> = imports
@@ -120,6 +121,7 @@ pub(super) fn function_in(
         unobserved,
         simd,
         packed: None,
+        host_calls: false,
     };
     g.fifo_prepare(units);
     // A quiet group's long calls run on packed registers (`jit/packed.rs`).
@@ -145,7 +147,7 @@ pub(super) fn function_in(
     if buf_words > u32::MAX / 8 {
         return Err(err("item buffer too large"));
     }
-    Ok(())
+    Ok(g.host_calls)
 }
 
 /// Words in the item buffer: enough for the largest item or trace.
@@ -197,6 +199,8 @@ struct Gen<'a> {
     /// The packed mirror while a run-ahead loop on it is generated
     /// ([`packed`]).
     packed: Option<packed::Mirror>,
+    /// Whether a host call has been emitted (see [`function_in`]).
+    host_calls: bool,
 }
 
 /// The value of an expression made only of constants and locals known to
@@ -284,6 +288,7 @@ impl Gen<'_> {
         match edge_loop {
             Some(edge_loop) => {
                 let (ctx, host) = (self.ctx, self.host.clone());
+                self.host_calls = true;
                 let done = super::edges::close_loop(&mut self.b, edge_loop, ctx, &host);
                 if let Some(layout) = layout {
                     self.unpack(layout);
@@ -368,6 +373,7 @@ impl Gen<'_> {
     }
 
     fn call(&mut self, f: usize, args: &[Value]) -> Option<Value> {
+        self.host_calls = true;
         let mut all = vec![self.ctx];
         all.extend_from_slice(args);
         let inst = self.b.ins().call(self.host[f], &all);

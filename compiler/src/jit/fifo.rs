@@ -810,24 +810,29 @@ mod tests {
     }
 
     /// A variant exists only for inline groups with FIFO operations, and
-    /// names the FIFO ports it assumes bound.
+    /// names the FIFO ports it assumes bound; it says it calls the host
+    /// exactly where it does: the writer's `send` (its refusal faults
+    /// through the host), not `try_send`, `take`, `request` or counters.
     #[test]
     fn unobserved_variants_only_where_they_differ() {
-        let text = design(false, 4, 2, ("1 GHz", "700 MHz"), false);
-        let sim = simulator(&text, EngineKind::Interp);
-        let program = sim.program();
-        let fifo = &program.fifos[0];
-        let jit = crate::jit::Jit::compile_with_groups(
-            program,
-            crate::jit::JitConfig::default(),
-            &[vec![0], vec![1], vec![]],
-        )
-        .expect("compiles");
-        for (g, port) in [(0, fifo.from), (1, fifo.to)] {
-            let (_, ports) = jit.unobserved_group(g).expect("a variant");
-            assert_eq!(ports, [port]);
+        for send in [false, true] {
+            let text = design(false, 4, 2, ("1 GHz", "700 MHz"), send);
+            let sim = simulator(&text, EngineKind::Interp);
+            let program = sim.program();
+            let fifo = &program.fifos[0];
+            let jit = crate::jit::Jit::compile_with_groups(
+                program,
+                crate::jit::JitConfig::default(),
+                &[vec![0], vec![1], vec![]],
+            )
+            .expect("compiles");
+            for (g, port, calls_host) in [(0, fifo.from, send), (1, fifo.to, false)] {
+                let (_, ports, calls) = jit.unobserved_group(g).expect("a variant");
+                assert_eq!(ports, [port]);
+                assert_eq!(calls, calls_host, "group {g}, send {send}");
+            }
+            assert!(jit.unobserved_group(2).is_none());
         }
-        assert!(jit.unobserved_group(2).is_none());
     }
 
     /// `send` on a full FIFO faults on both engines at the same instant.

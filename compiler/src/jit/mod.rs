@@ -126,7 +126,7 @@ pub struct Jit {
     /// runs, and the FIFO ports that variant needs bound (see
     /// [`Jit::unobserved_group`]); `None` where the group has no FIFO
     /// operation or is not inline.
-    unobserved: Vec<Option<(UnitFn, Vec<u32>)>>,
+    unobserved: Vec<Option<(UnitFn, Vec<u32>, bool)>>,
     /// Fault index to fault id for inline groups: the identity.
     fault_ids: Vec<u32>,
     /// A FIFO table of nulls, one per port: inline groups' default.
@@ -293,7 +293,7 @@ impl Jit {
                         .map_err(err)?;
                     ctx.func.signature = sig.clone();
                     ctx.func.name = UserFuncName::user(1 + u32::from(unobserved), id.as_u32());
-                    codegen::function(
+                    let calls_host = codegen::function(
                         &mut module,
                         &mut ctx.func,
                         &mut fctx,
@@ -312,7 +312,7 @@ impl Jit {
                     })?;
                     match unobserved {
                         false => group_ids.push((id, Kind::Inline)),
-                        true => unobserved_ids.push((g, id, ports.clone())),
+                        true => unobserved_ids.push((g, id, ports.clone(), calls_host)),
                     }
                 }
                 continue;
@@ -382,13 +382,13 @@ impl Jit {
                 (f, members.clone())
             })
             .collect();
-        let mut unobserved: Vec<Option<(UnitFn, Vec<u32>)>> = vec![None; group_ids.len()];
-        for (g, id, ports) in unobserved_ids {
+        let mut unobserved: Vec<Option<(UnitFn, Vec<u32>, bool)>> = vec![None; group_ids.len()];
+        for (g, id, ports, calls_host) in unobserved_ids {
             let code = module.get_finalized_function(id);
             // SAFETY: defined above with the signature (pointer, pointer)
             // -> i32, the platform's `extern "C"`.
             let f = unsafe { std::mem::transmute::<*const u8, UnitFn>(code) };
-            unobserved[g] = Some((f, ports));
+            unobserved[g] = Some((f, ports, calls_host));
         }
         let functions: Vec<UnitFn> = ids
             .iter()
@@ -426,10 +426,11 @@ impl Jit {
     /// [`GroupCode::Inline`] code (same contexts), it does the same only
     /// while each of those ports' FIFO table entries is non-null and its
     /// FIFO unobserved (no sink records FIFO events), for it tests
-    /// neither.
-    pub(crate) fn unobserved_group(&self, g: usize) -> Option<(UnitFn, &[u32])> {
-        let (f, ports) = self.unobserved.get(g)?.as_ref()?;
-        Some((*f, ports.as_slice()))
+    /// neither; and whether it calls the host (else it never reads the
+    /// tick cell its context names).
+    pub(crate) fn unobserved_group(&self, g: usize) -> Option<(UnitFn, &[u32], bool)> {
+        let (f, ports, calls_host) = self.unobserved.get(g)?.as_ref()?;
+        Some((*f, ports.as_slice(), *calls_host))
     }
 
     /// Group `g`'s code and the contexts to call it with (one per unit, or

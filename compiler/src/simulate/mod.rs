@@ -68,8 +68,8 @@ struct JitGroupTick {
     code: GroupCode,
     /// The inline code's variant for unobserved runs
     /// ([`crate::jit::Jit::unobserved_group`]), where every FIFO port it
-    /// operates on is bound.
-    unobserved: Option<crate::jit::UnitFn>,
+    /// operates on is bound, and whether it calls the host.
+    unobserved: Option<(crate::jit::UnitFn, bool)>,
     /// Whether the group's units can stop the run ([`crate::jit::can_stop`]).
     can_stop: bool,
     /// The function's data: the state's first slot (the array never grows
@@ -150,11 +150,19 @@ impl chronon_runtime::Tick for JitGroupTick {
                     // The variant tests neither entries nor observation:
                     // chosen only where `bind_fifos` binds all its ports
                     // (`unobserved` above), and called only with no sink.
+                    // A variant with no host call never reads the tick cell
+                    // (`Jit::unobserved_group`), so the runtime need not
+                    // fill it.
                     match self.unobserved {
-                        Some(u) => native.with_unobserved(std::mem::transmute::<
-                            crate::jit::UnitFn,
-                            chronon_runtime::NativeGroupFn,
-                        >(u)),
+                        Some((u, calls_host)) => {
+                            native.with_unobserved(
+                                std::mem::transmute::<
+                                    crate::jit::UnitFn,
+                                    chronon_runtime::NativeGroupFn,
+                                >(u),
+                                calls_host,
+                            )
+                        }
                         None => native,
                     }
                 }
@@ -401,9 +409,9 @@ impl Simulator {
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
                 let (code, mut contexts) = jit.group(g, Rc::as_ptr(&binding));
-                let unobserved = jit.unobserved_group(g).and_then(|(f, ports)| {
+                let unobserved = jit.unobserved_group(g).and_then(|(f, ports, calls_host)| {
                     let bound = |&p: &u32| binding.fifo_to_bind(&program, p as usize).is_some();
-                    ports.iter().all(bound).then_some(f)
+                    ports.iter().all(bound).then_some((f, calls_host))
                 });
                 for c in contexts.iter_mut() {
                     // FIFO operations run inline on the entries that

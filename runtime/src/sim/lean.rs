@@ -385,6 +385,33 @@ fn native(ctx: &mut TickCtx<'_>, runner: &Runner) {
     }
 }
 
+/// Edge `cycle` of domain `d` calls `runner`'s native group function in
+/// its variant for unobserved runs, as [`native`] after the edge's context
+/// fields are set; where the variant never reaches the context
+/// ([`crate::tick::NativeGroup::unobserved_is_blind`]) the context's edge
+/// and unit fields are set only if it faults (nothing else reads them
+/// before the next edge sets them again).
+#[inline(always)]
+fn edge_native(ctx: &mut TickCtx<'_>, runner: &Runner, d: u32, cycle: u64) {
+    match runner.native {
+        Some(group) if group.unobserved_is_blind() => {
+            let status = TickCtx::call_native_unobserved_blind(group);
+            if status != 0 {
+                ctx.cycle = cycle;
+                ctx.domain = d;
+                let len = runner.metas.end - runner.metas.start;
+                ctx.set_group(runner.metas.start, len, &runner.first);
+                ctx.fault_status(status);
+            }
+        }
+        _ => {
+            ctx.cycle = cycle;
+            ctx.domain = d;
+            native(ctx, runner);
+        }
+    }
+}
+
 impl Simulation {
     /// Whether [`Simulation::run`] may use the lean loop now: it is on,
     /// built, and no sink is installed.
@@ -481,13 +508,20 @@ impl Simulation {
         // cannot overflow: the cursor's budget) and the context acts in it.
         macro_rules! edge {
             ($d:expr) => {{
+                let n = count!($d);
+                ctx.cycle = n;
+                ctx.domain = $d as u32;
+            }};
+        }
+        // Domain `d`'s edge count moves on; the edge's cycle.
+        macro_rules! count {
+            ($d:expr) => {{
                 let d = $d as usize;
                 // SAFETY: `d < reach.domains <= solos.len()` (checked above).
                 let entry = unsafe { solos.get_unchecked_mut(d) };
                 let n = entry.next;
                 entry.next = n + 1;
-                ctx.cycle = n;
-                ctx.domain = d as u32;
+                n
             }};
         }
         // Runner `r`, as a `&mut Runner`.
@@ -540,13 +574,27 @@ impl Simulation {
         // by `$call` (`tick` or `native`), up to its FIFO side (the caller
         // commits that, then ends the instant).
         macro_rules! solo {
-            ($d:expr, $call:ident) => {{
+            ($d:expr, tick) => {{
                 let d = $d;
                 // SAFETY: `d < reach.domains <= solos.len()` (checked above).
                 let solo = unsafe { *solos.get_unchecked(d as usize) };
                 edge!(d);
-                $call(&mut ctx, runner!(solo.runner));
+                tick(&mut ctx, runner!(solo.runner));
                 words!(solo.words.0, solo.words.1);
+                solo
+            }};
+            ($d:expr, native) => {{
+                let d = $d;
+                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
+                let solo = unsafe { *solos.get_unchecked(d as usize) };
+                let n = count!(d);
+                edge_native(&mut ctx, runner!(solo.runner), d, n);
+                // A native runner's registers usually live in its own
+                // state (no words here): that case first.
+                let (a, b) = solo.words;
+                if b > a {
+                    words!(a, b);
+                }
                 solo
             }};
         }
