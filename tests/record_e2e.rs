@@ -288,18 +288,10 @@ fn vcd_register_changes_match_the_trace_events() {
     run_design("examples/cdc_pair.chr", EngineKind::Jit, &rec);
     // Independent expectation: `expected` becomes k+1 at the k-th take.
     let log = std::fs::read_to_string(dir.join("text/01-rclk.log")).expect("log");
-    let mut changes = Vec::new();
-    let mut k = 0u64;
-    for line in log.lines().filter(|l| l.contains(" T top.r take ")) {
-        let time = line
-            .split(' ')
-            .nth(1)
-            .and_then(|t| t.strip_suffix("ps"))
-            .and_then(Time::parse)
-            .expect("time");
-        k += 1;
-        changes.push(serde_json::json!([time.floor_fs().expect("fs") as u64, k]));
-    }
+    let changes: Vec<_> = take_changes(&log)
+        .into_iter()
+        .map(|(fs, k)| serde_json::json!([fs as u64, k]))
+        .collect();
     let expect = serde_json::json!({"signals": {"top.r.expected": changes}});
     std::fs::write(dir.join("expect.json"), expect.to_string()).expect("write expectation");
     let out = Command::new("python3")
@@ -313,6 +305,24 @@ fn vcd_register_changes_match_the_trace_events() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// `(fs, k)` per `take` trace of cdc_pair's reader log: the time of its
+/// k-th take (from 1), when its `expected` register becomes k.
+fn take_changes(log: &str) -> Vec<(u128, u64)> {
+    log.lines()
+        .filter(|l| l.contains(" T top.r take "))
+        .zip(1..)
+        .map(|(line, k)| {
+            let time = line
+                .split(' ')
+                .nth(1)
+                .and_then(|t| t.strip_suffix("ps"))
+                .and_then(Time::parse)
+                .expect("time");
+            (time.floor_fs().expect("fs"), k)
+        })
+        .collect()
 }
 
 /// The example of the VCD occupancy definition: a writer at 200 MHz and a
@@ -824,5 +834,72 @@ fn a_failing_writer_stops_the_run_with_its_own_error_and_leaves_valid_prefixes()
     assert!((records as u64) < limit, "{records}");
     if let Some(events) = decode_perfetto(&trace) {
         assert!(!events.is_empty());
+    }
+}
+
+/// A `--trace-filter` time window applies to dumped registers: after
+/// `$dumpvars`, every change lies in the window, carries the register's
+/// value at that time in an unwindowed run (whose `expected` changes are
+/// the trace log's takes), and every change of that run
+/// within the window is there (the first edge in the window may add the
+/// value reached outside it). Both engines; VCD only, so the registers
+/// take the sink's registers-only path (dropping its window test fails
+/// this).
+#[test]
+fn vcd_time_window_keeps_register_changes_inside_it() {
+    use chronon_compiler::record::TraceFilter;
+    let (from, to) = (50_000_000u128, 120_000_000u128);
+    for engine in [EngineKind::Jit, EngineKind::Interp] {
+        let dir = scratch(&format!("vcd-window-{engine:?}"));
+        let run = |name: &str, filter: TraceFilter| {
+            let rec = RecordOptions {
+                vcd: Some(dir.join(name)),
+                vcd_signals: vec!["top.r.expected".into(), "top.w.next".into()],
+                filter,
+                ..RecordOptions::default()
+            };
+            run_design("examples/cdc_pair.chr", engine, &rec);
+            std::fs::read_to_string(dir.join(name)).expect("the VCD")
+        };
+        let mut window = TraceFilter::default();
+        window.add("from=50ns,to=120ns").expect("filter");
+        let (all, windowed) = (
+            run("all.vcd", TraceFilter::default()),
+            run("win.vcd", window),
+        );
+        assert!(all.contains("1 fs") || all.contains("1fs"), "timescale");
+        // Independently of the sink: `expected` becomes k at the k-th take,
+        // at the take's time (a register sampled at another domain's edge
+        // would change late).
+        // (The log from a run of its own: a text writer also takes
+        // register changes, which takes the registers off the VCD-only
+        // path.)
+        let text = RecordOptions {
+            trace_dir: Some(dir.join("text")),
+            ..RecordOptions::default()
+        };
+        run_design("examples/cdc_pair.chr", engine, &text);
+        let log = std::fs::read_to_string(dir.join("text/01-rclk.log")).expect("log");
+        assert_eq!(
+            vcd_changes(&all, "expected"),
+            take_changes(&log),
+            "{engine:?}"
+        );
+        for name in ["expected", "next"] {
+            let (all, windowed) = (vcd_changes(&all, name), vcd_changes(&windowed, name));
+            let value_at = |t: u128| all.iter().rev().find(|c| c.0 <= t).map(|c| c.1);
+            let inside: Vec<_> = all.iter().filter(|c| (from..=to).contains(&c.0)).collect();
+            assert!(inside.len() > 10, "{name}: {} changes inside", inside.len());
+            for &(t, v) in &windowed {
+                assert!(
+                    (from..=to).contains(&t),
+                    "{name} {engine:?}: change at {t} fs"
+                );
+                assert_eq!(value_at(t), Some(v), "{name} {engine:?}: value at {t} fs");
+            }
+            for c in inside {
+                assert!(windowed.contains(c), "{name} {engine:?}: {c:?} missing");
+            }
+        }
     }
 }
