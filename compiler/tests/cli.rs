@@ -66,6 +66,28 @@ fn check_json_is_an_array_of_coded_diagnostics() {
 }
 
 #[test]
+fn run_json_prints_compile_errors_as_check_json_on_stdout() {
+    let file = "compiler/tests/cli/bad_types.chr";
+    let out = chronc(&["run", file, "--json", "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    let run: serde_json::Value =
+        serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
+    let diags = run.as_array().expect("a JSON array");
+    assert!(diags.iter().any(|d| d["severity"] == "error"), "{run:#}");
+    // The same form as `chronc check --format json`: every diagnostic check
+    // reports is among run's, field for field (run also needs a top: E0411).
+    let check = chronc(&["check", "--format", "json", file]);
+    let check: serde_json::Value =
+        serde_json::from_str(&stdout(&check)).expect("stdout is one JSON document");
+    let check = check.as_array().expect("a JSON array");
+    assert!(!check.is_empty());
+    for d in check {
+        assert!(diags.contains(d), "{d:#} missing from run's {run:#}");
+    }
+    assert!(diags.iter().any(|d| d["code"] == "E0411"), "{run:#}");
+}
+
+#[test]
 fn run_prints_a_json_report_and_exits_zero() {
     let out = chronc(&["run", "examples/producer_consumer.chr", "--json", "-q"]);
     assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));

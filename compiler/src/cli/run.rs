@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use chronon_compiler::diag_render::render_human;
+use chronon_compiler::diag_render::{render_human, render_json};
 use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
@@ -134,8 +134,16 @@ pub fn main(args: RunArgs) -> ExitCode {
     }
     match result {
         Err(RunError::Compile(diags)) => {
-            let color = std::io::stderr().is_terminal();
-            say!("{}", render_human(&diags, &sources, 100, color));
+            if args.json {
+                // Same encoder and form as `chronc check --format json`.
+                let json = format!("{}\n", render_json(&diags, &sources));
+                if let Err(e) = super::out(&json) {
+                    sayln!("{e}");
+                }
+            } else {
+                let color = std::io::stderr().is_terminal();
+                say!("{}", render_human(&diags, &sources, 100, color));
+            }
             ExitCode::from(2)
         }
         Err(RunError::Setup(message)) => usage(&message),
