@@ -4,7 +4,8 @@
 //! shows the source too. The file's code must be among the diagnostics.
 //!
 //! A first line `//@ top: NAME` passes `--top NAME`; `//@ require-top`
-//! asks for a top system as `chronc run` does.
+//! asks for a top system as `chronc run` does; `//@ param: NAME=VALUE`
+//! passes `-p NAME=VALUE` (repeatable, in order).
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,13 @@ fn options_for(text: &str) -> CompileOptions {
         let directive = line.trim_start_matches("//@").trim();
         if let Some(top) = directive.strip_prefix("top:") {
             options.top = Some(top.trim().to_string());
+        } else if let Some(param) = directive.strip_prefix("param:") {
+            let (n, v) = param
+                .split_once('=')
+                .unwrap_or_else(|| panic!("`{directive}` is not param: NAME=VALUE"));
+            options
+                .params
+                .push((n.trim().to_string(), v.trim().to_string()));
         } else if directive == "require-top" {
             options.require_top = true;
         } else {

@@ -118,6 +118,21 @@ fn parameters_that_do_not_exist_or_fit_are_diagnosed() {
         "`Top` takes no parameters",
         "-p on a system without any",
     );
+    // A name given twice is an error naming both values, even when each
+    // value alone would do; each value's own error is reported too.
+    for (a, b, also) in [
+        ("N=2", "N=3", None),
+        ("N=2", "N=-1", Some("value -1 does not fit")),
+    ] {
+        let twice = format!("parameter `N` is given 2 times: `-p {a}`, `-p {b}`");
+        let out = chronc(&["run", ring, "-q", "--cycles", "2", "-p", a, "-p", b]);
+        expect(&out, 2, &twice, "run -p N twice");
+        let out = chronc(&["check", ring, "-p", a, "-p", b]);
+        expect(&out, 1, &twice, "check -p N twice");
+        if let Some(also) = also {
+            expect(&out, 1, also, "check -p N twice, one bad");
+        }
+    }
     // N = 0: an empty ring runs.
     let out = chronc(&["run", ring, "-q", "--cycles", "3", "-p", "N=0"]);
     expect(&out, 0, "stopped: limit", "-p N=0");

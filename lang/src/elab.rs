@@ -416,29 +416,43 @@ impl<'e> Elab<'e> {
         }
         for g in &gps {
             let ty = self.env.resolve_type(module, &params, &g.ty);
-            let given = args.iter().find(|(a, _, _)| a.name == g.name.name);
-            let value = match given {
-                Some((_, Ok(v), span)) => {
-                    let fits_ty = match (&ty, v) {
-                        (Type::Int { .. }, Value::Int(x)) => crate::eval::fits(*x, &ty),
-                        (Type::Bool, Value::Bool(_)) => true,
-                        _ => false,
-                    };
-                    if !fits_ty && ty != Type::Error {
-                        self.err(ElabError::BadParam {
-                            span: *span,
-                            message: format!(
-                                "value {v} does not fit parameter `{}: {ty}`",
-                                g.name.name
-                            ),
-                            help: format!("give a value of type `{ty}`"),
-                        });
-                        ok = false;
-                        continue;
-                    }
-                    v.clone()
+            // A name given several times (`-p N=1 -p N=2`, reported by
+            // `top`): every value is checked, so each one's error is shown.
+            let mut given = None;
+            let mut any = false;
+            let mut bad = false;
+            for (_, v, span) in args.iter().filter(|(a, _, _)| a.name == g.name.name) {
+                any = true;
+                let Ok(v) = v else {
+                    bad = true;
+                    continue;
+                };
+                let fits_ty = match (&ty, v) {
+                    (Type::Int { .. }, Value::Int(x)) => crate::eval::fits(*x, &ty),
+                    (Type::Bool, Value::Bool(_)) => true,
+                    _ => false,
+                };
+                if !fits_ty && ty != Type::Error {
+                    self.err(ElabError::BadParam {
+                        span: *span,
+                        message: format!(
+                            "value {v} does not fit parameter `{}: {ty}`",
+                            g.name.name
+                        ),
+                        help: format!("give a value of type `{ty}`"),
+                    });
+                    bad = true;
+                    continue;
                 }
-                Some((_, Err(()), _)) => {
+                given = Some(v.clone());
+            }
+            if bad {
+                ok = false;
+                continue;
+            }
+            let value = match given {
+                Some(v) => v,
+                None if any => {
                     ok = false;
                     continue;
                 }
@@ -505,7 +519,34 @@ impl<'e> Elab<'e> {
                 (ast::Ident { name: n.clone(), span: name.span }, parsed.ok_or(()), name.span)
             })
             .collect();
-        let (params, list) = self.params_for(item, &args, name.span)?;
+        // A name given twice is an error naming every occurrence; each
+        // value is still checked by `params_for`.
+        let mut seen: Vec<&str> = Vec::new();
+        for (n, _) in overrides {
+            if seen.contains(&n.as_str()) {
+                continue;
+            }
+            seen.push(n);
+            let all: Vec<String> = overrides
+                .iter()
+                .filter(|(m, _)| m == n)
+                .map(|(m, v)| format!("`-p {m}={v}`"))
+                .collect();
+            if all.len() > 1 {
+                self.err(ElabError::BadParam {
+                    span: name.span,
+                    message: format!(
+                        "parameter `{n}` is given {} times: {}",
+                        all.len(),
+                        all.join(", ")
+                    ),
+                    help: format!("give `-p {n}=...` once"),
+                });
+            }
+        }
+        let repeated = seen.len() < overrides.len();
+        let params_list = self.params_for(item, &args, name.span);
+        let (params, list) = params_list.filter(|_| !repeated)?;
         self.system(item, params, "top");
         if self.too_large {
             // Half a design: its undriven inputs and missing elements are
