@@ -83,6 +83,10 @@ pub struct Elab<'e> {
     /// there), so links to them are skipped instead of reported as links to
     /// unknown instances.
     skipped: Vec<(String, Span)>,
+    /// Instances declared only in system `for` loops that ran zero times:
+    /// name, the loop's end bound and its range. A link to one is reported
+    /// as a use of an empty instance array, not of an unknown instance.
+    empty_arrays: Vec<(String, Span, i128, i128)>,
     /// Diagnostics before elaboration began.
     diags_at_start: usize,
 }
@@ -211,6 +215,7 @@ impl<'e> Elab<'e> {
             size: 0,
             too_large: false,
             skipped: Vec::new(),
+            empty_arrays: Vec::new(),
             diags_at_start: 0,
         };
         e.diags_at_start = e.env.diags.len();
@@ -569,7 +574,11 @@ impl<'e> Elab<'e> {
         let mut members = Vec::new();
         self.unroll(module, &sys.members, &Rc::new(params), false, &mut members);
         let skipped = std::mem::take(&mut self.skipped);
+        // Taken before the subsystems below are elaborated, put back for
+        // this system's links.
+        let empty_arrays = std::mem::take(&mut self.empty_arrays);
         self.declare_insts(module, &members, path, &mut slots);
+        self.empty_arrays = empty_arrays;
         for (name, span) in skipped {
             slots.entry(name).or_insert(Slot::Failed(span));
         }
@@ -607,6 +616,7 @@ impl<'e> Elab<'e> {
             &mut exposed_spans,
             &mut exposed_names,
         );
+        self.empty_arrays.clear();
         self.sys_stack.pop();
         exposed
     }
@@ -670,6 +680,13 @@ impl<'e> Elab<'e> {
                 });
                 skipped_insts(body, &mut self.skipped);
                 continue;
+            }
+            if b <= a {
+                let mut names = Vec::new();
+                skipped_insts(body, &mut names);
+                for (name, _) in names {
+                    self.empty_arrays.push((name, end.span, a, b));
+                }
             }
             for i in a..b {
                 if !self.grow(end.span) {
@@ -997,6 +1014,20 @@ impl<'e> Elab<'e> {
         ep: &ast::Endpoint,
     ) -> Option<PortView> {
         let Some(slot) = slots.get(&ep.inst.name) else {
+            if let Some((_, bound, a, b)) = self
+                .empty_arrays
+                .iter()
+                .find(|(n, ..)| *n == ep.inst.name)
+                .cloned()
+            {
+                self.err(ElabError::EmptyInstanceArray {
+                    span: ep.inst.span,
+                    name: ep.inst.name.clone(),
+                    bound,
+                    range: format!("{a}..{b}"),
+                });
+                return None;
+            }
             let names: Vec<&str> = slots.keys().map(String::as_str).collect();
             let suggestion = did_you_mean(&ep.inst.name, names).map(str::to_string);
             self.err(ResolveError::UnknownName {

@@ -389,6 +389,14 @@ pub enum ElabError {
     AmbiguousTop { span: Span, candidates: Vec<String> },
     /// E0413
     InstanceElement { span: Span, message: String },
+    /// E0413: a link to an instance array whose only `for` loop ran zero
+    /// times.
+    EmptyInstanceArray {
+        span: Span,
+        name: String,
+        bound: Span,
+        range: String,
+    },
     /// E0414
     BadParam {
         span: Span,
@@ -461,6 +469,16 @@ impl IntoDiagnostic for ElabError {
                 .with_help("choose one with --top NAME"),
             InstanceElement { span, message } => Diagnostic::error("E0413", message, span, "instance declaration")
                 .with_help("declare each element of an instance array exactly once, from 0 up"),
+            EmptyInstanceArray { span, name, bound, range } => Diagnostic::error(
+                "E0413",
+                format!("instance array `{name}` has no elements: its `for` loop ran zero times"),
+                span,
+                "no element to link to",
+            )
+            .with_label(bound, format!("the loop's range is `{range}`"))
+            .with_help(format!(
+                "give the loop at least one iteration, or put the links to `{name}` in a loop over the same range"
+            )),
             BadParam { span, message, help } => Diagnostic::error("E0414", message, span, "parameter").with_help(help),
             PayloadMismatch { span, from, to } => Diagnostic::error("E0415", format!("link joins `{from}` to `{to}`"), span, "payload types differ")
                 .with_help("both ends of a link carry the same type"),
