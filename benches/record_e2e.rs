@@ -122,6 +122,7 @@ fn child(config: &str, scale: u64) {
         },
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     let rec = options(config, &dir);
     // Compilation is in the timed region for every configuration alike.

@@ -1888,8 +1888,8 @@ fn check_design(seed: u64, engine: EngineKind) {
 /// engines; `CHRONON_EXPR_CASES` and `CHRONON_EXPR_SEED` for more.
 #[test]
 fn random_expressions_match_icarus() {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the random expression designs are skipped");
+    if !chronon_suite::tools::icarus_installed() {
+        chronon_suite::tools::missing("iverilog", "the random expression designs");
         return;
     }
     let count = env_u64("CHRONON_EXPR_CASES", 24);
@@ -1925,6 +1925,7 @@ fn error_codes(name: &str, text: &str) -> Vec<&'static str> {
         stop: StopAt::Until(Picos::new(0, 1)),
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     match run(&mut sources, &options, &mut |_, _| {}) {
         Err(RunError::Compile(diags)) => diags.iter().map(|d| d.code).collect(),

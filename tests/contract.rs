@@ -40,6 +40,7 @@ use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_runtime::{DomainId, RunLimit};
 use chronon_suite::designs::{check_each, elaborate, parse_run_args, run_summary};
+use chronon_suite::tools;
 
 /// What a design's header asks.
 struct Case {
@@ -122,6 +123,7 @@ fn options_for_engine(engine: EngineKind) -> RunOptions {
         stop: StopAt::Finish,
         drain: None,
         seed: 0,
+        exec: Default::default(),
     }
 }
 
@@ -439,14 +441,8 @@ fn time_in_traces_rounds_down_in_every_format() {
 /// checks the wire format, monotonic timestamps, balanced slices and flows;
 /// `None`, with a note, without python3 and the `perfetto` package.
 fn decode_perfetto(trace: &Path) -> Option<serde_json::Value> {
-    let probe = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
-        ])
-        .status();
-    if !probe.is_ok_and(|s| s.success()) {
-        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+    if !tools::python_has(tools::PERFETTO_PROTOS) {
+        tools::missing("python3 with the perfetto package", "the Perfetto check");
         return None;
     }
     let dump_path = trace.with_extension("dump.json");

@@ -283,6 +283,7 @@ fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<Str
         stop: StopAt::Until(parse_time(&format!("{until_ps}ps")).expect("time")),
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     let record = RecordOptions {
         trace_dir: Some(dir.clone()),

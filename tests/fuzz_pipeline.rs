@@ -8,9 +8,10 @@
 //! code, a message, a primary label whose span lies inside its source, and a
 //! help line, and the two engines must stop alike with equal state digests.
 //!
-//! CI runs the first `CHRONON_FUZZ_CASES` (default 8000) cases of a fixed
-//! seed, stopping early after `CHRONON_FUZZ_SECONDS` (default 30), so the
-//! cases do not depend on the machine's speed (about 12 s here). A soak:
+//! CI runs exactly the first `CHRONON_FUZZ_CASES` (default 8000) cases of a
+//! fixed seed, whatever the machine's speed (about 12 s here), so a run is
+//! reproducible; only a soak sets a time budget, `CHRONON_FUZZ_SECONDS`,
+//! which stops it early:
 //! `CHRONON_FUZZ_CASES=100000000 CHRONON_FUZZ_SECONDS=600
 //! CHRONON_FUZZ_SEED=7 cargo test --test fuzz_pipeline -- --nocapture`. A
 //! failing case is written to `target/fuzz-failure-<seed>-<case>.chr`.
@@ -480,7 +481,7 @@ fn env_u64(name: &str, default: u64) -> u64 {
 #[test]
 fn mutated_designs_never_break_the_pipeline() {
     let seed = env_u64("CHRONON_FUZZ_SEED", 0x5EED_F022);
-    let seconds = env_u64("CHRONON_FUZZ_SECONDS", 30);
+    let seconds = env_u64("CHRONON_FUZZ_SECONDS", u64::MAX);
     let max_cases = env_u64("CHRONON_FUZZ_CASES", 8000);
     let corpus = corpus();
     let started = Instant::now();
@@ -531,7 +532,10 @@ fn mutated_designs_never_break_the_pipeline() {
     for m in &lower_messages {
         eprintln!("  lowering refused: {m}");
     }
-    assert!(cases >= 20, "only {cases} cases ran");
+    assert!(
+        cases == max_cases || !failures.is_empty() || seconds != u64::MAX,
+        "only {cases} of {max_cases} cases ran"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -211,6 +211,7 @@ fn run_text(
         },
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     let report = match run(&mut sources, &options, &mut |_, _| {}) {
         Ok(r) => r,
@@ -311,8 +312,7 @@ fn async_fifo_with_a_faster_writer_matches_the_model() {
 
 /// Runs an Icarus testbench, or `None` when `iverilog` is not installed.
 fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> Option<String> {
-    let probe = Command::new("iverilog").arg("-V").output();
-    if probe.is_err() {
+    if !chronon_suite::tools::icarus_installed() {
         return None;
     }
     let dir = std::env::temp_dir().join(format!("chronon-peers-{}", std::process::id()));
@@ -375,7 +375,7 @@ fn icarus_agrees_when_installed() {
             .map(|n| vec![format!("-Ppipeline_tb.N={n}")])
             .unwrap_or_default();
         let Some(line) = icarus(tb, design, &defines, cycles) else {
-            println!("note: iverilog is not installed; the Icarus comparison is skipped");
+            chronon_suite::tools::missing("iverilog", "the Icarus comparison");
             return;
         };
         let params: Vec<(&str, String)> =

@@ -10,6 +10,7 @@ use chronon_compiler::run::{RunOptions, RunReport, StopAt, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
 use chronon_record::Time;
+use chronon_suite::tools;
 
 /// A fresh output directory, removed when the test passes (kept for
 /// inspection when it fails): each run used to leave its outputs in the
@@ -53,6 +54,7 @@ fn run_design(path: &str, engine: EngineKind, rec: &RecordOptions) -> RunReport 
         },
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     match run_recorded(&mut sources, &options, rec, &mut |_, _| {}) {
         Ok(r) => r,
@@ -224,6 +226,7 @@ fn a_full_disk_stops_recording_with_the_writers_error() {
         stop: StopAt::Finish,
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     match run_recorded(&mut sources, &options, &rec, &mut |_, _| {}) {
         Err(chronon_compiler::run::RunError::Setup(m)) => {
@@ -269,13 +272,8 @@ fn lossy_retained_plus_dropped_equals_lossless() {
 
 #[test]
 fn vcd_register_changes_match_the_trace_events() {
-    if Command::new("python3")
-        .args(["-c", "import pywellen, vcd"])
-        .status()
-        .map(|s| !s.success())
-        .unwrap_or(true)
-    {
-        println!("note: python3 with pywellen and pyvcd is missing; VCD check skipped");
+    if !tools::python_has("pywellen, vcd") {
+        tools::missing("python3 with pywellen and pyvcd", "the VCD check");
         return;
     }
     let dir = scratch("vcd");
@@ -497,14 +495,8 @@ struct PerfettoEvent {
 /// wire-format and content checks); `None`, with a note, without python3
 /// and the `perfetto` package.
 fn decode_perfetto(trace: &Path) -> Option<Vec<PerfettoEvent>> {
-    let probe = Command::new("python3")
-        .args([
-            "-c",
-            "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
-        ])
-        .status();
-    if !probe.map(|s| s.success()).unwrap_or(false) {
-        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+    if !tools::python_has(tools::PERFETTO_PROTOS) {
+        tools::missing("python3 with the perfetto package", "the Perfetto check");
         return None;
     }
     let out_path = trace.with_extension("dump.json");

@@ -43,6 +43,7 @@ fn options_for(source: &str, engine: EngineKind) -> RunOptions {
         stop,
         drain,
         seed: 0,
+        exec: Default::default(),
     }
 }
 
@@ -107,6 +108,7 @@ fn sliced_runs_equal_one_run() {
             stop: stop.clone(),
             drain: None,
             seed: 0,
+            exec: Default::default(),
         };
         let sliced = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
         let compiled = chronon_lang::compile(

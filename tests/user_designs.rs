@@ -40,6 +40,7 @@ use chronon_lang::diag::Severity;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
 use chronon_suite::designs::{RunArgs, check_each, parse_run_args, run_summary};
+use chronon_suite::tools;
 
 const DIR: &str = "tests/user_designs";
 
@@ -133,6 +134,7 @@ fn run_case(
         stop: case.run.stop.clone(),
         drain: case.run.drain,
         seed: 0,
+        exec: Default::default(),
     };
     let record = RecordOptions {
         trace_dir: traced.then(|| dir.0.clone()),
@@ -172,16 +174,6 @@ fn by_unit(lines: &[String]) -> BTreeMap<String, Vec<String>> {
         map.entry(unit).or_default().push(line.clone());
     }
     map
-}
-
-/// Whether `iverilog` and `vvp` can be run.
-fn icarus_installed() -> bool {
-    ["iverilog", "vvp"].iter().all(|tool| {
-        Command::new(tool)
-            .arg("-V")
-            .output()
-            .is_ok_and(|o| !o.stdout.is_empty() || !o.stderr.is_empty())
-    })
 }
 
 /// The twin's `$display` lines that are trace records.
@@ -246,8 +238,8 @@ fn check(path: &Path) {
             );
         }
         if let (0, Some(file)) = (n, &twin) {
-            if !icarus_installed() {
-                println!("note: iverilog is not installed; {file} is skipped");
+            if !tools::icarus_installed() {
+                tools::missing("iverilog", file);
                 continue;
             }
             let expected = run_twin(&label, file);

@@ -138,7 +138,7 @@ fn check_perfetto(trace: &Path, engine: &str) {
         ])
         .status();
     if !probe.map(|s| s.success()).unwrap_or(false) {
-        println!("note: python3 with the perfetto package is missing; Perfetto check skipped");
+        common::missing_tool("python3 with the perfetto package", "the Perfetto check");
         return;
     }
     let dump = trace.with_extension("dump.json");

@@ -6,6 +6,7 @@
 //! JIT can embed them as constants).
 
 use crate::calendar::CalendarConfig;
+use crate::config::RuntimeConfig;
 use crate::fault::FaultKind;
 use crate::fifo::{FIFO_DEPTH_RANGE, FIFO_SYNC_RANGE, ReadPort};
 use crate::sim::Simulation;
@@ -343,10 +344,16 @@ impl DesignBuilder {
         AssertId(self.assertions.len() as u32 - 1)
     }
 
-    /// Validates the design and builds a simulation at time 0, before any edge.
+    /// Validates the design and builds a simulation at time 0, before any
+    /// edge, with the default [`RuntimeConfig`].
     pub fn build(self) -> Result<Simulation, BuildError> {
+        self.build_with(RuntimeConfig::default())
+    }
+
+    /// [`DesignBuilder::build`] with the execution choices of `config`.
+    pub fn build_with(self, config: RuntimeConfig) -> Result<Simulation, BuildError> {
         self.validate()?;
-        Simulation::from_design(self)
+        Simulation::from_design(self, config)
     }
 
     fn unit_domain(&self, unit: u32, what: &'static str) -> Result<u32, BuildError> {

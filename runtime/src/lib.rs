@@ -9,6 +9,7 @@
 
 pub mod calendar;
 mod channel;
+pub mod config;
 pub mod design;
 pub mod fault;
 pub mod ffi;
@@ -21,6 +22,7 @@ pub mod time;
 pub mod trace;
 
 pub use calendar::{Calendar, CalendarConfig, TimeBase};
+pub use config::RuntimeConfig;
 pub use design::{
     AssertId, BuildError, DesignBuilder, DomainId, FifoId, FifoSpec, InPort, OutPort, StageId,
     UnitId,

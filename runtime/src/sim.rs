@@ -9,6 +9,7 @@
 
 use crate::calendar::{Calendar, ReplayEnd, TimeBase};
 use crate::channel::Channels;
+use crate::config::RuntimeConfig;
 use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, UnitId};
 use crate::fault::{Fault, FaultKind};
 use crate::fifo::CdcFifo;
@@ -364,7 +365,10 @@ struct RunAhead {
 }
 
 impl Simulation {
-    pub(crate) fn from_design(design: DesignBuilder) -> Result<Simulation, BuildError> {
+    pub(crate) fn from_design(
+        design: DesignBuilder,
+        config: RuntimeConfig,
+    ) -> Result<Simulation, BuildError> {
         let clocks: Vec<Clock> = design.domains.iter().map(|d| d.clock.clone()).collect();
         let calendar = Calendar::new(&clocks, design.calendar)?;
         let schedule = plan_design(&design)?;
@@ -531,7 +535,7 @@ impl Simulation {
                 (0..plans.len() as u32).filter(|d| runs(d) && !plans[*d as usize].can_stop),
             );
             RunAhead {
-                enabled: true,
+                enabled: config.run_ahead,
                 possible: calendar.uses_pattern()
                     && stoppable.len() <= 1
                     && fifos.iter().all(|f| f.writer_domain == f.reader_domain)
@@ -576,7 +580,7 @@ impl Simulation {
             observe: false,
             fifo_observed: false,
             commits: false,
-            fifo_stamps: std::env::var_os("CHRONON_NO_FIFO_STAMPS").is_none(),
+            fifo_stamps: config.fifo_stamps,
             sink_stopped: false,
             stop_poll: (1, 0),
             faults: Vec::new(),
@@ -596,7 +600,7 @@ impl Simulation {
             fifo_program,
             instant_program,
             lean,
-            lean_enabled: std::env::var_os("CHRONON_NO_LEAN_LOOP").is_none(),
+            lean_enabled: config.lean_loop,
             clusters: schedule.clusters,
             sink: None,
             instants: 0,
@@ -605,7 +609,8 @@ impl Simulation {
         })
     }
 
-    /// Turns run-ahead on (the default) or off. Off, every instant runs
+    /// Turns run-ahead on or off ([`RuntimeConfig::run_ahead`] says how it
+    /// starts). Off, every instant runs
     /// through the instant loop; on, [`Simulation::run`] lets domains run
     /// many edges per call where that is exact (see [`Tick::tick_edges`]),
     /// with the same result (for tests and measurements).
@@ -613,9 +618,8 @@ impl Simulation {
         self.ahead.enabled = on;
     }
 
-    /// Turns the lean loop on (the default, unless the environment variable
-    /// `CHRONON_NO_LEAN_LOOP` was set when the design was built) or off.
-    /// On, runs without a trace sink replay pattern-mode instants through
+    /// Turns the lean loop on or off ([`RuntimeConfig::lean_loop`] says
+    /// how it starts). On, runs without a trace sink replay pattern-mode instants through
     /// a precomputed per-position program; off, through the general replay
     /// loop; the result is the same (for tests and measurements).
     pub fn set_lean_loop(&mut self, on: bool) {
@@ -636,9 +640,8 @@ impl Simulation {
         self.ahead.enabled && self.ahead.possible && self.sink.is_none()
     }
 
-    /// Turns FIFO operation stamps on (the default, unless the environment
-    /// variable `CHRONON_NO_FIFO_STAMPS` was set when the design was built)
-    /// or off, for the next [`Simulation::set_trace_sink`]. On, an observed
+    /// Turns FIFO operation stamps on or off ([`RuntimeConfig::fifo_stamps`]
+    /// says how they start), for the next [`Simulation::set_trace_sink`]. On, an observed
     /// FIFO's `Write`, `Read` and `Consume` events are derived at its
     /// commit from sequence numbers its operations take during the tick
     /// (JIT code keeps its inline FIFO operations); off, the operations

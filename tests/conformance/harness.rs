@@ -55,24 +55,13 @@ impl Drop for Scratch {
     }
 }
 
-/// Whether Icarus Verilog (`iverilog` and `vvp`) can be run.
-pub fn icarus_installed() -> bool {
-    let works = |tool: &str, flag: &str| {
-        Command::new(tool)
-            .arg(flag)
-            .output()
-            .is_ok_and(|o| o.status.success() || !o.stdout.is_empty() || !o.stderr.is_empty())
-    };
-    works("iverilog", "-V") && works("vvp", "-V")
-}
-
 /// Compiles `tests/conformance/<design>.v` into a scratch directory and
 /// reads `<design>.chr`: the directory (removed on drop), the `vvp` image and
 /// the Chronon design. `None`, with a note, where Icarus Verilog is not
 /// installed.
 pub fn twin(design: &str) -> Option<(Scratch, PathBuf, String)> {
-    if !icarus_installed() {
-        println!("note: iverilog is not installed; the cases of {design}.v are skipped");
+    if !chronon_suite::tools::icarus_installed() {
+        chronon_suite::tools::missing("iverilog", &format!("the cases of {design}.v"));
         return None;
     }
     let scratch = Scratch::new(design);
@@ -180,6 +169,7 @@ pub fn run_chronc_until(
         stop,
         drain: None,
         seed: 0,
+        exec: Default::default(),
     };
     let recording = RecordOptions {
         trace_dir: Some(trace.clone()),

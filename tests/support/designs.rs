@@ -62,6 +62,13 @@ pub fn lower_text(label: &str, text: &str) -> chronon_compiler::ir::Program {
     chronon_compiler::lower::lower(&design, &sources).expect("lowers")
 }
 
+/// [`lower_text`] with `ir::opt` only where `optimize` says.
+pub fn lower_text_with(label: &str, text: &str, optimize: bool) -> chronon_compiler::ir::Program {
+    let (design, sources) = elaborate(label, text);
+    let seed = chronon_compiler::lower::random::DEFAULT_SEED;
+    chronon_compiler::lower::lower_for_run(&design, &sources, seed, optimize).expect("lowers")
+}
+
 /// [`lower_text`] without `ir::opt`.
 pub fn lower_text_unoptimized(label: &str, text: &str) -> chronon_compiler::ir::Program {
     let (design, sources) = elaborate(label, text);

@@ -3,4 +3,5 @@
 pub mod agree;
 pub mod designs;
 pub mod measure;
+pub mod tools;
 pub mod workloads;

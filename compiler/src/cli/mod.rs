@@ -21,6 +21,7 @@ macro_rules! sayln {
 }
 
 pub mod check;
+pub mod exec;
 pub mod fmt;
 pub mod run;
 pub mod trace;

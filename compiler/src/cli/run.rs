@@ -62,6 +62,10 @@ pub struct RunArgs {
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Set an execution switch (`run-ahead`, `lean-loop`, `simd`, ...;
+    /// results never depend on them): `--exec SWITCH=on|off`.
+    #[arg(long = "exec", value_name = "SWITCH=on|off")]
+    pub exec: Vec<String>,
     /// Recording outputs (`--trace`, `--perfetto`, `--vcd`, `--counters`, ...).
     #[command(flatten)]
     pub record: crate::cli::trace::RecordArgs,
@@ -96,6 +100,10 @@ pub fn main(args: RunArgs) -> ExitCode {
         },
         (None, None) => StopAt::Finish,
     };
+    let exec = match super::exec::config(&args.exec) {
+        Ok(exec) => exec,
+        Err(e) => return usage(&e),
+    };
     let options = RunOptions {
         top: args.top.clone(),
         params,
@@ -106,6 +114,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         stop,
         drain: args.drain.then_some(args.drain_limit),
         seed: args.seed,
+        exec,
     };
     let recording = match args.record.options() {
         Ok(r) => r,

@@ -42,7 +42,7 @@ const I64: Type = types::I64;
 const COPY_LOOP_MIN: u32 = 64;
 
 /// Builds into `func` one function that runs `units` in order; with
-/// `simd`, runs of isomorphic statements become vector code
+/// `code.simd`, runs of isomorphic statements become vector code
 /// ([`simd`]). With `unobserved`, the function is for runs in which every
 /// FIFO that `units` operate on is bound inline and unobserved (the
 /// runtime's lean loop, which runs only with no trace sink): its FIFO
@@ -58,12 +58,12 @@ pub(super) fn function(
     units: &[u32],
     imports: &[FuncId],
     buf_words: u32,
-    simd: bool,
+    code: super::CodeOptions,
     unobserved: bool,
 ) -> Result<bool, JitError> {
     let form = super::edges::Form::Once;
     function_in(
-        module, func, fctx, program, units, imports, buf_words, simd, form, unobserved,
+        module, func, fctx, program, units, imports, buf_words, code, form, unobserved,
     )
 }
 
@@ -87,7 +87,7 @@ pub(super) fn function_in(
     units: &[u32],
     imports: &[FuncId],
     buf_words: u32,
-    simd: bool,
+    code: super::CodeOptions,
     form: super::edges::Form,
     unobserved: bool,
 ) -> Result<bool, JitError> {
@@ -119,14 +119,16 @@ pub(super) fn function_in(
         fifo_join_block: None,
         fifo_host_block: None,
         unobserved,
-        simd,
+        simd: code.simd,
         packed: None,
         host_calls: false,
     };
     g.fifo_prepare(units);
     // A quiet group's long calls run on packed registers (`jit/packed.rs`).
     let layout = match form {
-        super::edges::Form::Edges { next_edge: false } if simd => packed::layout(program, units),
+        super::edges::Form::Edges { next_edge: false } if code.simd && code.packed => {
+            packed::layout(program, units)
+        }
         _ => None,
     };
     if let Some(layout) = &layout {

@@ -176,7 +176,7 @@ pub(super) fn define_group(
     members: &[u32],
     imports: &[cranelift_module::FuncId],
     buf_words: u32,
-    simd: bool,
+    code: super::CodeOptions,
 ) -> Result<cranelift_module::FuncId, super::JitError> {
     use cranelift_codegen::ir::{AbiParam, UserFuncName};
     use cranelift_module::{Linkage, Module};
@@ -202,11 +202,11 @@ pub(super) fn define_group(
         members,
         imports,
         buf_words,
-        simd,
+        code,
         form,
         false,
     )?;
-    super::define(module, ctx, id, || {
+    super::define(module, ctx, id, code.dump, || {
         format!(
             "group {g} run-ahead loop (units inline: {})",
             super::group_paths(program, members)

@@ -41,15 +41,21 @@ fn err(e: impl std::fmt::Display) -> JitError {
 }
 
 /// Options for the code generator.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct JitConfig {
     /// Run Cranelift's IR verifier on every function (on in tests).
     pub verify: bool,
     /// Cranelift optimisation level `speed` rather than `none`.
     pub optimize: bool,
     /// Vectorize runs of isomorphic statements (`jit/simd.rs`) where the
-    /// host has 128-bit vectors; on unless `CHRONON_NO_SIMD` is set.
+    /// host has 128-bit vectors.
     pub simd: bool,
+    /// Run-ahead loops of groups that make no host call keep narrow
+    /// registers in a packed `u32` mirror (`jit/packed.rs`); needs `simd`.
+    pub packed: bool,
+    /// Print each compiled function's Cranelift IR and machine code on
+    /// standard error (a debugging aid for code quality work).
+    pub dump: bool,
 }
 
 impl Default for JitConfig {
@@ -57,11 +63,23 @@ impl Default for JitConfig {
         JitConfig {
             verify: cfg!(debug_assertions),
             optimize: true,
-            // `CHRONON_NO_SIMD` measures the vectorizer inside one binary
-            // (docs/performance.md).
-            simd: std::env::var_os("CHRONON_NO_SIMD").is_none(),
+            simd: true,
+            packed: true,
+            dump: false,
         }
     }
+}
+
+/// What the code generator's functions take of [`JitConfig`], with `simd`
+/// already limited to what the host supports.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CodeOptions {
+    /// [`JitConfig::simd`], where the host has 128-bit vectors.
+    pub simd: bool,
+    /// [`JitConfig::packed`].
+    pub packed: bool,
+    /// [`JitConfig::dump`].
+    pub dump: bool,
 }
 
 pub(crate) type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
@@ -176,7 +194,11 @@ impl Jit {
             .map_err(err)?
             .finish(settings::Flags::new(flags))
             .map_err(err)?;
-        let simd = config.simd && codegen::simd::host_supports(&*isa);
+        let code = CodeOptions {
+            simd: config.simd && codegen::simd::host_supports(&*isa),
+            packed: config.packed,
+            dump: config.dump,
+        };
         let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
         let imports = host_abi::imports();
         for import in &imports {
@@ -236,10 +258,10 @@ impl Jit {
                         &[0],
                         &import_ids,
                         buf_words,
-                        simd,
+                        code,
                         false,
                     )?;
-                    define(&mut module, &mut ctx, id, || {
+                    define(&mut module, &mut ctx, id, code.dump, || {
                         format!("unit shape of {}", program.units[u as usize].path)
                     })?;
                     ids.push(id);
@@ -268,7 +290,7 @@ impl Jit {
                     members,
                     &import_ids,
                     buf_words,
-                    simd,
+                    code,
                 )?;
                 group_ids.push((id, Kind::Edges));
                 continue;
@@ -301,10 +323,10 @@ impl Jit {
                         members,
                         &import_ids,
                         buf_words,
-                        simd,
+                        code,
                         unobserved,
                     )?;
-                    define(&mut module, &mut ctx, id, || {
+                    define(&mut module, &mut ctx, id, code.dump, || {
                         format!(
                             "group {g}{what} (units inline: {})",
                             group_paths(program, members)
@@ -351,7 +373,7 @@ impl Jit {
             b.ins().return_(&[ok]);
             b.seal_all_blocks();
             b.finalize(module.target_config());
-            define(&mut module, &mut ctx, id, || {
+            define(&mut module, &mut ctx, id, code.dump, || {
                 format!("group {g} (calls: {})", group_paths(program, members))
             })?;
             group_ids.push((id, Kind::Calls));
@@ -481,15 +503,15 @@ impl Jit {
 }
 
 /// Compiles the function built in `ctx` as `id` and clears `ctx`; with
-/// `CHRONON_JIT_DUMP` set, prints its Cranelift IR and machine code on
-/// stderr under the heading `label` gives.
+/// `dump` ([`JitConfig::dump`]), prints its Cranelift IR and machine code
+/// on stderr under the heading `label` gives.
 fn define(
     module: &mut JITModule,
     ctx: &mut cranelift_codegen::Context,
     id: FuncId,
+    dump: bool,
     label: impl FnOnce() -> String,
 ) -> Result<(), JitError> {
-    let dump = dump_requested();
     if dump {
         ctx.set_disasm(true);
         eprintln!("; {}: Cranelift IR\n{}", label(), ctx.func.display());
@@ -515,12 +537,6 @@ fn group_paths(program: &Program, members: &[u32]) -> String {
         .filter_map(|&u| program.units.get(u as usize).map(|unit| unit.path.as_str()))
         .collect();
     paths.join(", ")
-}
-
-/// Whether `CHRONON_JIT_DUMP` asks for each compiled function's Cranelift
-/// IR and machine code on stderr (a debugging aid for code quality work).
-fn dump_requested() -> bool {
-    std::env::var_os("CHRONON_JIT_DUMP").is_some()
 }
 
 impl Engine for Jit {

@@ -31,7 +31,7 @@
 //! loop's one-edge calls), where packing would cost more than it saves.
 //! Only groups whose code makes at least `simd::MIN_GROUPS` `i32x4` groups
 //! of packed slots (or [`MIN_REGISTER_GROUPS`] in registers) get the
-//! packed copy; `CHRONON_NO_PACKED=1` turns it off.
+//! packed copy; [`crate::jit::JitConfig::packed`] turns it off.
 
 use std::collections::{HashMap, HashSet};
 
@@ -146,14 +146,6 @@ impl Access {
 /// makes no host call, or `None` where it does not pay (fewer than
 /// `MIN_GROUPS` `i32x4` groups over packed slots) or does not apply.
 pub(super) fn layout(program: &Program, units: &[u32]) -> Option<Layout> {
-    if std::env::var_os("CHRONON_NO_PACKED").is_some() {
-        return None;
-    }
-    plan(program, units)
-}
-
-/// [`layout`] whatever `CHRONON_NO_PACKED` says.
-fn plan(program: &Program, units: &[u32]) -> Option<Layout> {
     let mut access = Access::default();
     for &u in units {
         let unit = program.units.get(u as usize)?;
@@ -249,17 +241,17 @@ fn plan(program: &Program, units: &[u32]) -> Option<Layout> {
 }
 
 /// How many slots the run-ahead loop of a group of `units` keeps packed
-/// (0 where it keeps none), whatever `CHRONON_NO_PACKED` says: for tests
+/// (0 where it keeps none), whatever [`crate::jit::JitConfig::packed`] says: for tests
 /// and reports.
 pub fn packed_slots(program: &Program, units: &[u32]) -> usize {
-    plan(program, units).map_or(0, |l| l.slots.len())
+    layout(program, units).map_or(0, |l| l.slots.len())
 }
 
 /// Whether the run-ahead loop of a group of `units` keeps its packed slots
-/// in vector registers from edge to edge, whatever `CHRONON_NO_PACKED`
-/// says: for tests and reports.
+/// in vector registers from edge to edge, whatever
+/// [`crate::jit::JitConfig::packed`] says: for tests and reports.
 pub fn packed_in_registers(program: &Program, units: &[u32]) -> bool {
-    plan(program, units).is_some_and(|l| l.registers)
+    layout(program, units).is_some_and(|l| l.registers)
 }
 
 /// Runs of slots in `slots` (sorted): `(first, length)`, each at most 4
@@ -605,8 +597,7 @@ mod tests {
                 }
                 let config = JitConfig {
                     verify: true,
-                    optimize: true,
-                    simd: true,
+                    ..JitConfig::default()
                 };
                 let jit = Jit::compile_with_groups_ahead(q, config, &[vec![0]], &[true])
                     .expect("compiles");

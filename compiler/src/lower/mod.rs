@@ -62,9 +62,17 @@ pub fn lower_seeded(
     sources: &SourceMap,
     seed: u64,
 ) -> Result<Program, LowerError> {
-    // `CHRONON_NO_IR_OPT` skips the IR optimizations, so benchmarks can
-    // measure them inside one binary (docs/performance.md).
-    let optimize = std::env::var_os("CHRONON_NO_IR_OPT").is_none();
+    lower_with(design, sources, seed, true)
+}
+
+/// [`lower_seeded`], running the IR optimizer only with `optimize`
+/// ([`crate::config::ExecConfig::ir_opt`]).
+pub fn lower_for_run(
+    design: &Design,
+    sources: &SourceMap,
+    seed: u64,
+    optimize: bool,
+) -> Result<Program, LowerError> {
     lower_with(design, sources, seed, optimize)
 }
 

@@ -12,7 +12,8 @@ use chronon_lang::{CompileOptions, compile};
 use chronon_runtime::{DomainId, Drain, Picos, RunLimit, Stop};
 use serde::Serialize;
 
-use crate::lower::lower_seeded;
+use crate::config::ExecConfig;
+use crate::lower::lower_for_run;
 use crate::record::{RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
@@ -50,6 +51,8 @@ pub struct RunOptions {
     /// The run seed: what `random()` draws from (see
     /// [`crate::lower::random`]); recorded in the report.
     pub seed: u64,
+    /// How the design is compiled and run (never what it computes).
+    pub exec: ExecConfig,
 }
 
 /// Why a run could not start.
@@ -184,9 +187,9 @@ pub fn run_recorded(
         Some(d) if !has_errors => d,
         _ => return Err(RunError::Compile(compiled.diagnostics)),
     };
-    let program =
-        lower_seeded(&design, sources, options.seed).map_err(|e| RunError::Setup(e.to_string()))?;
-    let mut sim = Simulator::new(Arc::new(program), options.engine)
+    let program = lower_for_run(&design, sources, options.seed, options.exec.ir_opt)
+        .map_err(|e| RunError::Setup(e.to_string()))?;
+    let mut sim = Simulator::with_config(Arc::new(program), options.engine, &options.exec)
         .map_err(|e| RunError::Setup(e.to_string()))?;
     let recorder = match recording.any() {
         true => Some(Recording::attach(&mut sim, &design.top, recording).map_err(RunError::Setup)?),

@@ -45,6 +45,9 @@ pub(crate) struct RuntimeBinding {
     /// directly (their contexts' [`crate::jit::HostCtx::fifos`]), or null:
     /// filled by [`RuntimeBinding::bind_fifos`] once the runtime exists.
     pub(super) fifo_table: Box<[Cell<*mut FifoState>]>,
+    /// [`crate::config::ExecConfig::inline_fifo`]: off, every entry stays
+    /// null, so one binary measures the inline form against host calls.
+    pub(super) inline_fifo: bool,
 }
 
 impl RuntimeBinding {
@@ -68,8 +71,7 @@ impl RuntimeBinding {
     /// FIFO read port; items of at least one word (the runtime stores a
     /// zero-word item as one word, which only the host path writes).
     ///
-    /// `CHRONON_NO_INLINE_FIFO` leaves every entry null, so one binary
-    /// measures the inline form against host calls (docs/performance.md).
+    /// Without [`RuntimeBinding::inline_fifo`] every entry stays null.
     pub(super) fn bind_fifos(&self, sim: &Simulation, program: &Program) {
         for (i, entry) in self.fifo_table.iter().enumerate() {
             let state = self
@@ -82,7 +84,7 @@ impl RuntimeBinding {
     /// The FIFO [`RuntimeBinding::bind_fifos`] gives port `i`'s entry
     /// (None: the entry stays null), known before the runtime exists.
     pub(super) fn fifo_to_bind(&self, program: &Program, i: usize) -> Option<FifoId> {
-        if std::env::var_os("CHRONON_NO_INLINE_FIFO").is_some() {
+        if !self.inline_fifo {
             return None;
         }
         let port = program.ports.get(i)?;

@@ -20,16 +20,17 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use chronon_runtime::{
-    BuildError, Clock, DesignBuilder, FifoId, FifoSpec, InPort, OutPort, ReadPort, Simulation,
-    TickCtx,
+    BuildError, Clock, DesignBuilder, FifoId, FifoSpec, InPort, OutPort, ReadPort, RuntimeConfig,
+    Simulation, TickCtx,
 };
 
+use crate::config::ExecConfig;
 use crate::engine::{Engine, initial_state};
 #[cfg(doc)]
 use crate::host::Host;
 use crate::interp::Interpreter;
 use crate::ir::{PortKind, Program};
-use crate::jit::{EdgesFn, GroupCode, GroupData, HostCtx, Jit, JitConfig, JitError};
+use crate::jit::{EdgesFn, GroupCode, GroupData, HostCtx, Jit, JitError};
 
 pub(crate) use ctx_host::RuntimeBinding;
 use ctx_host::{CtxHost, Link};
@@ -195,13 +196,6 @@ unsafe extern "C" fn one_edge(ctx: *mut std::ffi::c_void, data: *mut std::ffi::c
     0
 }
 
-/// Whether JIT runs may run ahead (contract §7, `Simulation::set_run_ahead`):
-/// unless `CHRONON_NO_RUN_AHEAD` is set, so tests and benchmarks can
-/// compare with the instant loop. (`Simulator::sim` can also switch it.)
-fn run_ahead_allowed() -> bool {
-    std::env::var_os("CHRONON_NO_RUN_AHEAD").is_none()
-}
-
 /// A shared, read-only handle on a [`Simulator`]'s state.
 #[derive(Clone)]
 pub struct StateView(Rc<RefCell<Shared>>);
@@ -222,8 +216,19 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    /// Declares `program` to the runtime and compiles it for `engine`.
+    /// Declares `program` to the runtime and compiles it for `engine`, with
+    /// the default [`ExecConfig`].
     pub fn new(program: Arc<Program>, engine: EngineKind) -> Result<Simulator, SetupError> {
+        Self::with_config(program, engine, &ExecConfig::default())
+    }
+
+    /// [`Simulator::new`] with the execution choices of `config` (its
+    /// [`ExecConfig::ir_opt`] is for lowering, done before).
+    pub fn with_config(
+        program: Arc<Program>,
+        engine: EngineKind,
+        config: &ExecConfig,
+    ) -> Result<Simulator, SetupError> {
         let mut b = DesignBuilder::new();
         let domains: Vec<_> = program
             .domains
@@ -330,10 +335,12 @@ impl Simulator {
                     engine.tick_unit(state, id, &mut host);
                 })?;
             }
-            let mut sim = b.build()?;
             // The reference engine keeps the instant loop (one instant at
             // a time), so it checks run-ahead rather than sharing it.
-            sim.set_run_ahead(false);
+            let sim = b.build_with(RuntimeConfig {
+                run_ahead: false,
+                ..config.runtime
+            })?;
             return Ok(Simulator {
                 sim,
                 program,
@@ -352,7 +359,7 @@ impl Simulator {
             .collect();
         // Run-ahead loops only where the runtime can use them: no FIFO
         // between two domains, at most one domain that can stop.
-        let ahead = run_ahead_allowed()
+        let ahead = config.runtime.run_ahead
             && stoppers.iter().filter(|&&s| s).count() <= 1
             && program.fifos.iter().all(|f| {
                 let unit = |p: u32| program.ports[p as usize].unit as usize;
@@ -360,7 +367,7 @@ impl Simulator {
             });
         let jit = Jit::compile_with_groups_ahead(
             &program,
-            JitConfig::default(),
+            config.jit,
             &groups,
             &vec![ahead; groups.len()],
         )?;
@@ -405,6 +412,7 @@ impl Simulator {
                 .map(|f| unit_member[f.unit as usize])
                 .collect(),
             fifo_table: RuntimeBinding::no_fifo_table(program.ports.len()),
+            inline_fifo: config.inline_fifo,
         });
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
@@ -456,8 +464,7 @@ impl Simulator {
                 },
             )?;
         }
-        let mut sim = b.build()?;
-        sim.set_run_ahead(run_ahead_allowed());
+        let sim = b.build_with(config.runtime)?;
         binding.bind_fifos(&sim, &program);
         Ok(Simulator {
             sim,
@@ -541,6 +548,7 @@ mod tests {
             },
             drain: None,
             seed: 0,
+            exec: Default::default(),
         };
         let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
         report.summary(true).replacen(&report.engine, "ENGINE", 1)

@@ -14,8 +14,7 @@ use super::script_host::ScriptHost;
 pub fn compare_engines(program: &Program, instants: u32, host_seed: u64) -> Result<(), String> {
     let config = JitConfig {
         verify: true,
-        optimize: true,
-        simd: true,
+        ..JitConfig::default()
     };
     let mut jit = Jit::compile(program, config).map_err(|e| e.to_string())?;
     let mut interp = Interpreter::new(std::sync::Arc::new(program.clone()));

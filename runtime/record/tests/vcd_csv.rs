@@ -87,7 +87,7 @@ fn check_vcd(path: &Path, expect: &Value) {
             "vcd2fst: {}",
             String::from_utf8_lossy(&out.stderr)
         ),
-        Err(_) => println!("SKIPPED vcd2fst: GTKWave is not installed"),
+        Err(_) => common::missing_tool("vcd2fst (GTKWave)", "the FST conversion check"),
     }
 }
 

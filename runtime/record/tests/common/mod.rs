@@ -388,6 +388,14 @@ impl RecordOutput for FailAfter {
     }
 }
 
+/// Reports that `what` is missing, so `skipped` cannot run: fails where
+/// `CHRONON_REQUIRE_TOOLS` is set (`.ci/run` sets it), else prints a note.
+pub fn missing_tool(what: &str, skipped: &str) {
+    let required = std::env::var_os("CHRONON_REQUIRE_TOOLS").is_some();
+    assert!(!required, "{what} is not installed: {skipped} cannot run");
+    println!("note: {what} is not installed; {skipped} is skipped");
+}
+
 /// Runs a Python checker from tests/py; `None` (with a printed reason) when
 /// python3 or its packages are missing.
 pub fn python(script: &str, args: &[&Path], modules: &str) -> Option<(bool, String)> {
@@ -397,9 +405,7 @@ pub fn python(script: &str, args: &[&Path], modules: &str) -> Option<(bool, Stri
     match probe {
         Ok(out) if out.status.success() => {}
         _ => {
-            println!(
-                "SKIPPED the Python check {script}: python3 with `{modules}` is not installed (.ci/run installs them)"
-            );
+            missing_tool(&format!("python3 with `{modules}`"), script);
             return None;
         }
     }

@@ -1,0 +1,100 @@
+//! The execution configuration: every choice of how a design is compiled
+//! and run that leaves its results unchanged (each is an exact alternative
+//! kept switchable for the differential tests and the benchmarks), in one
+//! typed value. `chronc` builds it in `main` from its command line and
+//! environment (`cli::exec`) and passes it down; no library crate reads
+//! the environment. Each field is documented once, where it is declared.
+
+use chronon_runtime::RuntimeConfig;
+
+use crate::jit::JitConfig;
+
+/// How a design is compiled and run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ExecConfig {
+    /// Run the IR optimizer ([`crate::ir::opt`]) on the lowered program.
+    pub ir_opt: bool,
+    /// Let JIT code operate on the CDC FIFOs bound to its ports inline
+    /// (`jit/fifo.rs`); off, every FIFO operation is a host call.
+    pub inline_fifo: bool,
+    /// The code generator's choices.
+    pub jit: JitConfig,
+    /// The runtime's choices.
+    pub runtime: RuntimeConfig,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            ir_opt: true,
+            inline_fifo: true,
+            jit: JitConfig::default(),
+            runtime: RuntimeConfig::default(),
+        }
+    }
+}
+
+/// The name of each switch [`ExecConfig::set`] takes, for help texts and
+/// for tests that enumerate the configurations.
+pub const SWITCHES: &[&str] = &[
+    "ir-opt",
+    "inline-fifo",
+    "simd",
+    "packed",
+    "jit-dump",
+    "run-ahead",
+    "lean-loop",
+    "fifo-stamps",
+];
+
+impl ExecConfig {
+    /// Sets the switch `name` (one of [`SWITCHES`]) to `on`; `Err` names
+    /// the switches there are.
+    pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
+        let field = match name {
+            "ir-opt" => &mut self.ir_opt,
+            "inline-fifo" => &mut self.inline_fifo,
+            "simd" => &mut self.jit.simd,
+            "packed" => &mut self.jit.packed,
+            "jit-dump" => &mut self.jit.dump,
+            "run-ahead" => &mut self.runtime.run_ahead,
+            "lean-loop" => &mut self.runtime.lean_loop,
+            "fifo-stamps" => &mut self.runtime.fifo_stamps,
+            _ => {
+                return Err(format!(
+                    "no execution switch `{name}`; there are {}",
+                    SWITCHES.join(", ")
+                ));
+            }
+        };
+        *field = on;
+        Ok(())
+    }
+
+    /// The value of the switch `name` (one of [`SWITCHES`]).
+    pub fn get(&self, name: &str) -> Option<bool> {
+        let mut probe = *self;
+        probe.set(name, true).ok()?;
+        Some(probe == *self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_switch_sets_its_own_field_and_only_it() {
+        let base = ExecConfig::default();
+        for name in SWITCHES {
+            let mut flipped = base;
+            let before = base.get(name).expect("a switch");
+            flipped.set(name, !before).expect("a switch");
+            assert_ne!(flipped, base, "{name} changes the configuration");
+            for other in SWITCHES.iter().filter(|o| *o != name) {
+                assert_eq!(flipped.get(other), base.get(other), "{name} leaves {other}");
+            }
+        }
+        assert!(base.clone().set("no-such", true).is_err());
+    }
+}

@@ -1,0 +1,34 @@
+//! The runtime's execution choices. Every field selects between exact
+//! alternatives (a run's results are the same either way); they stay
+//! switchable so the differential tests compare them and the benchmarks
+//! measure what each one buys (docs/performance.md). `chronc` builds the
+//! whole execution configuration in `main` and hands this part to
+//! [`crate::DesignBuilder::build_with`]; the runtime reads no environment.
+
+/// How a [`crate::Simulation`] executes its design.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RuntimeConfig {
+    /// Let domains run many edges per call where that is exact (contract
+    /// §7, [`crate::Tick::tick_edges`]); off, every instant runs through
+    /// the instant loop.
+    pub run_ahead: bool,
+    /// Replay pattern-mode instants of runs without a trace sink through
+    /// the lean loop (a precomputed per-position program); off, through
+    /// the general replay loop.
+    pub lean_loop: bool,
+    /// Derive an observed FIFO's `Write`, `Read` and `Consume` events at
+    /// its commit from sequence numbers its operations take during the
+    /// tick (so JIT code keeps its inline FIFO operations while
+    /// recording); off, the operations record them as they run.
+    pub fifo_stamps: bool,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            run_ahead: true,
+            lean_loop: true,
+            fifo_stamps: true,
+        }
+    }
+}
