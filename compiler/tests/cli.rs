@@ -275,3 +275,50 @@ fn fifo_designs_agree_with_inline_fifos_off() {
         assert_eq!(jit, report(design, "interp", false), "{design}");
     }
 }
+
+/// `--exec SWITCH=on|off` reaches the configuration and wins over the
+/// environment; a switch that does not exist, or a value that is not on or
+/// off, is refused with exit 2 and the list of switches.
+#[test]
+fn exec_switches_come_from_the_command_line_over_the_environment() {
+    let run = |exec: &[&str], env_dump: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_chronc"));
+        command
+            .args(["run", "examples/pairs.chr", "--cycles", "5", "-q"])
+            .args(exec)
+            .current_dir(repo_root());
+        if env_dump {
+            command.env("CHRONON_JIT_DUMP", "1");
+        }
+        command.output().expect("the chronc binary starts")
+    };
+    let dumped = |out: &std::process::Output| {
+        String::from_utf8_lossy(&out.stderr).contains("; machine code")
+    };
+    let on = run(&["--exec", "jit-dump=on"], false);
+    assert!(on.status.success() && dumped(&on));
+    let off = run(&["--exec", "jit-dump=off"], true);
+    assert!(off.status.success() && !dumped(&off));
+    assert!(dumped(&run(&[], true)));
+    let plain = run(&[], false);
+    assert!(!dumped(&plain));
+    let json = ["--json", "--exec", "simd=on"];
+    let slow = run(
+        &[
+            &json[..],
+            &["--exec", "lean-loop=off", "--exec", "run-ahead=off"],
+        ]
+        .concat(),
+        false,
+    );
+    assert_eq!(report_of(slow), report_of(run(&json, false)));
+    for bad in ["warp=on", "lean-loop=maybe", "lean-loop"] {
+        let out = run(&["--exec", bad], false);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(
+            stderr.contains("--exec") || stderr.contains("run-ahead"),
+            "{bad}: {stderr}"
+        );
+    }
+}

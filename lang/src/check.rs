@@ -1233,15 +1233,22 @@ impl<'e> BodyCx<'e> {
     }
 
     fn declare(&mut self, name: &ast::Ident, ty: Type) -> usize {
-        let id = self.locals.len();
-        self.locals.push(d::Local {
-            name: name.name.clone(),
-            ty,
-        });
-        self.local_reads.push(0);
+        let id = self.new_local(&name.name, ty);
         if let Some(s) = self.scopes.last_mut() {
             s.insert(name.name.clone(), id);
         }
+        id
+    }
+
+    /// A new local, in no scope: the one place that grows `locals`, so its
+    /// read counts (`local_reads`) always have an entry per local.
+    fn new_local(&mut self, name: &str, ty: Type) -> usize {
+        let id = self.locals.len();
+        self.locals.push(d::Local {
+            name: name.to_string(),
+            ty,
+        });
+        self.local_reads.push(0);
         id
     }
 
@@ -2718,14 +2725,8 @@ impl<'e> BodyCx<'e> {
             self.join_branches(exits, some_seen && none_seen);
             let (binding, then) = match some {
                 Some(x) => x,
-                None => {
-                    let l = self.locals.len();
-                    self.locals.push(d::Local {
-                        name: "_".into(),
-                        ty: inner,
-                    });
-                    (l, Vec::new())
-                }
+                // No `Some` arm: the value is bound to a local nothing reads.
+                None => (self.new_local("_", inner), Vec::new()),
             };
             return Some(StmtKind::IfSome {
                 binding,

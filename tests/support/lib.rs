@@ -2,6 +2,7 @@
 
 pub mod agree;
 pub mod designs;
+pub mod forms;
 pub mod measure;
 pub mod tools;
 pub mod workloads;

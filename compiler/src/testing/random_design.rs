@@ -3,7 +3,10 @@
 //! register arrays under dynamic indices, a struct register written whole
 //! and field by field under a `match`, stage registers, channels of
 //! several latencies and capacities, and CDC FIFOs between clocks (both
-//! read styles). Every generated design type-checks.
+//! read styles). Over a few dozen seeds the designs use every statement
+//! and pattern form of docs/language.md (`tests/statement_forms.rs` lists
+//! them), options taken apart each way. Every generated design
+//! type-checks.
 
 use std::fmt::Write;
 
@@ -69,6 +72,41 @@ fn expr(rng: &mut Rng, ty: &str, regs: &[(String, String)], depth: u32) -> Strin
     }
 }
 
+/// One of the ways docs/language.md gives to take apart the option `src`
+/// (`rx.recv()`): `if let`, with or without `else`, or a `match` with the
+/// arms `Some(v)`, `None` and `_` in each combination that can run `then`
+/// (on the value `v`) or `otherwise` (when there is none).
+fn take_apart(rng: &mut Rng, src: &str, then: &str, otherwise: &str) -> String {
+    match rng.below(8) {
+        0 | 1 => format!("if let Some(v) = {src} {{ {then} }}"),
+        2 => format!("if let Some(v) = {src} {{ {then} }} else {{ {otherwise} }}"),
+        3 => format!("match {src} {{ Some(v) => {{ {then} }} None => {{ {otherwise} }} }}"),
+        4 => format!("match {src} {{ None => {{ {otherwise} }} Some(v) => {{ {then} }} }}"),
+        5 => format!("match {src} {{ Some(v) => {{ {then} }} _ => {{ {otherwise} }} }}"),
+        6 => format!("match {src} {{ Some(v) => {{ {then} }} }}"),
+        // The value is taken and dropped.
+        _ => format!("match {src} {{ None => {{ {otherwise} }} _ => {{ }} }}"),
+    }
+}
+
+/// A look at the head of `port` that takes nothing: `peek` with a `match`
+/// of `_` alone, of `None` alone, or an `if let`.
+fn peek(rng: &mut Rng, port: &str) -> String {
+    match rng.below(3) {
+        0 => format!("match {port}.peek() {{ _ => {{ }} }}"),
+        1 => format!("match {port}.peek() {{ None => {{ idle += 1; }} }}"),
+        _ => format!("if let Some(h) = {port}.peek() {{ trace(\"head\", h = h); }}"),
+    }
+}
+
+/// A look at `port`'s head ([`peek`]), then its `recv()` taken apart
+/// ([`take_apart`]): two tick lines.
+fn receive(rng: &mut Rng, port: &str, then: &str, otherwise: &str) -> String {
+    let look = peek(rng, port);
+    let take = take_apart(rng, &format!("{port}.recv()"), then, otherwise);
+    format!("        {look}\n        {take}")
+}
+
 fn cond(rng: &mut Rng, regs: &[(String, String)]) -> String {
     let at = *rng.pick(TYPES);
     let op = *rng.pick(&["==", "!=", "<", ">="]);
@@ -125,6 +163,11 @@ pub fn random_design(seed: u64) -> String {
         let mut regs: Vec<(String, String)> = Vec::new();
         let fields = [*rng.pick(TYPES), *rng.pick(TYPES)];
         let _ = writeln!(s, "struct S{u} {{ a: {}, b: {} }}", fields[0], fields[1]);
+        let _ = writeln!(s, "enum M{u} {{ Idle, Busy, Done }}");
+        let _ = writeln!(
+            s,
+            "fn step{u}(x: u64) -> u64 {{ if x > 3 {{ return x - 1; }} return x + 1; }}"
+        );
         let _ = writeln!(s, "unit U{u} {{");
         if feeds[u] {
             let _ = writeln!(s, "    out tx: {item};");
@@ -151,10 +194,30 @@ pub fn random_design(seed: u64) -> String {
         let _ = writeln!(s, "    reg arr: [{aty}; 4];");
         let _ = writeln!(s, "    reg k: u2;");
         let _ = writeln!(s, "    reg sr: S{u};");
+        let _ = writeln!(s, "    reg mode: M{u} = M{u}::Idle;");
         let _ = writeln!(s, "    stage st: {item} pipes 2;");
         let _ = writeln!(s, "    counter got;");
+        let _ = writeln!(s, "    counter idle;");
         let _ = writeln!(s, "    tick {{");
         let _ = writeln!(s, "        k <= k + 1;");
+        // A local with an inferred type, reassigned, read after the
+        // receives below (whatever form takes their options apart).
+        let _ = writeln!(s, "        let seen = k as u64;");
+        let _ = writeln!(s, "        seen = step{u}(seen + 1);");
+        let _ = writeln!(
+            s,
+            "        match mode {{ M{u}::Idle => {{ mode <= M{u}::Busy; }} M{u}::Busy => {{ mode <= M{u}::Done; }} _ => {{ mode <= M{u}::Idle; }} }}"
+        );
+        let _ = writeln!(
+            s,
+            "        match k == 3 {{ true => {{ idle += 1; }} false => {{ }} }}"
+        );
+        let _ = writeln!(
+            s,
+            "        for i in 0..4 {{ if i == 3 {{ arr[i] <= arr[i] + 1; }} else if i == 0 {{ }} }}"
+        );
+        let _ = writeln!(s, "        assert(seen != 0, \"seen is never zero\");");
+        let _ = writeln!(s, "        if seen == 0xFFFFFFFFFFFF {{ finish; }}");
         let _ = writeln!(
             s,
             "        arr[k] <= arr[k] + {};",
@@ -189,16 +252,25 @@ pub fn random_design(seed: u64) -> String {
         let _ = writeln!(s, "        trace(\"sr\", a = sr.a, b = sr.b);");
         if feeds[u] {
             let v = expr(&mut rng, item, &with_fields, 1);
-            let _ = writeln!(s, "        let ok: bool = tx.try_send({v});");
+            match rng.below(2) {
+                0 => {
+                    let _ = writeln!(s, "        let ok: bool = tx.try_send({v});");
+                }
+                _ => {
+                    let _ = writeln!(s, "        let ok: bool = tx.can_send();");
+                    let _ = writeln!(s, "        if ok {{ tx.send({v}); }}");
+                }
+            }
             let _ = writeln!(s, "        trace(\"sent\", ok = ok);");
         }
         if fed[u][0] {
-            let _ = writeln!(
-                s,
-                "        if let Some(v) = rx.recv() {{ got += 1; st.write(0, v); }}"
-            );
+            let lines = receive(&mut rng, "rx", "got += 1; st.write(0, v);", "idle += 1;");
+            let _ = writeln!(s, "{lines}");
         }
-        let _ = writeln!(s, "        if st.valid(0) {{ st.write(1, st.read(0)); }}");
+        let _ = writeln!(
+            s,
+            "        if st.valid(0) {{ st.write(1, st.read(0)); }} else {{ st.retain(1); }}"
+        );
         let _ = writeln!(
             s,
             "        if st.valid(1) {{ trace(\"st\", v = st.read(1)); }}"
@@ -212,12 +284,15 @@ pub fn random_design(seed: u64) -> String {
             let _ = writeln!(s, "        trace(\"asked\", asked = asked);");
         }
         if fed[u][2] {
-            let _ = writeln!(
-                s,
-                "        if let Some(v) = rf.recv() {{ got += 4; trace(\"rf\", v = v); }}"
+            let lines = receive(
+                &mut rng,
+                "rf",
+                "got += 4; trace(\"rf\", v = v);",
+                "idle += 2;",
             );
+            let _ = writeln!(s, "{lines}");
         }
-        let _ = writeln!(s, "        trace(\"r\", a = arr[k]);");
+        let _ = writeln!(s, "        trace(\"r\", a = arr[k], seen = seen);");
         let _ = writeln!(s, "    }}\n}}");
     }
     let _ = writeln!(s, "system Top {{");
