@@ -400,3 +400,76 @@ fn elaboration_and_unrolling_blowups_are_errors_not_hangs() {
         );
     }
 }
+
+/// `chronc fmt` leaves a file that does not parse untouched, prints the
+/// diagnostics `chronc check` prints for it (same codes and spans) and
+/// exits 1: a non-ASCII name (once rewritten `unit Z ä hler`), a missing
+/// `;` (once joining two items), brackets nested past E0102's limit.
+#[test]
+fn fmt_refuses_files_that_do_not_parse() {
+    let dir = scratch("fmt-broken");
+    let deep = format!("const X: u32 = {}1{};\n", "(".repeat(80), ")".repeat(80));
+    let cases = [
+        (
+            "name",
+            "clock c = 1 GHz;\nunit Zähler { tick { } }\n",
+            "E0101",
+        ),
+        (
+            "semicolon",
+            "const A: u32 = 1\nconst B: u32 = 2;\n",
+            "E0101",
+        ),
+        ("deep", deep.as_str(), "E0102"),
+    ];
+    for (name, source, code) in cases {
+        let path = dir.join(format!("{name}.chr"));
+        std::fs::write(&path, source).expect("scratch file");
+        let file = path.to_str().expect("UTF-8 path");
+        let fmt = chronc(&["fmt", file]);
+        expect(&fmt, 1, code, name);
+        assert_eq!(
+            std::fs::read_to_string(&path).expect("file"),
+            source,
+            "{name}: rewritten"
+        );
+        let check = chronc(&["check", file]);
+        expect(&check, 1, code, name);
+        let diagnostics = String::from_utf8_lossy(&check.stderr);
+        let diagnostics = diagnostics
+            .rsplit_once("\n\n")
+            .map_or(&*diagnostics, |(d, _)| d);
+        assert!(
+            String::from_utf8_lossy(&fmt.stderr).contains(diagnostics),
+            "{name}: fmt's diagnostics differ from check's:\n{}\n--- check:\n{diagnostics}",
+            text(&fmt)
+        );
+        expect(&chronc(&["fmt", "--check", file]), 1, code, name);
+    }
+}
+
+/// Nesting that the layout once took exponential time on (49 parentheses
+/// never finished, each level of nested calls doubled the time) formats at
+/// once up to E0102's limit, and the result is stable.
+#[test]
+fn fmt_formats_deep_nesting_up_to_the_limit() {
+    let dir = scratch("fmt-deep");
+    let mut call = "1".to_string();
+    for _ in 0..60 {
+        call = format!("f({call}, 2)");
+    }
+    let source = format!(
+        "fn f(a: u32, b: u32) -> u32 {{ return a + b; }}\nconst X: u32 = {}1{};\n\
+         fn g() -> u32 {{ return {call}; }}\n",
+        "(".repeat(60),
+        ")".repeat(60)
+    );
+    let path = dir.join("deep.chr");
+    std::fs::write(&path, &source).expect("scratch file");
+    let file = path.to_str().expect("UTF-8 path");
+    expect(&chronc(&["fmt", file]), 0, "", "deep");
+    let once = std::fs::read_to_string(&path).expect("file");
+    expect(&chronc(&["fmt", "--check", file]), 0, "", "deep, formatted");
+    expect(&chronc(&["check", file]), 0, "", "deep, still valid");
+    assert_eq!(once.matches("f(").count(), 61, "{once}");
+}

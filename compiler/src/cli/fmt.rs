@@ -1,12 +1,22 @@
 //! `chronc fmt`: rewrite design files in the canonical layout.
+//!
+//! A file that does not parse (any `E01xx` error) is left untouched: its
+//! diagnostics are printed as `chronc check` prints them (the same codes
+//! and spans) and `fmt` exits 1. So a file is never rewritten from a guess
+//! at what its broken tokens meant, and the formatter sees only sources
+//! within the parser's limits (E0102's nesting depth among them).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 use miette::{NamedSource, Report};
 
+use chronon_compiler::diag_render::render_human;
 use chronon_compiler::fmt::format_source;
+use chronon_lang::span::SourceMap;
+use chronon_lang::{CompileOptions, compile};
 
 /// Arguments of `chronc fmt`.
 #[derive(Args)]
@@ -46,6 +56,12 @@ pub fn main(args: FmtArgs) -> ExitCode {
                 continue;
             }
         };
+        if let Some(report) = syntax_errors(&name, &src) {
+            say!("{report}");
+            sayln!("error: {name} does not parse; it was left unchanged");
+            failed = true;
+            continue;
+        }
         let formatted = match format_source(&src) {
             Ok(formatted) => formatted,
             Err(err) => {
@@ -80,4 +96,18 @@ pub fn main(args: FmtArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `chronc check`'s rendering of `src`'s diagnostics when any of them is a
+/// syntax error (phase `01`), else `None`.
+fn syntax_errors(name: &str, src: &str) -> Option<String> {
+    let mut sources = SourceMap::new();
+    sources.add(name.to_string(), src.to_string());
+    let result = compile(&mut sources, &CompileOptions::default());
+    let syntax = |d: &chronon_lang::diag::Diagnostic| d.is_error() && d.code.starts_with("E01");
+    if !result.diagnostics.iter().any(syntax) {
+        return None;
+    }
+    let color = std::io::stderr().is_terminal();
+    Some(render_human(&result.diagnostics, &sources, 100, color))
 }

@@ -85,6 +85,13 @@ pub struct Layout {
     /// Byte offsets in `out` of the space before each trailing line comment,
     /// for [`align_trailing_comments`].
     trailing: Vec<usize>,
+    /// This printer is a trial of a group on one line: nested groups go
+    /// inline without trials of their own (if one cannot, neither can the
+    /// group being tried), so each group is tried once and the layout takes
+    /// time linear in the tokens times the nesting depth, not exponential.
+    trial: bool,
+    /// The trial met something that cannot stay on one line (a comment).
+    trial_failed: bool,
 }
 
 impl Layout {
@@ -179,12 +186,20 @@ impl Layout {
             self.exploded(g, Seq::Block);
             return;
         }
+        if self.trial {
+            // A comment would have exploded the group: the trial fails.
+            self.trial_failed |= g.has_comment();
+            self.inline(g);
+            return;
+        }
         if !g.has_comment() {
             let out = std::mem::take(&mut self.out);
             let mut trial = self.clone();
             self.out = out;
+            trial.trial = true;
             trial.inline(g);
-            if trial.col <= MAX_WIDTH && !trial.out.contains('\n') {
+            trial.trial = false;
+            if !trial.trial_failed && trial.col <= MAX_WIDTH && !trial.out.contains('\n') {
                 self.out.push_str(&trial.out);
                 trial.out = std::mem::take(&mut self.out);
                 *self = trial;
@@ -220,6 +235,11 @@ impl Layout {
         let depth = std::mem::take(&mut self.generic_depth);
         self.token(&g.open);
         for node in &g.items {
+            if self.trial && (self.trial_failed || self.col > MAX_WIDTH) {
+                // Past the limit: the trial has failed, the rest is moot.
+                self.trial_failed = true;
+                break;
+            }
             match node {
                 Node::Tok(t) => self.token(t),
                 Node::Group(inner) => self.group(inner, false),

@@ -19,13 +19,16 @@ use thiserror::Error;
 pub use layout::MAX_WIDTH;
 pub use token::{KEYWORDS, Token, TokenKind, tokenize};
 
-/// Why a source could not be formatted.
+/// Why a source could not be formatted. The codes are the front end's for
+/// the same faults (`chronc fmt` refuses a file that does not parse before
+/// it gets here, so these are reached only by direct callers); E0109 is the
+/// formatter's own, a bug.
 #[derive(Debug, Error, Diagnostic, PartialEq, Eq)]
 pub enum FmtError {
     /// A `/*` without its `*/`.
     #[error("unterminated block comment")]
     #[diagnostic(
-        code(fmt::unterminated_comment),
+        code(E0105),
         help("close the comment with `*/`; block comments nest, so every `/*` needs its own `*/`")
     )]
     UnterminatedComment {
@@ -36,7 +39,7 @@ pub enum FmtError {
     /// A `"` without its closing quote on the same line.
     #[error("unterminated string literal")]
     #[diagnostic(
-        code(fmt::unterminated_string),
+        code(E0101),
         help(
             "close the string with `\"` before the end of the line; write `\\\"` for a quote inside it"
         )
@@ -49,7 +52,7 @@ pub enum FmtError {
     /// A closing bracket with no opening one.
     #[error("unmatched closing bracket")]
     #[diagnostic(
-        code(fmt::unmatched_close),
+        code(E0106),
         help("remove the bracket or add the opening one it closes")
     )]
     UnmatchedClose {
@@ -59,10 +62,7 @@ pub enum FmtError {
     },
     /// A closing bracket of the wrong kind.
     #[error("mismatched bracket: expected `{expected}`")]
-    #[diagnostic(
-        code(fmt::mismatched_bracket),
-        help("close the innermost open bracket first")
-    )]
+    #[diagnostic(code(E0106), help("close the innermost open bracket first"))]
     MismatchedBracket {
         /// The open bracket.
         #[label("opened here")]
@@ -75,7 +75,7 @@ pub enum FmtError {
     },
     /// An opening bracket never closed.
     #[error("unclosed bracket")]
-    #[diagnostic(code(fmt::unclosed_bracket), help("add the matching closing bracket"))]
+    #[diagnostic(code(E0105), help("add the matching closing bracket"))]
     UnclosedBracket {
         /// The bracket.
         #[label("this bracket is never closed")]
@@ -84,7 +84,7 @@ pub enum FmtError {
     /// The layout changed the token sequence: a formatter bug.
     #[error("internal error: formatting would change the program")]
     #[diagnostic(
-        code(fmt::internal),
+        code(E0109),
         help(
             "this is a bug in `chronc fmt`; the file was left unchanged, please report it with the file"
         )

@@ -171,11 +171,11 @@ fn canonical_layout() {
 #[test]
 fn malformed_input_is_a_diagnostic() {
     let cases: &[(&str, &str)] = &[
-        ("const A = /* never closed", "fmt::unterminated_comment"),
-        ("trace(\"open);", "fmt::unterminated_string"),
-        ("const A = 1);", "fmt::unmatched_close"),
-        ("fn f( }", "fmt::mismatched_bracket"),
-        ("unit U { tick {", "fmt::unclosed_bracket"),
+        ("const A = /* never closed", "E0105"),
+        ("trace(\"open);", "E0101"),
+        ("const A = 1);", "E0106"),
+        ("fn f( }", "E0106"),
+        ("unit U { tick {", "E0105"),
     ];
     for (input, code) in cases {
         let err: FmtError = format_source(input).expect_err(input);
