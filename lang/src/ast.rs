@@ -198,30 +198,53 @@ pub enum PortKindAst {
 pub enum UnitMember {
     /// `in|out name: T kind;`
     Port {
+        /// `in` or `out`.
         dir: Dir,
+        /// The port's name.
         name: Ident,
+        /// The item type it carries.
         ty: TypeExpr,
+        /// How it links: a channel end, or a CDC FIFO read port (`cdc`, `cdc fwft`).
         kind: PortKindAst,
+        /// The whole declaration.
         span: Span,
     },
     /// `reg name: T = init;`
     Reg {
+        /// The register's name.
         name: Ident,
+        /// Its type.
         ty: TypeExpr,
+        /// Its value before the first edge (zero when absent).
         init: Option<Expr>,
+        /// The whole declaration.
         span: Span,
     },
     /// `stage name: T pipes N;`
     Stage {
+        /// The stage register's name.
         name: Ident,
+        /// The type of each pipe's value.
         ty: TypeExpr,
+        /// How many pipes (one when absent).
         pipes: Option<Expr>,
+        /// The whole declaration.
         span: Span,
     },
     /// `counter name;`
-    Counter { name: Ident, span: Span },
+    Counter {
+        /// The counter's name.
+        name: Ident,
+        /// The whole declaration.
+        span: Span,
+    },
     /// `tick { ... }`
-    Tick { body: Block, span: Span },
+    Tick {
+        /// The statements run at every edge of the unit's clock.
+        body: Block,
+        /// The whole `tick` block.
+        span: Span,
+    },
 }
 
 /// A unit.
@@ -255,43 +278,69 @@ pub struct Endpoint {
 pub enum SystemMember {
     /// `in|out name: T = inst.port;`
     Expose {
+        /// `in` or `out`.
         dir: Dir,
+        /// The name the system's port is known by outside.
         name: Ident,
+        /// The item type it carries.
         ty: TypeExpr,
+        /// The inner instance port it stands for.
         target: Endpoint,
+        /// The whole declaration.
         span: Span,
     },
     /// `inst name[idx]: Target<args> on clock;`
     Inst {
+        /// The instance name.
         name: Ident,
+        /// The element of an instance array (`inst s[i]`).
         index: Option<Expr>,
+        /// The unit or system instantiated.
         target: Ident,
+        /// Parameter values given (`<N = 4>`).
         args: Vec<(Ident, Expr)>,
+        /// The clock (`on c`, or `on c[i]` of a clock array); none for a system.
         clock: Option<(Ident, Option<Expr>)>,
+        /// The whole declaration.
         span: Span,
     },
     /// `connect a -> b latency L capacity C;`
     Connect {
+        /// The output port that sends.
         from: Endpoint,
+        /// The input port that receives.
         to: Endpoint,
+        /// Edges from send to receive (one when absent).
         latency: Option<Expr>,
+        /// Items the channel holds (its default when absent).
         capacity: Option<Expr>,
+        /// The whole declaration.
         span: Span,
     },
     /// `cdc a -> b depth D sync S;`
     Cdc {
+        /// The writer's output port.
         from: Endpoint,
+        /// The reader's `cdc` input port.
         to: Endpoint,
+        /// Entries of the FIFO (a power of two).
         depth: Expr,
+        /// Synchronizer stages (two when absent).
         sync: Option<Expr>,
+        /// The whole declaration.
         span: Span,
     },
     /// `for i in a..b { ... }`
     For {
+        /// The loop variable, a `u32` constant in each iteration.
         var: Ident,
+        /// First value (inclusive, constant).
         start: Expr,
+        /// Bound (exclusive, constant).
         end: Expr,
+        /// The members declared once per value.
         body: Vec<SystemMember>,
+        /// The whole loop.
         span: Span,
     },
 }
@@ -381,31 +430,57 @@ impl Pattern {
 pub enum StmtKind {
     /// `let x: T = e;`
     Let {
+        /// The local's name.
         name: Ident,
+        /// Its declared type; inferred from `value` when absent.
         ty: Option<TypeExpr>,
+        /// Its initial value.
         value: Expr,
     },
     /// `place = e;`
-    Assign { place: Expr, value: Expr },
+    Assign {
+        /// The local, or an element or field of it.
+        place: Expr,
+        /// The new value.
+        value: Expr,
+    },
     /// `place <= e;`
-    RegWrite { place: Expr, value: Expr },
+    RegWrite {
+        /// The register, or an element or field of it.
+        place: Expr,
+        /// The value it takes at the next edge.
+        value: Expr,
+    },
     /// `c += e;`
-    CounterAdd { name: Ident, value: Expr },
+    CounterAdd {
+        /// The counter.
+        name: Ident,
+        /// The amount added.
+        value: Expr,
+    },
     /// `if c {} else if c {} else {}`
     If {
+        /// Each condition (`c` or `let Some(x) = e`) with its block, in order.
         arms: Vec<(Cond, Block)>,
+        /// The final `else` block.
         otherwise: Option<Block>,
     },
     /// `match e { pats => {} }`
     Match {
+        /// The value matched.
         scrutinee: Expr,
+        /// Each arm's patterns (alternatives) and block.
         arms: Vec<(Vec<Pattern>, Block)>,
     },
     /// `for i in a..b {}`
     For {
+        /// The loop variable (a `u32`).
         var: Ident,
+        /// First value (inclusive, constant).
         start: Expr,
+        /// Bound (exclusive, constant).
         end: Expr,
+        /// The loop body.
         body: Block,
     },
     /// `return e;`
@@ -413,12 +488,19 @@ pub enum StmtKind {
     /// `finish;`
     Finish,
     /// `assert(c, "msg");`
-    Assert { cond: Expr, message: String },
+    Assert {
+        /// What must hold.
+        cond: Expr,
+        /// What the fault says when it does not.
+        message: String,
+    },
     /// `trace("name", k = e, ...);`
     Trace {
+        /// The event name, as written.
         name: String,
         /// The name's string literal, quotes included (E0327 labels it).
         name_span: Span,
+        /// Each argument's name and value.
         args: Vec<(Ident, Expr)>,
     },
     /// An expression evaluated for its effect.

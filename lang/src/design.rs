@@ -269,54 +269,92 @@ pub struct Stmt {
 pub enum StmtKind {
     /// Assign a whole local or a part of it (`let` is an assignment to a fresh slot).
     AssignLocal {
+        /// The local assigned.
         local: LocalId,
+        /// The field and element path inside it (empty: the whole local).
         path: Vec<PlaceElem>,
+        /// The new value.
         value: Expr,
     },
     /// Register write, visible from the next edge; the last write wins.
     RegWrite {
+        /// The unit's register index.
         reg: usize,
+        /// The field and element path inside it (empty: the whole register).
         path: Vec<PlaceElem>,
+        /// The value it takes at the next edge.
         value: Expr,
     },
     /// `counter += value` (u64, wrapping).
-    CounterAdd { counter: usize, value: Expr },
+    CounterAdd {
+        /// The unit's counter index.
+        counter: usize,
+        /// The amount added.
+        value: Expr,
+    },
     /// `port.send(v)`: a refused send is a runtime fault.
-    Send { port: usize, value: Expr },
+    Send {
+        /// The unit's port index.
+        port: usize,
+        /// The item sent.
+        value: Expr,
+    },
     /// `stage.write(pipe, v)`
     StageWrite {
+        /// The unit's stage register index.
         stage: usize,
+        /// The pipe written.
         pipe: Expr,
+        /// The value written.
         value: Expr,
     },
     /// `stage.retain(pipe)`
-    StageRetain { stage: usize, pipe: Expr },
+    StageRetain {
+        /// The unit's stage register index.
+        stage: usize,
+        /// The pipe kept valid with its value.
+        pipe: Expr,
+    },
     /// An expression evaluated for its effect (e.g. `try_send`, `request`, `recv`).
     Expr(Expr),
     /// Two-way branch.
     If {
+        /// The condition.
         cond: Expr,
+        /// Run when it holds.
         then: Vec<Stmt>,
+        /// Run when it does not.
         otherwise: Vec<Stmt>,
     },
     /// `if let Some(binding) = value { then } else { otherwise }`.
     IfSome {
+        /// The local that holds the value inside `then`.
         binding: LocalId,
+        /// The option taken apart.
         value: Expr,
+        /// Run with the value.
         then: Vec<Stmt>,
+        /// Run when there is none.
         otherwise: Vec<Stmt>,
     },
     /// Multi-way branch; the first arm holding the value runs, else `default`.
     Match {
+        /// The value matched.
         scrutinee: Expr,
+        /// The arms with explicit values, in order.
         arms: Vec<MatchArm>,
+        /// The `_` arm (empty when there is none).
         default: Vec<Stmt>,
     },
     /// `for var in start..end` with constant bounds (kept as a loop; `var` is `u32`).
     For {
+        /// The loop variable.
         var: LocalId,
+        /// First value (inclusive).
         start: u32,
+        /// Bound (exclusive).
         end: u32,
+        /// The loop body.
         body: Vec<Stmt>,
     },
     /// `return value;` (functions only).
@@ -324,10 +362,17 @@ pub enum StmtKind {
     /// Stop the run at the end of this instant.
     Finish,
     /// Fault the run when `cond` is false.
-    Assert { cond: Expr, message: String },
+    Assert {
+        /// What must hold.
+        cond: Expr,
+        /// What the fault says when it does not.
+        message: String,
+    },
     /// A trace record with named arguments.
     Trace {
+        /// The event name.
         name: String,
+        /// Each argument's name and value.
         args: Vec<(String, Expr)>,
     },
 }

@@ -1,4 +1,4 @@
-//! Parsing: source text to [`ast::Module`] and parse diagnostics.
+//! Parsing: source text to [`crate::ast::Module`] and parse diagnostics.
 //!
 //! The file is first cut into top-level items by a cheap scan that matches
 //! braces and skips comments and strings; each item is then parsed on its own,
@@ -26,17 +26,30 @@ use crate::ast::*;
 use crate::diag::{Diagnostic, IntoDiagnostic};
 use crate::span::{FileId, Span};
 
-#[derive(pest_derive::Parser)]
-#[grammar = "grammar.pest"]
-struct ChrParser;
+/// The pest reference parser generated from `grammar.pest`.
+mod grammar {
+    // The derive generates `Rule`, one variant per rule of the grammar,
+    // which documents them.
+    #![allow(missing_docs)]
+
+    #[derive(pest_derive::Parser)]
+    #[grammar = "grammar.pest"]
+    pub(super) struct ChrParser;
+}
+use grammar::{ChrParser, Rule};
 
 /// Deepest bracket nesting accepted (parentheses, brackets and braces together).
 pub const MAX_NESTING: usize = 64;
 /// Deepest expression tree accepted (operator chains count one level per operator).
 pub const MAX_EXPR_DEPTH: usize = 256;
 
-/// Parse-phase errors.
+/// Parse-phase errors. A variant's fields are the values its message and
+/// labels show ([`IntoDiagnostic`] below); its doc names its code.
 #[derive(Clone, Debug)]
+#[expect(
+    missing_docs,
+    reason = "fields are the diagnostic's arguments, shown in into_diagnostic"
+)]
 pub enum ParseError {
     /// E0101: the text does not match the grammar.
     Syntax {

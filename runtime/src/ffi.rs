@@ -241,8 +241,10 @@ pub unsafe extern "C" fn chronon_fifo(ctx: *mut c_void, fifo: u32, op: u32, item
     };
     let width = f.width;
     let id = FifoId(fifo);
-    // SAFETY (both closures): the caller guarantees `item` for operations with an item.
+    // SAFETY: the caller guarantees `item` (`width` words) for operations
+    // with an item, the only ones that call this closure.
     let item_in = || unsafe { words(item, width) };
+    // SAFETY: as for `item_in`; the words are written only through this one.
     let item_out = || unsafe { words_mut(item, width) };
     match op {
         0 => answer(ctx.fifo_can_send(id)),

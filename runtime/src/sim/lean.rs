@@ -617,6 +617,7 @@ impl Simulation {
             // it is still inside the list or one past its end (never read:
             // the last operation is `Wrap`).
             let op = unsafe { *next };
+            // SAFETY: as above: one past `next` is inside the list or its end.
             next = unsafe { next.add(1) };
             match op {
                 Op::Solo(d, step) => solo_instant!(d, step, tick),
