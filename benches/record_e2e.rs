@@ -123,6 +123,7 @@ fn child(config: &str, scale: u64) {
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     let rec = options(config, &dir);
     // Compilation is in the timed region for every configuration alike.

@@ -1926,6 +1926,7 @@ fn error_codes(name: &str, text: &str) -> Vec<&'static str> {
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     match run(&mut sources, &options, &mut |_, _| {}) {
         Err(RunError::Compile(diags)) => diags.iter().map(|d| d.code).collect(),

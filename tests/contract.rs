@@ -1,4 +1,4 @@
-//! The timing contract (`../shared/design/timing-contract.md`), clause by
+//! The timing contract (`docs/semantics.md`), clause by
 //! clause, end to end: every design under `tests/contract/` is compiled and
 //! run as `chronc run` runs it, with a text trace, on both engines, and its
 //! trace and summary are compared with values its header derives by hand
@@ -124,6 +124,7 @@ fn options_for_engine(engine: EngineKind) -> RunOptions {
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     }
 }
 

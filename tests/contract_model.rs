@@ -284,6 +284,7 @@ fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<Str
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     let record = RecordOptions {
         trace_dir: Some(dir.clone()),

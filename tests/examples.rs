@@ -20,6 +20,7 @@ fn examples_run_alike_on_both_engines() {
             drain: None,
             seed: 0,
             exec: Default::default(),
+            interrupt: None,
         });
         insta::assert_snapshot!(name, summary);
     }

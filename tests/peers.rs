@@ -212,6 +212,7 @@ fn run_text(
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     let report = match run(&mut sources, &options, &mut |_, _| {}) {
         Ok(r) => r,

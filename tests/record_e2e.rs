@@ -55,6 +55,7 @@ fn run_design(path: &str, engine: EngineKind, rec: &RecordOptions) -> RunReport 
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     match run_recorded(&mut sources, &options, rec, &mut |_, _| {}) {
         Ok(r) => r,
@@ -227,6 +228,7 @@ fn a_full_disk_stops_recording_with_the_writers_error() {
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     match run_recorded(&mut sources, &options, &rec, &mut |_, _| {}) {
         Err(chronon_compiler::run::RunError::Setup(m)) => {

@@ -44,6 +44,7 @@ fn options_for(source: &str, engine: EngineKind) -> RunOptions {
         drain,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     }
 }
 
@@ -109,6 +110,7 @@ fn sliced_runs_equal_one_run() {
             drain: None,
             seed: 0,
             exec: Default::default(),
+            interrupt: None,
         };
         let sliced = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
         let compiled = chronon_lang::compile(

@@ -135,6 +135,7 @@ fn run_case(
         drain: case.run.drain,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     let record = RecordOptions {
         trace_dir: traced.then(|| dir.0.clone()),

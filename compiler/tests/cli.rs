@@ -322,3 +322,46 @@ fn exec_switches_come_from_the_command_line_over_the_environment() {
         );
     }
 }
+
+/// `chronc trace merge DIR | head` exits quietly when its reader stops
+/// early, as Unix tools do (it printed a broken-pipe error and exited 1).
+#[test]
+fn trace_merge_into_a_closed_pipe_exits_quietly() {
+    use std::io::{BufRead, BufReader};
+    let dir = common::scratch("cli", "merge-pipe");
+    let trace = dir.join("text");
+    let out = chronc(&[
+        "run",
+        "examples/pairs.chr",
+        "-q",
+        "--trace",
+        trace.to_str().expect("path"),
+    ]);
+    assert!(out.status.success(), "{}", all_output(&out));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(["trace", "merge"])
+        .arg(&trace)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("chronc starts");
+    let mut first = String::new();
+    let stdout = child.stdout.take().expect("piped");
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("a line");
+    // The reader is dropped here: the rest of the merge meets a closed pipe.
+    let out = child.wait_with_output().expect("merge ends");
+    assert!(first.contains("ps "), "{first}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -23,6 +23,78 @@ fn expect(out: &Output, code: i32, needle: &str, what: &str) {
     );
 }
 
+/// A UTF-8 byte-order mark is accepted (it was E0101 on an invisible
+/// character); `check -` reads standard input as `fmt -` does; a design
+/// with no instances stops at once with stop reason `empty` (it ran
+/// forever); counters of 2^63 and above print unsigned in the summary, the
+/// text log and the CSV (they printed negative).
+#[test]
+fn inputs_and_results_a_new_user_meets() {
+    let dir = scratch("inputs-results");
+    let design = "clock c = 1 GHz;\nunit U { reg r: u8; counter big; tick { r <= r + 1; \
+                  big += 0x8000000000000001; } }\nsystem S { inst u: U on c; }\n";
+    let bom = dir.join("bom.chr");
+    std::fs::write(&bom, format!("\u{feff}{design}")).expect("write");
+    let bom = bom.display().to_string();
+    expect(&chronc(&["check", &bom]), 0, "", "a BOM");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_chronc"))
+        .args(["check", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("chronc starts");
+    use std::io::Write as _;
+    child
+        .stdin
+        .take()
+        .expect("piped")
+        .write_all(b"unit U { tick { x <= 1; } }\n")
+        .expect("stdin");
+    let out = child.wait_with_output().expect("check ends");
+    expect(&out, 1, "<stdin>", "check -");
+    expect(&out, 1, "E0201", "check -");
+
+    let empty = chronc(&["run", "examples/pairs.chr", "-p", "PAIRS=0", "-q"]);
+    expect(&empty, 0, "stopped: empty", "no instances");
+    expect(&empty, 0, "instants: 0", "no instances");
+
+    let trace = dir.join("text");
+    let csv = dir.join("counters.csv");
+    let out = chronc(&[
+        "run",
+        &bom,
+        "--cycles",
+        "2",
+        "-q",
+        "--trace",
+        trace.to_str().expect("path"),
+        "--counters",
+        csv.to_str().expect("path"),
+    ]);
+    // 2 * (2^63 + 1) wraps to 2.
+    expect(&out, 0, "top.u.big = 2", "counter wraps");
+    let one = chronc(&[
+        "run",
+        &bom,
+        "--cycles",
+        "1",
+        "-q",
+        "--counters",
+        csv.to_str().expect("path"),
+    ]);
+    expect(
+        &one,
+        0,
+        "top.u.big = 9223372036854775809",
+        "counter past 2^63",
+    );
+    let rows = std::fs::read_to_string(&csv).expect("csv");
+    assert!(rows.contains(",9223372036854775809\n"), "{rows}");
+    assert!(!rows.contains(",-"), "{rows}");
+    let log = std::fs::read_to_string(trace.join("00-c.log")).expect("log");
+    assert!(log.contains("C top.u.big 9223372036854775809\n"), "{log}");
+}
+
 /// A fresh scratch directory under `target/cli-errors`.
 fn scratch(name: &str) -> PathBuf {
     common::scratch("cli-errors", name)
@@ -133,9 +205,9 @@ fn parameters_that_do_not_exist_or_fit_are_diagnosed() {
             expect(&out, 1, also, "check -p N twice, one bad");
         }
     }
-    // N = 0: an empty ring runs.
+    // N = 0: an empty ring is valid, and stops at once (no instance).
     let out = chronc(&["run", ring, "-q", "--cycles", "3", "-p", "N=0"]);
-    expect(&out, 0, "stopped: limit", "-p N=0");
+    expect(&out, 0, "stopped: empty", "-p N=0");
 }
 
 #[test]
@@ -151,18 +223,22 @@ fn unreadable_inputs_are_reported() {
     )
     .expect("write");
     let later = later.display().to_string();
-    for cmd in ["run", "check"] {
+    // `check` exits 1 on any error, as for any diagnostic; `run` 2, as for
+    // any compile error.
+    for (cmd, code) in [("run", 2), ("check", 1)] {
         let out = chronc(&[cmd, "no/such/file.chr"]);
-        expect(&out, 2, "cannot read no/such/file.chr", cmd);
+        expect(&out, code, "cannot read no/such/file.chr", cmd);
+        expect(&out, code, "E0001", cmd);
         let out = chronc(&[cmd, "examples"]);
-        expect(&out, 2, "cannot read examples", cmd);
+        expect(&out, code, "cannot read examples", cmd);
         let out = chronc(&[cmd, &binary]);
         expect(
             &out,
-            2,
+            code,
             "not UTF-8 text (byte 0xff at line 1, column 1)",
             cmd,
         );
+        expect(&out, code, "E0002", cmd);
         // Every unreadable file is named, not just the first; a bad byte
         // is placed by line and column (in characters).
         let out = chronc(&[cmd, "no/such/a.chr", &later, "no/such/b.chr"]);
@@ -171,8 +247,29 @@ fn unreadable_inputs_are_reported() {
             "byte 0xc3 at line 3, column 7",
             "cannot read no/such/b.chr",
         ] {
-            expect(&out, 2, needle, cmd);
+            expect(&out, code, needle, cmd);
         }
+    }
+    // In JSON too: one coded diagnostic per unreadable file, the bad byte
+    // labelled where it is.
+    for args in [
+        &["check", "--format", "json", "no/such/a.chr", later.as_str()][..],
+        &["run", "--json", "no/such/a.chr", later.as_str()][..],
+    ] {
+        let out = chronc(args);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+        let codes: Vec<&str> = json
+            .as_array()
+            .expect("an array")
+            .iter()
+            .map(|d| d["code"].as_str().expect("a code"))
+            .collect();
+        assert_eq!(codes, ["E0001", "E0002"], "{args:?}");
+        let label = &json[1]["labels"][0];
+        assert_eq!(
+            (label["line"].as_u64(), label["column"].as_u64()),
+            (Some(3), Some(7))
+        );
     }
     let out = chronc(&["fmt", "--check", "no/such/file.chr"]);
     expect(&out, 1, "cannot read", "fmt");
@@ -271,7 +368,7 @@ fn a_full_disk_stops_the_run_with_the_cause() {
         expect(&out, 1, "writing standard output", &format!("{args:?}"));
     }
     // Standard error on a full disk: nowhere to report, but the exit status
-    // is still the command's own (2: a file it cannot read), not a panic's.
+    // is still the command's own (1: an error diagnostic), not a panic's.
     let full = std::fs::OpenOptions::new()
         .write(true)
         .open("/dev/full")
@@ -282,7 +379,7 @@ fn a_full_disk_stops_the_run_with_the_cause() {
         .stderr(full)
         .output()
         .expect("chronc starts");
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
 
 #[test]

@@ -170,6 +170,7 @@ pub fn run_chronc_until(
         drain: None,
         seed: 0,
         exec: Default::default(),
+        interrupt: None,
     };
     let recording = RecordOptions {
         trace_dir: Some(trace.clone()),

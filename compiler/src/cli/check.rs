@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use chronon_compiler::diag_render::{render_human, render_json};
+use chronon_lang::diag::Diagnostic;
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
 
@@ -22,7 +23,8 @@ pub enum Format {
 /// Arguments of `chronc check`.
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
-    /// Design files; they are checked together as one design.
+    /// Design files; they are checked together as one design (`-` reads
+    /// standard input).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// The top system (default: the one system no other system instantiates).
@@ -39,11 +41,9 @@ pub struct CheckArgs {
 /// Runs the subcommand.
 pub fn main(args: CheckArgs) -> ExitCode {
     let mut sources = SourceMap::new();
-    if let Err(errors) = super::read_sources(&args.files, &mut sources) {
-        for e in errors {
-            sayln!("error: {e}");
-        }
-        return ExitCode::from(2);
+    if let Err(unreadable) = super::source::read_sources(&args.files, &mut sources) {
+        // Reported as any diagnostic is, in the format asked for.
+        return report(&args, &unreadable, &sources);
     }
     let mut params = Vec::new();
     for p in &args.params {
@@ -61,10 +61,16 @@ pub fn main(args: CheckArgs) -> ExitCode {
         require_top: false,
     };
     let result = compile(&mut sources, &options);
-    let has_error = result.diagnostics.iter().any(|d| d.is_error());
+    report(&args, &result.diagnostics, &sources)
+}
+
+/// Prints `diagnostics` in the format `args` asks for; exits 1 when one is
+/// an error.
+fn report(args: &CheckArgs, diagnostics: &[Diagnostic], sources: &SourceMap) -> ExitCode {
+    let has_error = diagnostics.iter().any(|d| d.is_error());
     match args.format {
         Format::Json => {
-            let json = format!("{}\n", render_json(&result.diagnostics, &sources));
+            let json = format!("{}\n", render_json(diagnostics, sources));
             if let Err(e) = super::out(&json) {
                 sayln!("{e}");
                 return ExitCode::FAILURE;
@@ -72,13 +78,14 @@ pub fn main(args: CheckArgs) -> ExitCode {
         }
         Format::Human => {
             let color = std::io::stderr().is_terminal();
-            say!(
-                "{}",
-                render_human(&result.diagnostics, &sources, 100, color)
-            );
-            let (errors, warnings) = result.diagnostics.iter().fold((0, 0), |(e, w), d| {
-                if d.is_error() { (e + 1, w) } else { (e, w + 1) }
-            });
+            say!("{}", render_human(diagnostics, sources, 100, color));
+            let (errors, warnings) =
+                diagnostics.iter().fold(
+                    (0, 0),
+                    |(e, w), d| {
+                        if d.is_error() { (e + 1, w) } else { (e, w + 1) }
+                    },
+                );
             if errors + warnings > 0 {
                 sayln!("{errors} error(s), {warnings} warning(s)");
             }

@@ -42,12 +42,7 @@ pub fn main(args: FmtArgs) -> ExitCode {
         } else {
             path.display().to_string()
         };
-        let read = if stdin {
-            std::io::read_to_string(std::io::stdin())
-                .map_err(|e| format!("cannot read {name}: {e}"))
-        } else {
-            super::read_source(path)
-        };
+        let read = super::source::read_source(path).map_err(|e| e.message);
         let src = match read {
             Ok(src) => src,
             Err(err) => {

@@ -24,6 +24,7 @@ pub mod check;
 pub mod exec;
 pub mod fmt;
 pub mod run;
+pub mod source;
 pub mod trace;
 
 /// Writes to standard error, ignoring failure (see `say!`).
@@ -42,47 +43,42 @@ pub fn out(text: &str) -> Result<(), String> {
         .map_err(|e| format!("error: writing standard output: {e}"))
 }
 
-/// Reads the design files `paths` into `sources`: every file that cannot
-/// be read is named (`cannot read FILE: why`), not just the first. `Err`
-/// holds the messages.
-pub fn read_sources(
-    paths: &[std::path::PathBuf],
-    sources: &mut chronon_lang::span::SourceMap,
-) -> Result<(), Vec<String>> {
-    let mut errors = Vec::new();
-    for path in paths {
-        match read_source(path) {
-            Ok(text) => {
-                sources.add(path.display().to_string(), text);
-            }
-            Err(e) => errors.push(e),
-        }
-    }
-    if errors.is_empty() {
-        Ok(())
-    } else {
-        Err(errors)
-    }
+/// Set by the first SIGINT or SIGTERM (see [`on_interrupt`]); `chronc run`
+/// hands it to the run, which stops at the end of the instant it is in.
+pub static INTERRUPT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// The signal that set [`INTERRUPT`].
+static INTERRUPT_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// The exit status of a run stopped by a signal: 128 plus its number (130
+/// for SIGINT, 143 for SIGTERM), as shells report a process the signal
+/// killed.
+pub fn interrupt_exit_code() -> u8 {
+    (128 + INTERRUPT_SIGNAL.load(std::sync::atomic::Ordering::Relaxed)).clamp(0, 255) as u8
 }
 
-/// Reads one design file; `Err` is `cannot read FILE: why`, and for a file
-/// that is not UTF-8 text says where its first bad byte is.
-pub fn read_source(path: &std::path::Path) -> Result<String, String> {
-    match std::fs::read(path).map(String::from_utf8) {
-        Ok(Ok(text)) => Ok(text),
-        Ok(Err(e)) => {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
-            let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            let column = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
-            let byte = e.as_bytes()[valid.len()];
-            Err(format!(
-                "cannot read {}: not UTF-8 text (byte 0x{byte:02x} at line {line}, \
-                 column {column}); design files are UTF-8",
-                path.display()
-            ))
+/// The SIGINT and SIGTERM handler: the first asks the run to stop
+/// cleanly, a second exits at once (a user who presses Ctrl-C twice means
+/// it). Only atomic stores and `_exit`, which are async-signal-safe.
+extern "C" fn on_interrupt(signal: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    if INTERRUPT.swap(true, Ordering::SeqCst) {
+        // SAFETY: `_exit` is async-signal-safe and ends the process at
+        // once, without running anything of this program.
+        unsafe { libc::_exit(128 + signal) };
+    }
+    INTERRUPT_SIGNAL.store(signal, Ordering::SeqCst);
+}
+
+/// Installs [`on_interrupt`] for SIGINT and SIGTERM.
+pub fn catch_interrupts() {
+    let handler: extern "C" fn(libc::c_int) = on_interrupt;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only does async-signal-safe work (above), and
+        // it is installed before the run starts any thread.
+        unsafe {
+            libc::signal(signal, handler as libc::sighandler_t);
         }
-        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
     }
 }
 

@@ -1,6 +1,9 @@
 //! `chronc run`: compile a design and simulate it, then print a summary
 //! (or JSON). Exits 0 on a clean stop, 1 on a runtime fault or an
-//! unfinished drain, 2 on a compile error or bad arguments.
+//! unfinished drain, 2 on a compile error or bad arguments, and 130 (143)
+//! when SIGINT (SIGTERM) stopped it: the run ends at the instant it was
+//! in, with its summary and whole-record recordings; a second signal exits
+//! at once.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -10,6 +13,7 @@ use std::time::Duration;
 use chronon_compiler::diag_render::{render_human, render_json};
 use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
+use chronon_lang::diag::Diagnostic;
 use chronon_lang::span::SourceMap;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -76,11 +80,28 @@ fn usage(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Prints the diagnostics that stopped the run before it started (JSON on
+/// stdout with `--json`, as `chronc check --format json` prints them) and
+/// exits 2.
+fn compile_failure(args: &RunArgs, diags: &[Diagnostic], sources: &SourceMap) -> ExitCode {
+    if args.json {
+        let json = format!("{}\n", render_json(diags, sources));
+        if let Err(e) = super::out(&json) {
+            sayln!("{e}");
+        }
+    } else {
+        let color = std::io::stderr().is_terminal();
+        say!("{}", render_human(diags, sources, 100, color));
+    }
+    ExitCode::from(2)
+}
+
 /// Runs the subcommand.
 pub fn main(args: RunArgs) -> ExitCode {
+    super::catch_interrupts();
     let mut sources = SourceMap::new();
-    if let Err(errors) = super::read_sources(&args.files, &mut sources) {
-        return usage(&errors.join("\nerror: "));
+    if let Err(unreadable) = super::source::read_sources(&args.files, &mut sources) {
+        return compile_failure(&args, &unreadable, &sources);
     }
     let mut params = Vec::new();
     for p in &args.params {
@@ -115,6 +136,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         drain: args.drain.then_some(args.drain_limit),
         seed: args.seed,
         exec,
+        interrupt: Some(&super::INTERRUPT),
     };
     let recording = match args.record.options() {
         Ok(r) => r,
@@ -142,19 +164,7 @@ pub fn main(args: RunArgs) -> ExitCode {
         b.finish_and_clear();
     }
     match result {
-        Err(RunError::Compile(diags)) => {
-            if args.json {
-                // Same encoder and form as `chronc check --format json`.
-                let json = format!("{}\n", render_json(&diags, &sources));
-                if let Err(e) = super::out(&json) {
-                    sayln!("{e}");
-                }
-            } else {
-                let color = std::io::stderr().is_terminal();
-                say!("{}", render_human(&diags, &sources, 100, color));
-            }
-            ExitCode::from(2)
-        }
+        Err(RunError::Compile(diags)) => compile_failure(&args, &diags, &sources),
         Err(RunError::Setup(message)) => usage(&message),
         Ok(report) => {
             let text = if args.json {
@@ -172,7 +182,9 @@ pub fn main(args: RunArgs) -> ExitCode {
             if let Some(e) = report.recording.as_ref().and_then(|r| r.error.as_ref()) {
                 sayln!("error: recording failed: {e}");
             }
-            if report.is_clean() {
+            if report.stop == "interrupted" {
+                ExitCode::from(super::interrupt_exit_code())
+            } else if report.is_clean() {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::FAILURE

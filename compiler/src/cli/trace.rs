@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use chronon_compiler::record::{RecordOptions, TraceFilter};
-use chronon_record::merge::merge;
+use chronon_record::merge::{MergeError, merge};
 use chronon_record::perfetto::recover;
 
 /// The recording flags of `chronc run`.
@@ -98,12 +98,39 @@ pub fn main(command: TraceCommand) -> ExitCode {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
             let merged = merge(&dir, &mut out);
-            match merged.map_err(|e| e.to_string()).and_then(|stats| {
-                out.flush().map_err(|e| format!("writing stdout: {e}"))?;
+            let flushed = merged.and_then(|stats| {
+                out.flush().map_err(|source| MergeError::Io {
+                    path: "<output>".into(),
+                    source,
+                })?;
                 Ok(stats)
-            }) {
-                Ok(_) => ExitCode::SUCCESS,
-                Err(e) => fail(&e),
+            });
+            match flushed {
+                Ok(stats) => {
+                    if let Some(h) = stats.horizon {
+                        sayln!(
+                            "warning: {} is an incomplete recording (its run did not close it): \
+                             merged up to {h}ps, the time every domain's log reached; {} later \
+                             records and {} torn lines left out",
+                            dir.display(),
+                            stats.beyond_horizon,
+                            stats.torn_lines
+                        );
+                    } else if !stats.complete {
+                        sayln!(
+                            "warning: {} is an incomplete recording with no whole record",
+                            dir.display()
+                        );
+                    }
+                    ExitCode::SUCCESS
+                }
+                // A reader that stopped early (`| head`) is no failure.
+                Err(MergeError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::BrokenPipe =>
+                {
+                    ExitCode::SUCCESS
+                }
+                Err(e) => fail(&e.to_string()),
             }
         }
         TraceCommand::Recover { file, output } => {

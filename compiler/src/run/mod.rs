@@ -4,6 +4,7 @@
 mod time_arg;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use chronon_lang::diag::Diagnostic;
@@ -53,6 +54,11 @@ pub struct RunOptions {
     pub seed: u64,
     /// How the design is compiled and run (never what it computes).
     pub exec: ExecConfig,
+    /// Set (by `chronc`'s SIGINT and SIGTERM handler) to stop the run at
+    /// the end of the instant being run: the run stops with reason
+    /// `interrupted`, skips any drain and closes every recording on a
+    /// whole record.
+    pub interrupt: Option<&'static AtomicBool>,
 }
 
 /// Why a run could not start.
@@ -117,7 +123,9 @@ pub struct RunReport {
     pub engine: String,
     /// Seed.
     pub seed: u64,
-    /// Why the run stopped: `finished`, `limit`, `fault`, `time-overflow`.
+    /// Why the run stopped: `finished`, `limit`, `fault`, `time-overflow`,
+    /// `recording-failed`, `interrupted`, or `empty` (no unit instance:
+    /// stopped before the first instant).
     pub stop: String,
     /// Drain outcome, when asked.
     pub drain: Option<String>,
@@ -147,6 +155,7 @@ impl RunReport {
     pub fn is_clean(&self) -> bool {
         self.faults.is_empty()
             && self.stop != "time-overflow"
+            && self.stop != "interrupted"
             && self.recording.as_ref().is_none_or(|r| r.error.is_none())
             && self
                 .drain
@@ -196,7 +205,21 @@ pub fn run_recorded(
         false => None,
     };
     let started = Instant::now();
-    let stop = drive(&mut sim, &options.stop, progress)?;
+    let end = drive(&mut sim, &options.stop, options.interrupt, progress)?;
+    let stop = match end {
+        Ended::Stopped(stop) => stop,
+        Ended::Interrupted | Ended::Empty => {
+            let recorded = recorder.map(|r| r.finish_at(&mut sim, None));
+            let wall = started.elapsed().as_secs_f64();
+            let why = match end {
+                Ended::Empty => "empty",
+                _ => "interrupted",
+            };
+            let mut report = report(&sim, &design.top, options, why, None, wall);
+            report.recording = recorded;
+            return Ok(report);
+        }
+    };
     let drain = options.drain.map(|limit| match sim.sim.drain(limit) {
         Drain::Drained { instants } => format!("drained after {instants} instants"),
         Drain::LimitReached { in_flight } => {
@@ -211,9 +234,20 @@ pub fn run_recorded(
     };
     let recorded = recorder.map(|r| r.finish_at(&mut sim, bound));
     let wall = started.elapsed().as_secs_f64();
-    let mut report = report(&sim, &design.top, options, &stop, drain, wall);
+    let mut report = report(&sim, &design.top, options, stop_name(&stop), drain, wall);
     report.recording = recorded;
     Ok(report)
+}
+
+/// How [`drive`] ended.
+enum Ended {
+    /// The runtime stopped: a stop condition, `finish`, a fault...
+    Stopped(Stop),
+    /// The interrupt flag was set; the run stopped between two instants.
+    Interrupted,
+    /// The design has no unit instance (`-p N=0` on its only loop): no
+    /// instant can do anything, so the run stops before the first.
+    Empty,
 }
 
 fn stop_name(stop: &Stop) -> &'static str {
@@ -226,9 +260,14 @@ fn stop_name(stop: &Stop) -> &'static str {
     }
 }
 
-/// Edges per progress slice: long enough to be cheap, short enough to
-/// update a progress line a few times a second.
+/// Edges per progress slice at most: long enough to be cheap, short enough
+/// to update a progress line a few times a second.
 const SLICE: u64 = 1 << 16;
+
+/// The wall time a slice should take at most, so an interrupt is seen
+/// soon: slices of slow designs shrink (to one edge) until they fit, and
+/// grow back to [`SLICE`] when they are quick.
+const SLICE_WALL: Duration = Duration::from_millis(20);
 
 fn domain_named(sim: &Simulator, name: Option<&str>) -> Result<DomainId, RunError> {
     match name {
@@ -244,10 +283,19 @@ fn domain_named(sim: &Simulator, name: Option<&str>) -> Result<DomainId, RunErro
 }
 
 /// Runs to the stop condition in slices (limits are absolute, so slicing
-/// does not change the result), reporting progress between slices.
-fn drive(sim: &mut Simulator, stop: &StopAt, progress: Progress<'_>) -> Result<Stop, RunError> {
+/// does not change the result), reporting progress and looking at
+/// `interrupt` between slices.
+fn drive(
+    sim: &mut Simulator,
+    stop: &StopAt,
+    interrupt: Option<&AtomicBool>,
+    progress: Progress<'_>,
+) -> Result<Ended, RunError> {
     if sim.program().domains.is_empty() {
         return Err(RunError::Setup("the design has no clock domain".into()));
+    }
+    if sim.program().units.is_empty() {
+        return Ok(Ended::Empty);
     }
     let started = Instant::now();
     let (domain, target_edges, until) = match stop {
@@ -257,9 +305,15 @@ fn drive(sim: &mut Simulator, stop: &StopAt, progress: Progress<'_>) -> Result<S
         StopAt::Until(t) => (DomainId(0), None, Some(*t)),
         StopAt::Finish => (DomainId(0), None, None),
     };
+    let interrupted = || interrupt.is_some_and(|flag| flag.load(Ordering::Relaxed));
+    let mut slice = SLICE;
     loop {
+        if interrupted() {
+            return Ok(Ended::Interrupted);
+        }
+        let slice_started = Instant::now();
         let done = sim.sim.edges_done(domain);
-        let mut next = done.saturating_add(SLICE);
+        let mut next = done.saturating_add(slice);
         if let Some(target) = target_edges {
             next = next.min(target);
         }
@@ -280,7 +334,13 @@ fn drive(sim: &mut Simulator, stop: &StopAt, progress: Progress<'_>) -> Result<S
         };
         let result = sim.sim.run(limit);
         if result != Stop::LimitReached || last_slice {
-            return Ok(result);
+            return Ok(Ended::Stopped(result));
+        }
+        let took = slice_started.elapsed();
+        if took > SLICE_WALL {
+            slice = (slice / 2).max(1);
+        } else if took < SLICE_WALL / 4 {
+            slice = (slice * 2).min(SLICE);
         }
         progress(sim.sim.edges_done(domain), started.elapsed());
     }
@@ -290,7 +350,7 @@ fn report(
     sim: &Simulator,
     top: &str,
     options: &RunOptions,
-    stop: &Stop,
+    stop: &str,
     drain: Option<String>,
     wall: f64,
 ) -> RunReport {
@@ -337,7 +397,7 @@ fn report(
             EngineKind::Jit => "jit".into(),
         },
         seed: options.seed,
-        stop: stop_name(stop).to_string(),
+        stop: stop.to_string(),
         drain,
         instants: sim.sim.instants_done(),
         time: now.to_string(),

@@ -549,6 +549,7 @@ mod tests {
             drain: None,
             seed: 0,
             exec: Default::default(),
+            interrupt: None,
         };
         let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
         report.summary(true).replacen(&report.engine, "ENGINE", 1)

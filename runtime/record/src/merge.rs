@@ -10,7 +10,11 @@
 //! events.
 //!
 //! The merge streams: it holds one instant per domain, whatever the length
-//! of the logs. A torn last line (no newline) is skipped and counted.
+//! of the logs. A torn last line (no newline) is skipped and counted. A
+//! recording whose manifest says it is incomplete (the run was killed
+//! before it closed its logs) is merged only up to its horizon, the latest
+//! time every domain's log reached, since a domain whose log stops earlier
+//! may have lost records after it.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -33,6 +37,11 @@ pub struct MergeStats {
     pub complete: bool,
     /// Records the recording dropped, from the manifest.
     pub dropped: DropCounts,
+    /// For an incomplete recording: the time up to which it was merged
+    /// (the earliest of the domains' last record times).
+    pub horizon: Option<Time>,
+    /// Records after [`MergeStats::horizon`], left out.
+    pub beyond_horizon: u64,
 }
 
 /// Why a merge failed.
@@ -116,9 +125,21 @@ pub fn merge(dir: &Path, out: &mut dyn Write) -> Result<MergeStats, MergeError> 
     for log in &mut logs {
         groups.push(log.next_instant(&keys)?);
     }
+    let horizon = match manifest.complete {
+        true => None,
+        false => {
+            let lasts = manifest
+                .files
+                .iter()
+                .map(|f| last_time(&dir.join(f)))
+                .collect::<Result<Vec<_>, _>>()?;
+            lasts.into_iter().flatten().min()
+        }
+    };
     let mut stats = MergeStats {
         complete: manifest.complete,
         dropped: manifest.dropped,
+        horizon,
         ..MergeStats::default()
     };
     let out_err = |source| MergeError::Io {
@@ -135,6 +156,11 @@ pub fn merge(dir: &Path, out: &mut dyn Write) -> Result<MergeStats, MergeError> 
         let Some((_, d)) = next else { break };
         let group = groups[d].take().expect("the chosen domain has an instant");
         let name = &schema.domains[d].name;
+        if horizon.is_some_and(|h| group.time > h) {
+            stats.beyond_horizon += group.lines.len() as u64;
+            groups[d] = logs[d].next_instant(&keys)?;
+            continue;
+        }
         for line in &group.lines {
             let (cycle, rest) = line.text.split_once(' ').expect("parsed lines have fields");
             let (time, rest) = rest.split_once(' ').expect("parsed lines have fields");
@@ -148,6 +174,46 @@ pub fn merge(dir: &Path, out: &mut dyn Write) -> Result<MergeStats, MergeError> 
     }
     out.flush().map_err(out_err)?;
     Ok(stats)
+}
+
+/// The time of the last whole record of the log at `path` (`None`: it
+/// has none), read from its end.
+fn last_time(path: &Path) -> Result<Option<Time>, MergeError> {
+    use std::io::{Read, Seek, SeekFrom};
+    let io = |source| MergeError::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut file = File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    // A record line is far shorter than this; from the start if the file is.
+    let mut from = len.saturating_sub(1 << 16);
+    loop {
+        file.seek(SeekFrom::Start(from)).map_err(io)?;
+        let mut tail = Vec::new();
+        file.read_to_end(&mut tail).map_err(io)?;
+        let whole = tail
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(&tail[..0], |end| &tail[..end]);
+        let text = String::from_utf8_lossy(whole);
+        let mut lines: Vec<&str> = text.split('\n').collect();
+        if from > 0 {
+            // The first piece may be the end of a line cut by the seek.
+            lines.remove(0);
+        }
+        let last = lines
+            .iter()
+            .rev()
+            .find(|l| !l.is_empty() && !l.starts_with('#'))
+            .and_then(|l| l.split(' ').nth(1))
+            .and_then(|t| t.strip_suffix("ps"))
+            .and_then(Time::parse);
+        if last.is_some() || from == 0 {
+            return Ok(last);
+        }
+        from = from.saturating_sub(1 << 20);
+    }
 }
 
 /// Maps names in log lines to their canonical sort slots.

@@ -215,6 +215,71 @@ fn merge_rejects_bad_logs_and_skips_a_torn_line() {
     ));
 }
 
+/// A recording its run never closed (the manifest says incomplete, one
+/// log stops early and ends in a torn line) is merged only up to the time
+/// every domain's log reached, and the merge says how much it left out.
+#[test]
+fn an_incomplete_recording_merges_up_to_the_time_every_domain_reached() {
+    let w = workload(400, 7);
+    let dir = scratch("text-incomplete");
+    let mut writer = TextWriter::create(&dir, &w.schema).expect("create");
+    feed(&mut writer, &w.records).expect("record");
+    writer.finish(&DropCounts::default()).expect("finish");
+    let mut whole = Vec::new();
+    let full = merge(&dir, &mut whole).expect("merge");
+    assert!(full.complete && full.horizon.is_none() && full.beyond_horizon == 0);
+
+    let manifest = dir.join("manifest.json");
+    let text = fs::read_to_string(&manifest).expect("manifest");
+    fs::write(
+        &manifest,
+        text.replace("\"complete\": true", "\"complete\": false"),
+    )
+    .expect("write");
+    let log = dir.join("00-fast.log");
+    let lines = fs::read_to_string(&log).expect("log");
+    // Cut at an instant's end: the domain's later instants are lost.
+    let all: Vec<&str> = lines.lines().collect();
+    let time = |l: &str| l.split(' ').nth(1).map(str::to_string);
+    let mut n = all.len() / 3;
+    while n < all.len() && time(all[n]) == time(all[n - 1]) {
+        n += 1;
+    }
+    let keep = &all[..n];
+    let last_time = keep
+        .iter()
+        .rev()
+        .find(|l| !l.starts_with('#'))
+        .and_then(|l| l.split(' ').nth(1))
+        .expect("a record")
+        .to_string();
+    fs::write(&log, format!("{}\n17 999999", keep.join("\n"))).expect("write");
+
+    let mut cut = Vec::new();
+    let stats = merge(&dir, &mut cut).expect("merge");
+    let horizon = stats.horizon.expect("a horizon");
+    assert_eq!(format!("{horizon}ps"), last_time);
+    assert_eq!(stats.torn_lines, 1);
+    assert!(stats.beyond_horizon > 0);
+    let cut = String::from_utf8(cut).expect("text");
+    let whole = String::from_utf8(whole).expect("text");
+    // What is kept is the complete merge's prefix up to the horizon, with
+    // the shortened domain's own later records gone.
+    let expected: Vec<&str> = whole
+        .lines()
+        .filter(|l| {
+            let t = Time::parse(
+                l.split(' ')
+                    .next()
+                    .and_then(|t| t.strip_suffix("ps"))
+                    .expect("time"),
+            );
+            t.is_some_and(|t| t <= horizon)
+        })
+        .collect();
+    assert_eq!(cut.lines().collect::<Vec<_>>(), expected);
+}
+
 #[test]
 fn a_failing_log_stops_with_its_error_and_keeps_whole_lines() {
     let w = workload(40_000, 11);
