@@ -159,7 +159,7 @@ fn counter_stream(rec: &mut dyn Recorder, edges: &[Edge]) -> u64 {
             counter: e.domain,
             cycle: e.cycle,
             time: e.time,
-            value: (e.cycle % 17) as i64,
+            value: e.cycle % 17,
         })
         .expect("record");
     }

@@ -578,7 +578,9 @@ impl CdcFifo {
     }
 
     /// Items in storage after the last commit (no pending write or read
-    /// counted): items written minus items consumed, both committed; at the
+    /// counted): items written minus items read out of the memory, both
+    /// committed (an item in the registered output, not yet taken, is not
+    /// counted); at the
     /// end of an instant, the value the occupancy watch hands over (see
     /// `Observation::occupancy_watch`).
     #[inline]

@@ -539,7 +539,7 @@ impl Inner {
                 ..
             } = self;
             for &(counter, slot) in &counters[d] {
-                let value = state.read(|s| s[slot as usize]) as i64;
+                let value = state.read(|s| s[slot as usize]);
                 feed(recorders, &takers.counter, error, |r| {
                     r.counter(&CounterRecord {
                         counter,

@@ -300,7 +300,7 @@ pub(crate) fn replay<R: Recorder + ?Sized>(
                     counter: high,
                     cycle,
                     time: time_of(lo, hi, den),
-                    value: value as i64,
+                    value,
                 })?;
                 6
             }
@@ -429,7 +429,7 @@ impl Recorder for BufferedRecorder {
             lo,
             hi,
             den,
-            r.value as u64,
+            r.value,
         ]);
         Ok(())
     }
@@ -595,7 +595,7 @@ mod tests {
                 counter: 9,
                 cycle: 1,
                 time,
-                value: i64::MIN,
+                value: u64::MAX,
             };
             b.counter(&c).expect("counter");
             sent.push(format!("{c:?}"));

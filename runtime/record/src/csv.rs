@@ -1,21 +1,37 @@
 //! Counters as CSV: one row per sample, exact time first.
 //!
 //! Columns: `time_ps` (exact: whole ps, then `+R/D` when there is a
-//! remainder), `time_ns` (rounded down), `domain`, `cycle`, `counter`,
-//! `value`. The file ends with a `# dropped counter samples: N` line.
+//! remainder), `time_ps_decimal` (the same time as a decimal number of
+//! picoseconds, rounded down to 6 places, for spreadsheets and pandas,
+//! which cannot read the exact form), `time_ns` (rounded down to whole
+//! ns), `domain`, `cycle`, `counter`, `value` (unsigned, as counters
+//! are). The file ends with a `# dropped counter samples: N` line.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::RecordError;
-use crate::output::{
-    ChunkedOutput, RecordOutput, push_i64, push_time, push_u64, push_u128, whole_lines,
-};
+use crate::output::{ChunkedOutput, RecordOutput, push_time, push_u64, push_u128, whole_lines};
 use crate::record::CounterRecord;
 use crate::schema::Schema;
 use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::time::Time;
 
 /// The header row.
-pub const HEADER: &str = "time_ps,time_ns,domain,cycle,counter,value";
+pub const HEADER: &str = "time_ps,time_ps_decimal,time_ns,domain,cycle,counter,value";
+
+/// Appends `time` in picoseconds as a decimal, rounded down to 6 places
+/// (`1094.091903`; a whole number of ps without a fraction).
+fn push_decimal_ps(buf: &mut Vec<u8>, time: Time) {
+    push_u128(buf, time.whole_ps());
+    let (rem, den) = (u128::from(time.rem()), u128::from(time.den()));
+    if rem != 0 {
+        let micro = rem * 1_000_000 / den;
+        buf.push(b'.');
+        for digit in (0..6).rev().map(|k| (micro / 10u128.pow(k)) % 10) {
+            buf.push(b'0' + digit as u8);
+        }
+    }
+}
 
 /// The counter CSV recorder.
 pub struct CsvWriter {
@@ -91,11 +107,13 @@ impl Recorder for CsvWriter {
         let buf = self.out.buf();
         push_time(buf, r.time);
         buf.push(b',');
+        push_decimal_ps(buf, r.time);
+        buf.push(b',');
         push_u128(buf, r.time.floor_ns());
         buf.extend_from_slice(domain);
         push_u64(buf, r.cycle);
         buf.extend_from_slice(name);
-        push_i64(buf, r.value);
+        push_u64(buf, r.value);
         buf.push(b'\n');
         self.out.end_record()
     }

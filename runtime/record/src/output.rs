@@ -320,15 +320,6 @@ pub(crate) fn push_u128(buf: &mut Vec<u8>, v: u128) {
     }
 }
 
-/// Appends the decimal digits of `v`.
-#[inline]
-pub(crate) fn push_i64(buf: &mut Vec<u8>, v: i64) {
-    if v < 0 {
-        buf.push(b'-');
-    }
-    push_u64(buf, v.unsigned_abs());
-}
-
 /// Appends an exact time in the text form of [`crate::Time`]'s `Display`.
 #[inline]
 pub(crate) fn push_time(buf: &mut Vec<u8>, t: crate::Time) {
@@ -352,11 +343,6 @@ mod tests {
         for v in [0u64, 1, 9, 10, 99, 100, 101, 12345, u64::MAX, 1 << 40] {
             let mut buf = Vec::new();
             push_u64(&mut buf, v);
-            assert_eq!(buf, v.to_string().as_bytes());
-        }
-        for v in [0i64, -1, i64::MIN, i64::MAX, -100] {
-            let mut buf = Vec::new();
-            push_i64(&mut buf, v);
             assert_eq!(buf, v.to_string().as_bytes());
         }
         let mut buf = Vec::new();

@@ -124,8 +124,8 @@ pub struct CounterRecord {
     pub cycle: u64,
     /// Exact time of the edge.
     pub time: Time,
-    /// Sampled value.
-    pub value: i64,
+    /// Sampled value (counters are `u64`).
+    pub value: u64,
 }
 
 /// A unit ticked at an edge; recorders that draw activity slices draw one

@@ -793,11 +793,7 @@ impl Recorder for TextWriter {
         let (log, pos) = start_line(&mut self.logs, *domain, r.cycle, r.time)?;
         let line = &mut log.chunk[..];
         let mut pos = name.put(line, pos);
-        if r.value < 0 {
-            line[pos] = b'-';
-            pos += 1;
-        }
-        pos = put_u64(line, pos, r.value.unsigned_abs());
+        pos = put_u64(line, pos, r.value);
         line[pos] = b'\n';
         log.end_line(pos + 1)
     }
@@ -1019,7 +1015,7 @@ mod tests {
                     u64::MAX - i as u64
                 ));
             }
-            for value in [i64::MIN, -1, 0, i64::MAX] {
+            for value in [0, 1, i64::MAX as u64, 1 << 63, u64::MAX] {
                 w.counter(&CounterRecord {
                     counter: 0,
                     cycle,

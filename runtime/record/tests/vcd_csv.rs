@@ -168,13 +168,21 @@ fn csv_rows_are_the_counter_samples() {
         let f: Vec<&str> = row.split(',').collect();
         let info = &w.schema.counters[c.counter as usize];
         assert_eq!(Time::parse(f[0]), Some(c.time), "{row}");
+        // The decimal form: within a millionth of a ps below the exact time.
+        let exact = c.time.num() as f64 / c.time.den() as f64;
+        let decimal: f64 = f[1].parse().expect("decimal ps");
+        assert!(
+            decimal <= exact + 1e-9 && exact - decimal < 1.001e-6,
+            "{row}"
+        );
+        assert_eq!(f[1].contains('.'), c.time.rem() != 0, "{row}");
         assert_eq!(
-            f[1].parse::<u128>().expect("ns"),
+            f[2].parse::<u128>().expect("ns"),
             c.time.num() / u128::from(c.time.den()) / 1000
         );
-        assert_eq!(f[2], w.schema.domains[info.domain as usize].name);
-        assert_eq!(f[3].parse::<u64>().expect("cycle"), c.cycle);
-        assert_eq!(f[4], info.name);
-        assert_eq!(f[5].parse::<i64>().expect("value"), c.value);
+        assert_eq!(f[3], w.schema.domains[info.domain as usize].name);
+        assert_eq!(f[4].parse::<u64>().expect("cycle"), c.cycle);
+        assert_eq!(f[5], info.name);
+        assert_eq!(f[6].parse::<u64>().expect("value"), c.value);
     }
 }

@@ -730,7 +730,10 @@ impl Recorder for PerfettoWriter {
         let Some(track) = t.counters.get(c) else {
             return Err(unknown("counter", r.counter));
         };
-        self.packets.put(delta, &t.counter, track, &[], r.value, 0)
+        // Perfetto's counter values are int64: a count past its range shows
+        // as its largest value there (the text log and the CSV keep it).
+        let value = i64::try_from(r.value).unwrap_or(i64::MAX);
+        self.packets.put(delta, &t.counter, track, &[], value, 0)
     }
 
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {

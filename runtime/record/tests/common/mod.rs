@@ -276,13 +276,13 @@ pub fn workload(instants: usize, seed: u64) -> Workload {
                     counter: 0,
                     cycle,
                     time: t,
-                    value: rng.below(10) as i64 - 3,
+                    value: rng.below(10),
                 })),
                 2 => records.push(Rec::Counter(CounterRecord {
                     counter: 1,
                     cycle,
                     time: t,
-                    value: i64::from(occupancy),
+                    value: u64::from(occupancy),
                 })),
                 _ => {}
             }
