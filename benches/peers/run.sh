@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Peer comparison: the same designs on chronc (Cranelift JIT), Verilator
 # (-O3, C++ harness) and Icarus Verilog (iverilog + vvp), side by side in one
-# run. See the "Peers" section of docs/performance.md for the figures.
+# run. docs/performance.md, "Where we stand", gives the figures.
 #
 # Usage: bash benches/peers/run.sh
 #

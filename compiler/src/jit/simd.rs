@@ -222,7 +222,7 @@ enum Inputs {
 /// work to hide that latency. Run edge after edge (run-ahead), the
 /// 16-stage peer pipeline ran at 0.54x the scalar code with its 4 groups
 /// vectorized; 8 groups (32 stages) ran at 1.5x, 16 at 2.0x, 64 at 2.3x
-/// (docs/performance.md, "Pass 3").
+/// (`git show 904aa99:docs/performance.md`, "Pass 3").
 pub(super) const MIN_GROUPS: usize = 8;
 
 /// The longest distance between the slots of a group's lanes: struct
