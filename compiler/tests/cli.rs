@@ -365,3 +365,61 @@ fn trace_merge_into_a_closed_pipe_exits_quietly() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// The README's recording example runs as written (from a directory that
+/// has the repository's `examples/`) and records something in each output:
+/// its filter once named a window after the design's end.
+#[test]
+fn the_readme_recording_example_records_something() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README");
+    let section = &readme[readme.find("## Recording").expect("a Recording section")..];
+    let start = section.find("```sh\n").expect("a shell block") + 6;
+    let block = &section[start..start + section[start..].find("```").expect("closed")];
+    let commands: Vec<String> = block
+        .replace("\\\n", " ")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    assert!(commands.len() >= 3, "{commands:?}");
+    let dir = common::scratch("cli", "readme-recording");
+    std::os::unix::fs::symlink(repo_root().join("examples"), dir.join("examples")).expect("link");
+    for command in &commands {
+        let mut words: Vec<String> = Vec::new();
+        for (k, piece) in command.split('\'').enumerate() {
+            match k % 2 {
+                0 => words.extend(piece.split_whitespace().map(str::to_string)),
+                _ => words.push(piece.to_string()),
+            }
+        }
+        let (program, rest) = words.split_first().expect("a command");
+        assert_eq!(program, "chronc", "{command}");
+        let (args, redirect) = match rest.iter().position(|w| w == ">") {
+            Some(at) => (&rest[..at], rest.get(at + 1)),
+            None => (rest, None),
+        };
+        let out = Command::new(env!("CARGO_BIN_EXE_chronc"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("chronc starts");
+        assert!(out.status.success(), "{command}: {}", all_output(&out));
+        if let Some(file) = redirect {
+            std::fs::write(dir.join(file), &out.stdout).expect("the redirect");
+        }
+    }
+    let merged = std::fs::read_to_string(dir.join("merged.log")).expect("merged log");
+    assert!(
+        merged.lines().count() > 5,
+        "the filtered trace is nearly empty:\n{merged}"
+    );
+    for out in [
+        "out/run.pftrace",
+        "fixed.pftrace",
+        "out/wave.vcd",
+        "out/counters.csv",
+    ] {
+        let len = std::fs::metadata(dir.join(out)).map_or(0, |m| m.len());
+        assert!(len > 100, "{out}: {len} bytes");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
