@@ -1,0 +1,376 @@
+//! Module scopes, `use`, name lookup and types: what every item of every
+//! module is called and what type each type expression denotes.
+
+use super::*;
+
+impl Env {
+    /// An environment over the user's modules (already parsed); loads the
+    /// standard library modules they `use`.
+    pub fn new(sources: &mut SourceMap, user: Vec<ast::Module>) -> Env {
+        let mut env = Env {
+            items: Vec::new(),
+            scopes: vec![FxHashMap::default()],
+            module_names: vec![String::new()],
+            diags: Vec::new(),
+            used: HashSet::new(),
+            consts: HashMap::new(),
+            const_stack: Vec::new(),
+            types: HashMap::new(),
+            type_stack: Vec::new(),
+            fn_ids: HashMap::new(),
+            fn_stack: Vec::new(),
+            functions: Vec::new(),
+            broken: FxHashSet::default(),
+        };
+        env.broken = user.iter().flat_map(|m| m.broken.iter().cloned()).collect();
+        let items: Vec<Item> = user.into_iter().flat_map(|m| m.items).collect();
+        env.add_items(0, items);
+        env.resolve_uses(sources, 0);
+        env
+    }
+
+    pub(super) fn add_items(&mut self, module: usize, items: Vec<Item>) {
+        for item in items {
+            let id = self.items.len();
+            if !matches!(item, Item::Use(_)) {
+                let name = item.name().clone();
+                if let Some(prev) = self.scopes[module].get(&name.name) {
+                    let previous = self.items[*prev].item.name().span;
+                    self.diags.push(
+                        ResolveError::Duplicate {
+                            span: name.span,
+                            name: name.name.clone(),
+                            previous,
+                        }
+                        .into_diagnostic(),
+                    );
+                } else {
+                    self.scopes[module].insert(name.name.clone(), id);
+                }
+            }
+            self.items.push(ItemEntry { module, item });
+        }
+    }
+
+    pub(super) fn load_std(&mut self, sources: &mut SourceMap, name: &str) -> Option<usize> {
+        if let Some(m) = self.module_names.iter().position(|n| n == name) {
+            return Some(m);
+        }
+        let text = crate::stdlib::source(name)?;
+        let file = sources.add(format!("std/{name}.chr"), text);
+        let (module_ast, diags) = crate::parse::parse_file(file, text);
+        self.diags.extend(diags);
+        self.broken.extend(module_ast.broken.iter().cloned());
+        let m = self.scopes.len();
+        self.scopes.push(FxHashMap::default());
+        self.module_names.push(name.to_string());
+        self.add_items(m, module_ast.items);
+        self.resolve_uses(sources, m);
+        Some(m)
+    }
+
+    pub(super) fn resolve_uses(&mut self, sources: &mut SourceMap, module: usize) {
+        let uses: Vec<ast::UseItem> = self
+            .items
+            .iter()
+            .filter(|e| e.module == module)
+            .filter_map(|e| {
+                if let Item::Use(u) = &e.item {
+                    Some(u.clone())
+                } else {
+                    None
+                }
+            })
+            .collect();
+        for u in uses {
+            let first = &u.path[0];
+            if first.name != "std" || u.path.len() > 3 {
+                self.diags.push(
+                    ResolveError::UnknownModule {
+                        span: first.span,
+                        name: first.name.clone(),
+                        available: crate::stdlib::names().join(", "),
+                    }
+                    .into_diagnostic(),
+                );
+                continue;
+            }
+            let mname = &u.path[1];
+            let Some(m) = self.load_std(sources, &mname.name) else {
+                self.diags.push(
+                    ResolveError::UnknownModule {
+                        span: mname.span,
+                        name: mname.name.clone(),
+                        available: crate::stdlib::names().join(", "),
+                    }
+                    .into_diagnostic(),
+                );
+                continue;
+            };
+            let wanted: Vec<(String, ItemId)> = if let Some(item) = u.path.get(2) {
+                match self.scopes[m].get(&item.name) {
+                    Some(id) => vec![(item.name.clone(), *id)],
+                    None => {
+                        let suggestion =
+                            did_you_mean(&item.name, self.scopes[m].keys().map(String::as_str))
+                                .map(str::to_string);
+                        self.diags.push(
+                            ResolveError::UnknownImport {
+                                span: item.span,
+                                module: mname.name.clone(),
+                                name: item.name.clone(),
+                                suggestion,
+                            }
+                            .into_diagnostic(),
+                        );
+                        continue;
+                    }
+                }
+            } else {
+                self.scopes[m]
+                    .iter()
+                    .filter(|(_, id)| self.items[**id].module == m)
+                    .map(|(n, id)| (n.clone(), *id))
+                    .collect()
+            };
+            for (n, id) in wanted {
+                if let Some(prev) = self.scopes[module].get(&n) {
+                    if *prev != id {
+                        let previous = self.items[*prev].item.name().span;
+                        self.diags.push(
+                            ResolveError::Duplicate {
+                                span: u.span,
+                                name: n.clone(),
+                                previous,
+                            }
+                            .into_diagnostic(),
+                        );
+                    }
+                } else {
+                    self.scopes[module].insert(n, id);
+                }
+            }
+        }
+    }
+
+    /// Looks a name up in a module's scope and records the use.
+    pub fn lookup(&mut self, module: usize, name: &str) -> Option<ItemId> {
+        let id = *self.scopes[module].get(name)?;
+        self.used.insert((module, id));
+        Some(id)
+    }
+
+    /// Visible item names of a module, for suggestions.
+    pub fn visible(&self, module: usize) -> Vec<String> {
+        self.scopes[module].keys().cloned().collect()
+    }
+
+    pub(super) fn unknown(
+        &mut self,
+        module: usize,
+        ident: &ast::Ident,
+        kind: &'static str,
+        extra: &[String],
+    ) {
+        if self.broken.contains(&ident.name) {
+            return;
+        }
+        let mut cands = self.visible(module);
+        cands.extend(extra.iter().cloned());
+        let suggestion =
+            did_you_mean(&ident.name, cands.iter().map(String::as_str)).map(str::to_string);
+        self.diags.push(
+            ResolveError::UnknownName {
+                span: ident.span,
+                name: ident.name.clone(),
+                kind,
+                suggestion,
+            }
+            .into_diagnostic(),
+        );
+    }
+
+    /// Warns about `use` items of the user's module whose imports are unused.
+    pub fn lint_imports(&mut self) {
+        let mut warnings = Vec::new();
+        for e in self.items.iter().filter(|e| e.module == 0) {
+            let Item::Use(u) = &e.item else { continue };
+            let Some(m) = u
+                .path
+                .get(1)
+                .and_then(|n| self.module_names.iter().position(|x| *x == n.name))
+            else {
+                continue;
+            };
+            let any_used = match u.path.get(2) {
+                Some(item) => match self.scopes[m].get(&item.name) {
+                    Some(id) => self.used.contains(&(0, *id)),
+                    None => continue,
+                },
+                None => self
+                    .used
+                    .iter()
+                    .any(|(um, id)| *um == 0 && self.items[*id].module == m),
+            };
+            if !any_used {
+                warnings.push(ResolveError::UnusedImport { span: u.span }.into_diagnostic());
+            }
+        }
+        self.diags.extend(warnings);
+    }
+
+    /// Resolves a written type.
+    pub fn resolve_type(&mut self, module: usize, params: &Params, t: &ast::TypeExpr) -> Type {
+        match &t.kind {
+            ast::TypeExprKind::Array(elem, len) => {
+                let elem = self.resolve_type(module, params, elem);
+                match self.const_int(module, params, len, "an array length") {
+                    Some(n)
+                        if (1..=1 << 20).contains(&n)
+                            && elem.bit_width().saturating_mul(n as u64) <= MAX_TYPE_BITS =>
+                    {
+                        Type::Array(Box::new(elem), n as u32)
+                    }
+                    Some(n) if (1..=1 << 20).contains(&n) => {
+                        self.diags.push(
+                            TypeError::OutOfRange {
+                                span: len.span,
+                                what: "array length",
+                                value: n,
+                                range: "small enough that the whole array has at most 2^24 bits",
+                            }
+                            .into_diagnostic(),
+                        );
+                        Type::Error
+                    }
+                    Some(n) => {
+                        self.diags.push(
+                            TypeError::OutOfRange {
+                                span: len.span,
+                                what: "array length",
+                                value: n,
+                                range: "in 1..=1048576",
+                            }
+                            .into_diagnostic(),
+                        );
+                        Type::Error
+                    }
+                    None => Type::Error,
+                }
+            }
+            ast::TypeExprKind::Named(id) => {
+                let n = id.name.as_str();
+                if n == "bool" {
+                    return Type::Bool;
+                }
+                if let Some(rest) = n.strip_prefix('u').or_else(|| n.strip_prefix('i'))
+                    && !rest.is_empty()
+                    && rest.chars().all(|c| c.is_ascii_digit())
+                {
+                    return match rest.parse::<u32>() {
+                        Ok(w) if (1..=64).contains(&w) => Type::Int {
+                            signed: n.starts_with('i'),
+                            width: w,
+                        },
+                        _ => {
+                            self.diags.push(
+                                TypeError::BadWidth {
+                                    span: id.span,
+                                    name: n.to_string(),
+                                }
+                                .into_diagnostic(),
+                            );
+                            Type::Error
+                        }
+                    };
+                }
+                match self.lookup(module, n) {
+                    Some(item) => self.item_type(item, id),
+                    None => {
+                        self.unknown(module, id, "type", &["bool".into(), "u32".into()]);
+                        Type::Error
+                    }
+                }
+            }
+        }
+    }
+
+    pub(crate) fn item_type(&mut self, item: ItemId, use_site: &ast::Ident) -> Type {
+        if let Some(t) = self.types.get(&item) {
+            return t.clone();
+        }
+        let module = self.items[item].module;
+        let t = match self.items[item].item.clone() {
+            Item::Enum(e) => {
+                let n = e.variants.len().max(1) as u64;
+                let width = (64 - (n - 1).leading_zeros()).max(1);
+                let mut seen: HashMap<&str, Span> = HashMap::new();
+                for v in &e.variants {
+                    if let Some(prev) = seen.insert(&v.name, v.span) {
+                        self.diags.push(
+                            ResolveError::Duplicate {
+                                span: v.span,
+                                name: v.name.clone(),
+                                previous: prev,
+                            }
+                            .into_diagnostic(),
+                        );
+                    }
+                }
+                Type::Enum(Arc::new(d::EnumType {
+                    name: e.name.name.clone(),
+                    variants: e.variants.iter().map(|v| v.name.clone()).collect(),
+                    width,
+                }))
+            }
+            Item::Struct(s) => {
+                if self.type_stack.contains(&item) {
+                    self.diags.push(
+                        ResolveError::Recursion {
+                            span: use_site.span,
+                            cycle: vec![s.name.name.clone(), s.name.name.clone()],
+                        }
+                        .into_diagnostic(),
+                    );
+                    return Type::Error;
+                }
+                self.type_stack.push(item);
+                let mut fields: Vec<(String, Type)> = Vec::new();
+                let mut seen: HashMap<String, Span> = HashMap::new();
+                for (n, t) in &s.fields {
+                    if let Some(prev) = seen.insert(n.name.clone(), n.span) {
+                        self.diags.push(
+                            ResolveError::Duplicate {
+                                span: n.span,
+                                name: n.name.clone(),
+                                previous: prev,
+                            }
+                            .into_diagnostic(),
+                        );
+                    }
+                    let ft = self.resolve_type(module, &Params::new(), t);
+                    fields.push((n.name.clone(), ft));
+                }
+                self.type_stack.pop();
+                Type::Struct(Arc::new(d::StructType {
+                    name: s.name.name.clone(),
+                    fields,
+                }))
+            }
+            other => {
+                self.diags.push(
+                    ResolveError::WrongKind {
+                        span: use_site.span,
+                        name: use_site.name.clone(),
+                        expected: "type",
+                        found: item_kind(&other),
+                    }
+                    .into_diagnostic(),
+                );
+                return Type::Error;
+            }
+        };
+        self.types.insert(item, t.clone());
+        t
+    }
+}
