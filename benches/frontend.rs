@@ -4,6 +4,8 @@
 //! Run with `cargo bench --bench frontend`. The source is generated outside
 //! the timed region; each repetition compiles it from scratch. The report
 //! gives the median, min and max in wall time and in thread CPU time.
+//! A second row renders 10,000 and 40,000 diagnostics of one file in the
+//! human format (`chronc check`'s), to show the rendering is linear.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -151,4 +153,33 @@ fn main() {
     println!(
         "  parse+check+elaborate thread CPU: median {cm:.1} ms (min {cmin:.1}, max {cmax:.1})"
     );
+    for errors in [10_000, 40_000] {
+        let (m, min, max, count) = render_errors(errors);
+        println!(
+            "  render {count} diagnostics (human) thread CPU: median {m:.1} ms (min {min:.1}, max {max:.1})"
+        );
+    }
+}
+
+/// Checks a file with `errors` unknown names, one per line, then renders
+/// its diagnostics for people `REPETITIONS` times: thread CPU ms of the
+/// rendering, and how many diagnostics there were.
+fn render_errors(errors: usize) -> (f64, f64, f64, usize) {
+    let mut text = String::from("clock c = 1 GHz;\nunit U { reg r: u8; tick {\n");
+    for i in 0..errors {
+        let _ = writeln!(text, "  r <= missing{i};");
+    }
+    text.push_str("} }\n");
+    let mut sources = SourceMap::new();
+    sources.add("errors.chr", text);
+    let diags = compile(&mut sources, &CompileOptions::default()).diagnostics;
+    let mut cpu = Vec::new();
+    for _ in 0..REPETITIONS {
+        let c0 = thread_cpu_ns();
+        let out = chronon_compiler::diag_render::render_human(&diags, &sources, 100, false);
+        cpu.push(thread_cpu_ns() - c0);
+        assert!(out.len() > diags.len() * 100, "every diagnostic is drawn");
+    }
+    let (m, min, max) = stats(cpu);
+    (m, min, max, diags.len())
 }

@@ -203,10 +203,61 @@ impl Diagnostic {
         if !drawn {
             return miette::Report::new(diag);
         }
-        miette::Report::new(diag).with_source_code(miette::NamedSource::new(
-            file.name.clone(),
-            file.text.clone(),
-        ))
+        // Only the lines around the labels go to miette, which would copy
+        // the whole file and scan it from the start for every diagnostic
+        // (10,000 errors in one file rendered in 3.5 s, quadratically).
+        let in_file = self.labels.iter().filter(|l| l.span.file == primary_file);
+        let (lo, hi) = in_file.fold((usize::MAX, 0), |(lo, hi), l| {
+            (lo.min(l.span.start as usize), hi.max(l.span.end as usize))
+        });
+        let first = file.line_index(lo).saturating_sub(WINDOW_CONTEXT);
+        let last = file.line_index(hi) + WINDOW_CONTEXT;
+        let range = file.lines_range(first, last);
+        miette::Report::new(diag).with_source_code(Window {
+            name: file.name.clone(),
+            offset: range.start,
+            first_line: first,
+            text: file.text[range].to_string(),
+        })
+    }
+}
+
+/// Lines of context kept around a diagnostic's labels for miette: more
+/// than its renderer shows (one).
+const WINDOW_CONTEXT: usize = 3;
+
+/// The lines of a file around a diagnostic's labels, which miette reads as
+/// the whole file: spans are translated by `offset`, lines by `first_line`.
+struct Window {
+    name: String,
+    offset: usize,
+    first_line: usize,
+    text: String,
+}
+
+impl miette::SourceCode for Window {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let local =
+            miette::SourceSpan::new(span.offset().saturating_sub(self.offset).into(), span.len());
+        let inner = self
+            .text
+            .read_span(&local, context_lines_before, context_lines_after)?;
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            miette::SourceSpan::new(
+                (inner.span().offset() + self.offset).into(),
+                inner.span().len(),
+            ),
+            inner.line() + self.first_line,
+            inner.column(),
+            inner.line_count(),
+        )))
     }
 }
 

@@ -71,6 +71,28 @@ impl SourceFile {
         }
     }
 
+    /// The zero-based line that holds byte `offset`.
+    pub fn line_index(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The byte range of zero-based lines `first..=last` (clamped to the
+    /// file), without the last line's newline.
+    pub fn lines_range(&self, first: usize, last: usize) -> std::ops::Range<usize> {
+        let start = self
+            .line_starts
+            .get(first)
+            .copied()
+            .unwrap_or(self.text.len());
+        let end = self
+            .line_starts
+            .get(last + 1)
+            .map_or(self.text.len(), |&next| next - 1);
+        start..end.max(start)
+    }
+
     /// One-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let line = self
