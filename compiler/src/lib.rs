@@ -1,5 +1,6 @@
 //! The Chronon back end: the IR, its interpreter and its Cranelift JIT.
 
+pub mod check;
 pub mod config;
 pub mod diag_render;
 pub mod engine;

@@ -303,7 +303,8 @@ fn unwritable_outputs_are_reported_before_the_run() {
     let file = dir.join("a-file");
     std::fs::write(&file, "x").expect("write");
     let (d, f) = (dir.display().to_string(), file.display().to_string());
-    let missing = format!("{d}/missing/out");
+    // A folder cannot be made below a file.
+    let missing = format!("{f}/below/out");
     for (flag, path) in [
         ("--vcd", missing.as_str()),
         ("--vcd", d.as_str()),
@@ -317,9 +318,9 @@ fn unwritable_outputs_are_reported_before_the_run() {
     }
     // Several unwritable outputs: every one is named, not just the first.
     let (vcd, pf, csv) = (
-        format!("{d}/no-vcd/w.vcd"),
-        format!("{d}/no-pf/p.pftrace"),
-        format!("{d}/no-csv/c.csv"),
+        format!("{f}/no-vcd/w.vcd"),
+        format!("{f}/no-pf/p.pftrace"),
+        format!("{f}/no-csv/c.csv"),
     );
     let out = chronc(&[
         "run",
@@ -569,4 +570,107 @@ fn fmt_formats_deep_nesting_up_to_the_limit() {
     expect(&chronc(&["fmt", "--check", file]), 0, "", "deep, formatted");
     expect(&chronc(&["check", file]), 0, "", "deep, still valid");
     assert_eq!(once.matches("f(").count(), 61, "{once}");
+}
+
+/// Output paths follow one rule: chronc creates each output and the
+/// missing folders above it (`--trace` did, the file outputs did not), and
+/// an output it cannot create is reported before the run (exit 2, as every
+/// argument error; a write error during the run exits 1). Two outputs on
+/// one path are refused. A reused `--trace` folder keeps no logs of an
+/// earlier run. Options that record nothing for the design are warned
+/// about.
+#[test]
+fn outputs_follow_one_rule_and_silent_options_warn() {
+    let dir = scratch("output-rules");
+    let same = dir.join("same").display().to_string();
+    let out = chronc(&["run", CDC, "-q", "--vcd", &same, "--counters", &same]);
+    expect(
+        &out,
+        2,
+        "--vcd and --counters name the same path",
+        "same path",
+    );
+    assert!(!dir.join("same").exists(), "nothing was written");
+    for flag in ["--trace", "--perfetto", "--vcd", "--counters"] {
+        let deep = dir.join(format!("new{flag}/and/deeper/out"));
+        let out = chronc(&["run", CDC, "-q", flag, deep.to_str().expect("path")]);
+        expect(&out, 0, "recorded", flag);
+        assert!(deep.exists(), "{flag}: {} was not made", deep.display());
+    }
+    std::fs::write(dir.join("a-file"), "x").expect("a file");
+    let blocked = dir.join("a-file/below");
+    let out = chronc(&["run", CDC, "-q", "--vcd", blocked.to_str().expect("path")]);
+    expect(&out, 2, "a-file/below", "a folder below a file");
+
+    // A folder of a design with another clock keeps only this run's logs.
+    let trace = dir.join("text");
+    std::fs::create_dir_all(&trace).expect("folder");
+    std::fs::write(trace.join("07-old_clock.log"), "stale\n").expect("stale log");
+    std::fs::write(trace.join("notes.txt"), "mine\n").expect("a user's file");
+    let trace_arg = trace.to_str().expect("path");
+    let out = chronc(&["run", CDC, "-q", "--trace", trace_arg]);
+    expect(&out, 0, "recorded", "reused trace folder");
+    assert!(
+        !trace.join("07-old_clock.log").exists(),
+        "the stale log was left"
+    );
+    assert!(
+        trace.join("notes.txt").exists(),
+        "a file the run does not own was removed"
+    );
+
+    let out = chronc(&[
+        "run",
+        CDC,
+        "-q",
+        "--trace",
+        trace_arg,
+        "--trace-filter",
+        "event=nosuch,unit=zz",
+        "--trace-ticks",
+        "--vcd",
+        dir.join("w.vcd").to_str().expect("path"),
+        "--vcd-signals",
+        "nothing.*",
+    ]);
+    for needle in [
+        "warning: --trace-filter unit=zz matches no unit",
+        "warning: --trace-filter event=nosuch: the design has no trace or FIFO event",
+        "warning: --vcd-signals nothing.* matches no register",
+        "warning: --trace-ticks records tick slices only in a Perfetto trace",
+    ] {
+        expect(&out, 0, needle, "silent options");
+    }
+    let quiet = chronc(&[
+        "run",
+        CDC,
+        "-q",
+        "--trace",
+        trace_arg,
+        "--trace-filter",
+        "event=write",
+    ]);
+    assert!(!text(&quiet).contains("warning"), "{}", text(&quiet));
+}
+
+/// Limits only lowering sees are coded diagnostics from `check` as from
+/// `run` (E0328, E0329): `check` passed them (`[]`, exit 0) and `run`
+/// printed a plain `error:` line with no code, and nothing with `--json`.
+#[test]
+fn lowering_limits_are_diagnostics_from_check_and_run() {
+    for (file, code) in [
+        ("tests/ui/E0328_tick_unrolls_too_far.chr", "E0328"),
+        ("tests/ui/E0329_too_many_locals.chr", "E0329"),
+    ] {
+        let check = chronc(&["check", "--format", "json", file]);
+        assert_eq!(check.status.code(), Some(1), "{}", text(&check));
+        let run = chronc(&["run", "--json", "-q", file]);
+        assert_eq!(run.status.code(), Some(2), "{}", text(&run));
+        for out in [&check, &run] {
+            let json: serde_json::Value =
+                serde_json::from_slice(&out.stdout).expect("a JSON array on stdout");
+            assert_eq!(json[0]["code"], code, "{json}");
+            assert!(json[0]["labels"][0]["line"].as_u64().is_some(), "{json}");
+        }
+    }
 }

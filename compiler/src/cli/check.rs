@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use chronon_compiler::diag_render::{render_human, render_json};
+use chronon_lang::CompileOptions;
 use chronon_lang::diag::Diagnostic;
 use chronon_lang::span::SourceMap;
-use chronon_lang::{CompileOptions, compile};
 
 /// How diagnostics are printed.
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
@@ -60,8 +60,8 @@ pub fn main(args: CheckArgs) -> ExitCode {
         params,
         require_top: false,
     };
-    let result = compile(&mut sources, &options);
-    report(&args, &result.diagnostics, &sources)
+    let diagnostics = chronon_compiler::check::check(&mut sources, &options);
+    report(&args, &diagnostics, &sources)
 }
 
 /// Prints `diagnostics` in the format `args` asks for; exits 1 when one is

@@ -48,6 +48,36 @@ pub struct RecordArgs {
 }
 
 impl RecordArgs {
+    /// Refuses two outputs on one path (`--vcd X --counters X` wrote one
+    /// file over the other).
+    fn distinct_outputs(&self) -> Result<(), String> {
+        let outputs = [
+            ("--trace", &self.trace_dir),
+            ("--perfetto", &self.perfetto),
+            ("--vcd", &self.vcd),
+            ("--counters", &self.counters),
+        ];
+        let given: Vec<(&str, PathBuf)> = outputs
+            .iter()
+            .filter_map(|(flag, path)| {
+                let path = path.as_ref()?;
+                Some((
+                    *flag,
+                    std::path::absolute(path).unwrap_or_else(|_| path.clone()),
+                ))
+            })
+            .collect();
+        for (k, (flag, path)) in given.iter().enumerate() {
+            if let Some((other, _)) = given[..k].iter().find(|(_, p)| p == path) {
+                return Err(format!(
+                    "{other} and {flag} name the same path, {}: each output needs its own",
+                    path.display()
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The library's options; an error names the bad flag.
     pub fn options(&self) -> Result<RecordOptions, String> {
         let mut filter = TraceFilter::default();
@@ -57,6 +87,7 @@ impl RecordArgs {
         if self.counter_interval == 0 {
             return Err("--counter-interval must be at least 1".into());
         }
+        self.distinct_outputs()?;
         Ok(RecordOptions {
             trace_dir: self.trace_dir.clone(),
             perfetto: self.perfetto.clone(),

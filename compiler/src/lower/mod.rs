@@ -17,6 +17,7 @@ use chronon_lang::design::{
     Design, Expr as LExpr, ExprKind as EK, PlaceElem, PortKind as LPortKind, Stmt as LStmt,
     StmtKind as SK, Type, Value,
 };
+use chronon_lang::diag::Diagnostic;
 use chronon_lang::span::{SourceMap, Span};
 use chronon_runtime::Clock;
 
@@ -27,11 +28,18 @@ use crate::ir::{
 
 pub use layout::{scalars, size};
 
-/// A design the back end cannot lower: a clock the runtime cannot
-/// represent, or a compiler bug.
+/// A design the back end cannot lower.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct LowerError(pub String);
+pub enum LowerError {
+    /// A limit only lowering can see (a tick that unrolls too far, E0328;
+    /// one that needs too many scalar locals, E0329): a diagnostic like the
+    /// front end's, which `chronc check` reports too.
+    #[error("{}", .0.message)]
+    Limit(Diagnostic),
+    /// A clock the runtime cannot represent, or a compiler bug.
+    #[error("{0}")]
+    Internal(String),
+}
 
 /// Where each instance's pieces landed in the program.
 struct InstLayout {
@@ -91,7 +99,7 @@ fn lower_with(
     let mut p = Program::default();
     for c in &design.clocks {
         let clock = Clock::from_big(&c.period_ps, &c.phase_ps)
-            .map_err(|e| LowerError(format!("clock `{}`: {e}", c.name)))?;
+            .map_err(|e| LowerError::Internal(format!("clock `{}`: {e}", c.name)))?;
         p.domains.push(Domain {
             name: c.name.clone(),
             period_ps: *clock.period(),
@@ -169,29 +177,46 @@ fn lower_with(
             None => l.block(&spec.tick),
         };
         if let Some(at) = l.too_long {
-            return Err(LowerError(format!(
-                "{}: the `for` loops of unit `{}` unroll to more than {MAX_UNROLLED} \
-                 iterations (a function with a loop called in a loop multiplies them); \
-                 use shorter loops",
-                span_text(sources, at).unwrap_or_else(|| "<unknown>".into()),
-                inst.path
-            )));
+            return Err(LowerError::Limit(
+                Diagnostic::error(
+                    "E0328",
+                    format!(
+                        "the `for` loops of unit `{}` unroll to more than {MAX_UNROLLED} \
+                         iterations in one tick",
+                        inst.path
+                    ),
+                    at,
+                    "the loop that passes the limit",
+                )
+                .with_help(
+                    "loops are unrolled: use shorter loops, or keep the work in registers \
+                     across edges (a function with a loop called in a loop multiplies them)",
+                ),
+            ));
         }
         if l.locals.len() > MAX_LOCALS {
-            return Err(LowerError(format!(
-                "{}: the tick of unit `{}` needs {} scalar locals, more than {MAX_LOCALS} \
-                 (aggregate values count one per scalar: keep large arrays in registers, \
-                 not in `let`s, ports or loops of temporaries)",
-                span_text(sources, spec.span).unwrap_or_else(|| "<unknown>".into()),
-                inst.path,
-                l.locals.len()
-            )));
+            return Err(LowerError::Limit(
+                Diagnostic::error(
+                    "E0329",
+                    format!(
+                        "the tick of unit `{}` needs {} scalar locals, more than {MAX_LOCALS}",
+                        inst.path,
+                        l.locals.len()
+                    ),
+                    spec.span,
+                    "the unit whose tick needs them",
+                )
+                .with_help(
+                    "aggregate values count one per scalar: keep large arrays in registers, \
+                     not in `let`s, ports or loops of temporaries",
+                ),
+            ));
         }
         let locals = std::mem::take(&mut l.locals);
         p.units[i].body = body;
         p.units[i].locals = locals;
     }
-    p.clusters = order::clusters(&p).map_err(LowerError)?;
+    p.clusters = order::clusters(&p).map_err(LowerError::Internal)?;
     if optimize {
         crate::ir::opt::optimize(&mut p);
         // After the optimizer, which makes registers written at known
@@ -199,7 +224,7 @@ fn lower_with(
         crate::ir::sparse::sparse_all(&mut p);
     }
     crate::ir::validate::validate(&p)
-        .map_err(|e| LowerError(format!("internal compiler error: {e}")))?;
+        .map_err(|e| LowerError::Internal(format!("internal compiler error: {e}")))?;
     Ok(p)
 }
 

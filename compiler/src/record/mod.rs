@@ -6,6 +6,7 @@
 mod filter;
 mod schema;
 mod sink;
+mod warnings;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -76,6 +77,9 @@ pub struct RecordingSummary {
     pub dropped_by_kind: DropCountsReport,
     /// The first writer error; the run stopped because of it.
     pub error: Option<String>,
+    /// Options that record nothing for this design (see
+    /// `record::warnings`), one sentence each.
+    pub warnings: Vec<String>,
 }
 
 /// [`DropCounts`] in the report.
@@ -98,6 +102,7 @@ pub struct DropCountsReport {
 pub struct Recording {
     inner: Rc<RefCell<Inner>>,
     outputs: Vec<String>,
+    warnings: Vec<String>,
 }
 
 impl Recording {
@@ -131,6 +136,7 @@ impl Recording {
         let tpp = u64::try_from(sim.sim.time_base().ticks_per_ps())
             .map_err(|_| "the clocks' common time base is too fine to record".to_string())?;
         let schema = program_schema(sim.program(), design, tpp)?;
+        let warnings = warnings::warnings(&schema.schema, options);
         let writers = make(&schema.schema).map_err(|e| e.to_string())?;
         let config = BufferConfig {
             mode: if options.lossy {
@@ -156,7 +162,11 @@ impl Recording {
         inner.borrow_mut().initial_signals();
         sim.sim
             .set_trace_sink(Box::new(RecordingSink::new(inner.clone())));
-        Ok(Recording { inner, outputs })
+        Ok(Recording {
+            inner,
+            outputs,
+            warnings,
+        })
     }
 
     /// Ends the recording: flushes every writer, reports drops and the
@@ -212,7 +222,20 @@ impl Recording {
                 signal: dropped.signal,
             },
             error: error.map(|e| e.to_string()),
+            warnings: self.warnings,
         }
+    }
+}
+
+/// Creates the missing folders above the output file `path`, as the text
+/// writer does for its directory: every output follows that one rule.
+fn folder_for(path: &Path) -> Result<(), RecordError> {
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => std::fs::create_dir_all(parent).map_err(|source| RecordError::Io {
+            path: path.to_owned(),
+            source,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -244,7 +267,9 @@ fn standard_writers(
         };
         add(
             path,
-            PerfettoWriter::create(path, schema, config).map(|w| Box::new(w) as _),
+            folder_for(path)
+                .and_then(|()| PerfettoWriter::create(path, schema, config))
+                .map(|w| Box::new(w) as _),
         );
     }
     if let Some(path) = &options.vcd {
@@ -253,13 +278,17 @@ fn standard_writers(
         };
         add(
             path,
-            VcdWriter::create(path, schema, &config).map(|w| Box::new(w) as _),
+            folder_for(path)
+                .and_then(|()| VcdWriter::create(path, schema, &config))
+                .map(|w| Box::new(w) as _),
         );
     }
     if let Some(path) = &options.counters {
         add(
             path,
-            CsvWriter::create(path, schema).map(|w| Box::new(w) as _),
+            folder_for(path)
+                .and_then(|()| CsvWriter::create(path, schema))
+                .map(|w| Box::new(w) as _),
         );
     }
     match first {

@@ -196,8 +196,12 @@ pub fn run_recorded(
         Some(d) if !has_errors => d,
         _ => return Err(RunError::Compile(compiled.diagnostics)),
     };
-    let program = lower_for_run(&design, sources, options.seed, options.exec.ir_opt)
-        .map_err(|e| RunError::Setup(e.to_string()))?;
+    let program = lower_for_run(&design, sources, options.seed, options.exec.ir_opt).map_err(
+        |e| match e {
+            crate::lower::LowerError::Limit(d) => RunError::Compile(vec![d]),
+            crate::lower::LowerError::Internal(e) => RunError::Setup(e),
+        },
+    )?;
     let mut sim = Simulator::with_config(Arc::new(program), options.engine, &options.exec)
         .map_err(|e| RunError::Setup(e.to_string()))?;
     let recorder = match recording.any() {
@@ -473,6 +477,9 @@ impl RunReport {
             );
             if let Some(e) = &r.error {
                 let _ = writeln!(s, "recording failed: {e}");
+            }
+            for w in &r.warnings {
+                let _ = writeln!(s, "warning: {w}");
             }
         }
         let _ = writeln!(s, "state digest: {}", self.state_digest);

@@ -216,14 +216,25 @@ const NUMBER: usize = 20;
 const PREFIX: usize = 112;
 
 impl TextWriter {
-    /// Creates `dir` (if needed), a log per domain and the manifest.
+    /// Creates `dir` (and missing folders above it), a log per domain and
+    /// the manifest. Logs of an earlier run in `dir` that this one does not
+    /// write (`NN-domain.log` of other domains) are removed, so the
+    /// directory holds one recording.
     pub fn create(dir: &Path, schema: &Schema) -> Result<TextWriter, RecordError> {
         schema.validate()?;
-        fs::create_dir_all(dir).map_err(|source| RecordError::Io {
+        let io = |source| RecordError::Io {
             path: dir.to_owned(),
             source,
-        })?;
+        };
+        fs::create_dir_all(dir).map_err(io)?;
         let files = log_names(schema);
+        for entry in fs::read_dir(dir).map_err(io)? {
+            let name = entry.map_err(io)?.file_name();
+            let name = name.to_string_lossy();
+            if is_log_name(&name) && !files.iter().any(|f| *f == name) {
+                fs::remove_file(dir.join(&*name)).map_err(io)?;
+            }
+        }
         let logs = files
             .iter()
             .map(|f| ChunkedOutput::create(&dir.join(f), whole_lines))
@@ -678,6 +689,13 @@ fn put_small(line: &mut [u8], pos: usize, v: u32) -> usize {
 #[cold]
 fn unknown(what: &'static str, index: u32) -> RecordError {
     RecordError::UnknownIndex { what, index }
+}
+
+/// Whether `name` is a log [`log_names`] writes: two or more digits, `-`,
+/// a domain name, `.log`.
+fn is_log_name(name: &str) -> bool {
+    let digits = name.bytes().take_while(u8::is_ascii_digit).count();
+    digits >= 2 && name[digits..].starts_with('-') && name.ends_with(".log")
 }
 
 fn log_names(schema: &Schema) -> Vec<String> {
