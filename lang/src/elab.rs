@@ -791,7 +791,10 @@ impl<'e> Elab<'e> {
                     if !(1..=1 << 20).contains(&n) {
                         self.err(ElabError::InstanceElement {
                             span: *span,
-                            message: format!("instance array length {n} is out of range"),
+                            message: format!(
+                                "instance array length {n} is out of range: it must be in \
+                                 1..=1048576"
+                            ),
                         });
                         continue;
                     }
@@ -810,7 +813,9 @@ impl<'e> Elab<'e> {
                     if !(0..1 << 20).contains(&i) {
                         self.err(ElabError::InstanceElement {
                             span: *span,
-                            message: format!("instance index {i} is out of range"),
+                            message: format!(
+                                "instance index {i} is out of range: it must be in 0..1048576"
+                            ),
                         });
                         continue;
                     }

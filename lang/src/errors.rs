@@ -27,6 +27,13 @@ pub enum ResolveError {
         kind: &'static str,
         suggestion: Option<String>,
     },
+    /// E0201, for `p.f` where `p` is no name here (often another
+    /// instance, whose registers a unit cannot read).
+    ForeignMember {
+        span: Span,
+        name: String,
+        field: String,
+    },
     /// E0202
     Duplicate {
         span: Span,
@@ -69,6 +76,17 @@ impl IntoDiagnostic for ResolveError {
                 &suggestion,
                 "declare it, or bring it into scope with `use std::...`",
             ),
+            ResolveError::ForeignMember { span, name, field } => Diagnostic::error(
+                "E0201",
+                format!("unknown name `{name}`"),
+                span,
+                "no local, constant, register, port or parameter of this name here",
+            )
+            .with_help(format!(
+                "a unit reads only its own registers and ports: if `{name}` is another \
+                 instance, have it send `{field}` through an `out` port, `connect` that \
+                 port to an `in` port of this unit in the system, and `recv()` it here"
+            )),
             ResolveError::Duplicate { span, name, previous } => {
                 Diagnostic::error("E0202", format!("`{name}` is defined more than once"), span, "defined again here")
                     .with_label(previous, "first defined here")
@@ -261,8 +279,17 @@ impl IntoDiagnostic for TypeError {
                 .with_help("use a wider type, or a value in range"),
             BadCast { span, from, to } => Diagnostic::error("E0304", format!("cannot convert `{from}` to `{to}` with `as`"), span, "invalid conversion")
                 .with_help("`as` converts between integer types, and from `bool` or an enum to an integer; for `x as bool` write `x != 0`"),
-            BadOperand { span, op, ty } => Diagnostic::error("E0305", format!("operator `{op}` is not defined on `{ty}`"), span, format!("`{ty}` here"))
-                .with_help("arithmetic and bitwise operators take integers; `!`, `&&`, `||` take bool"),
+            BadOperand { span, op, ty } => {
+                let help = match (op.as_str(), ty.starts_with('u') || ty.starts_with('i')) {
+                    // Bit selects do not exist yet: say how to get a bit.
+                    ("[]", true) => "indexing takes arrays; to read bit k of an integer, shift and \
+                                     mask: `(x >> k) & 1`",
+                    ("[]", false) => "indexing takes arrays",
+                    _ => "arithmetic and bitwise operators take integers; `!`, `&&`, `||` take bool",
+                };
+                Diagnostic::error("E0305", format!("operator `{op}` is not defined on `{ty}`"), span, format!("`{ty}` here"))
+                    .with_help(help)
+            }
             NotAValue { span, name, what, help } => Diagnostic::error("E0306", format!("`{name}` is a {what}, not a value"), span, format!("a {what}")).with_help(help),
             NotConstant { span, what } => Diagnostic::error("E0307", format!("{what} must be a compile-time constant"), span, "depends on run-time state")
                 .with_help("use literals, constants and parameters here"),

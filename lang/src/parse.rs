@@ -387,6 +387,14 @@ fn simplify_expected(words: &mut Vec<String>) {
         "`~`",
         "a unary operator",
     ];
+    // The time-unit rule's description lists the units: drop the same
+    // units as literal tokens, so the list is not printed twice.
+    const UNITS: &[&str] = &[
+        "`Hz`", "`kHz`", "`MHz`", "`GHz`", "`fs`", "`ps`", "`ns`", "`us`", "`ms`", "`s`",
+    ];
+    if words.iter().any(|w| w.starts_with("a unit (")) {
+        words.retain(|w| !UNITS.contains(&w.as_str()));
+    }
     let binary = words
         .iter()
         .filter(|w| BINARY.contains(&w.as_str()))

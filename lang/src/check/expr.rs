@@ -224,6 +224,22 @@ impl<'e> BodyCx<'e> {
     /// `a.f` on a struct value.
     fn field(&mut self, a: &ast::Expr, f: &ast::Ident, want: Option<&Type>, span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
+        // `p.count` with no `p` here is most often another instance's
+        // register: say how units talk rather than guess a similar name.
+        if let A::Name(id) = &a.kind
+            && matches!(self.resolve(id), Resolved::Unknown)
+        {
+            // A name whose item failed to parse was reported already.
+            if self.env.broken.contains(&id.name) {
+                return err_expr(span);
+            }
+            self.err(ResolveError::ForeignMember {
+                span: id.span,
+                name: id.name.clone(),
+                field: f.name.clone(),
+            });
+            return err_expr(span);
+        }
         let a = self.check(a, None);
         match &a.ty {
             Type::Struct(st) => match st.fields.iter().position(|(n, _)| *n == f.name) {
