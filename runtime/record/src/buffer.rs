@@ -20,7 +20,7 @@ use crate::record::{
     CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRecord, TraceRecord,
 };
 use crate::schema::MAX_ARGS;
-use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// What happens when the queue is full.

@@ -13,7 +13,7 @@ use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput, push_time, push_u64, push_u128, whole_lines};
 use crate::record::CounterRecord;
 use crate::schema::Schema;
-use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// The header row.

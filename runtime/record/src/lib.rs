@@ -17,7 +17,7 @@ mod output;
 pub mod perfetto;
 mod record;
 mod schema;
-mod sink;
+mod recorder;
 pub mod text;
 mod time;
 pub mod vcd;
@@ -29,5 +29,5 @@ pub use schema::{
     CounterInfo, DomainInfo, EventInfo, FifoInfo, MAX_ARGS, Schema, SignalInfo, UnitInfo,
     sign_extend,
 };
-pub use sink::{DropCounts, FifoInterest, Interest, Recorder};
+pub use recorder::{DropCounts, FifoInterest, Interest, Recorder};
 pub use time::Time;

@@ -22,7 +22,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use crate::record::FifoEventKind;
-use crate::sink::DropCounts;
+use crate::recorder::DropCounts;
 use crate::text::{MANIFEST, Manifest};
 use crate::time::Time;
 

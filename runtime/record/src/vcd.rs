@@ -12,7 +12,7 @@ use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput, push_u128, whole_lines};
 use crate::record::{FifoRecord, SignalRecord};
 use crate::schema::Schema;
-use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// Options of the VCD recorder.

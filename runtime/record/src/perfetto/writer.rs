@@ -14,7 +14,7 @@ use crate::error::{RecordError, SchemaError};
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TickRecord, TraceRecord};
 use crate::schema::Schema;
-use crate::sink::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::time::Time;
 
 /// The packet sequence all of Chronon's packets are on.
