@@ -295,6 +295,7 @@ fn unreadable_inputs_are_reported() {
         "no complete Perfetto packet",
         "trace recover GARBAGE",
     );
+    assert!(!dir.join("garbage.pftrace.recovered").exists(), "an empty output was left");
 }
 
 #[test]

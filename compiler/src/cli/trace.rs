@@ -185,18 +185,24 @@ pub fn main(command: TraceCommand) -> ExitCode {
             match recover(&file, &output) {
                 // Nothing whole at the start: not a Perfetto trace, or torn
                 // inside its first packet; an empty "recovery" would hide that.
-                Ok(stats) if stats.packets == 0 && stats.dropped_bytes > 0 => fail(&format!(
-                    "{} has no complete Perfetto packet at its start ({} bytes dropped): \
-                     is it a Perfetto trace?",
-                    file.display(),
-                    stats.dropped_bytes
-                )),
+                Ok(stats)
+                    if stats.packets + stats.salvaged_packets == 0 && stats.dropped_bytes > 0 =>
+                {
+                    fail(&format!(
+                        "{} has no complete Perfetto packet at its start ({} bytes dropped; no \
+                     output written): is it a Perfetto trace?",
+                        file.display(),
+                        stats.dropped_bytes
+                    ))
+                }
                 Ok(stats) => {
                     sayln!(
-                        "recovered {}: kept {} packets ({} bytes), dropped {} bytes",
+                        "recovered {}: kept {} packets ({} bytes), {} more from inside a torn \
+                         compressed batch, dropped {} bytes",
                         output.display(),
                         stats.packets,
                         stats.kept_bytes,
+                        stats.salvaged_packets,
                         stats.dropped_bytes
                     );
                     ExitCode::SUCCESS

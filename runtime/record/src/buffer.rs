@@ -19,8 +19,8 @@ use crate::error::RecordError;
 use crate::record::{
     CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRecord, TraceRecord,
 };
-use crate::schema::MAX_ARGS;
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::schema::MAX_ARGS;
 use crate::time::Time;
 
 /// What happens when the queue is full.

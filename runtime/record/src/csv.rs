@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput, push_time, push_u64, push_u128, whole_lines};
 use crate::record::CounterRecord;
-use crate::schema::Schema;
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::schema::Schema;
 use crate::time::Time;
 
 /// The header row.

@@ -16,8 +16,8 @@ pub mod merge;
 mod output;
 pub mod perfetto;
 mod record;
-mod schema;
 mod recorder;
+mod schema;
 pub mod text;
 mod time;
 pub mod vcd;
@@ -25,9 +25,9 @@ pub mod vcd;
 pub use error::{RecordError, SchemaError};
 pub use output::RecordOutput;
 pub use record::{CounterRecord, FifoEventKind, FifoRecord, SignalRecord, TickRecord, TraceRecord};
+pub use recorder::{DropCounts, FifoInterest, Interest, Recorder};
 pub use schema::{
     CounterInfo, DomainInfo, EventInfo, FifoInfo, MAX_ARGS, Schema, SignalInfo, UnitInfo,
     sign_extend,
 };
-pub use recorder::{DropCounts, FifoInterest, Interest, Recorder};
 pub use time::Time;

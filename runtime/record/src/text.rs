@@ -24,8 +24,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::RecordError;
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput, put_u64, put_u128, whole_lines};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TraceRecord};
-use crate::schema::{MAX_ARGS, Schema, sign_extend};
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::schema::{MAX_ARGS, Schema, sign_extend};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";

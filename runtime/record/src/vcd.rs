@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::error::RecordError;
 use crate::output::{ChunkedOutput, RecordOutput, push_u128, whole_lines};
 use crate::record::{FifoRecord, SignalRecord};
-use crate::schema::Schema;
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::schema::Schema;
 use crate::time::Time;
 
 /// Options of the VCD recorder.

@@ -267,21 +267,58 @@ fn recovery_keeps_the_longest_whole_prefix() {
             fs::write(&torn, &bytes[..cut]).expect("write torn");
             let out = dir.join(format!("rec-{compress}-{cut}.pftrace"));
             let stats = recover(&torn, &out).expect("recover");
-            let kept = fs::read(&out).expect("recovered");
-            assert_eq!(kept.len() as u64, stats.kept_bytes);
             assert_eq!(stats.kept_bytes + stats.dropped_bytes, cut as u64);
             assert!(
                 stats.dropped_bytes > 0,
                 "a cut inside the last packet drops it"
             );
-            assert_eq!(&kept[..], &bytes[..kept.len()]);
-            assert!(kept.len() >= last_kept, "longer input keeps no less");
-            last_kept = kept.len();
-            if cut > 1 {
-                check(&out, &expect, true);
+            if stats.packets + stats.salvaged_packets == 0 {
+                assert!(!out.exists(), "an empty recovery leaves no file");
+                continue;
             }
+            let kept = fs::read(&out).expect("recovered");
+            // The whole packets of the input, then any salvaged from inside
+            // the torn batch (uncompressed).
+            let whole = stats.kept_bytes as usize;
+            assert_eq!(&kept[..whole], &bytes[..whole]);
+            assert_eq!(kept.len() > whole, stats.salvaged_packets > 0);
+            assert!(!compress || stats.salvaged_packets == 0 || kept.len() > whole);
+            assert!(whole >= last_kept, "longer input keeps no less");
+            last_kept = whole;
+            check(&out, &expect, true);
         }
     }
+}
+
+/// A compressed trace of one batch, torn inside it, keeps the packets the
+/// batch's valid deflate prefix holds (it recovered nothing and left an
+/// empty file); a file with nothing whole leaves no output behind.
+#[test]
+fn recovery_salvages_a_torn_compressed_batch() {
+    let w = workload(300, 9);
+    let dir = scratch("perfetto-salvage");
+    let full = dir.join("one-batch.pftrace");
+    let config = PerfettoConfig {
+        compress: true,
+        tick_slices: true,
+    };
+    write(&full, &w, config);
+    let bytes = fs::read(&full).expect("trace");
+    let expect = expected(&w.schema, &w.records, true, &DropCounts::default());
+    let torn = dir.join("torn.pftrace");
+    fs::write(&torn, &bytes[..bytes.len() * 2 / 3]).expect("write torn");
+    let out = dir.join("salvaged.pftrace");
+    let stats = recover(&torn, &out).expect("recover");
+    assert_eq!(stats.packets, 0, "no whole outer packet: one batch, torn");
+    assert!(stats.salvaged_packets > 10, "{stats:?}");
+    check(&out, &expect, true);
+
+    let garbage = dir.join("garbage.pftrace");
+    fs::write(&garbage, b"\x0a\xff\xff\xff").expect("write");
+    let none = dir.join("none.pftrace");
+    let stats = recover(&garbage, &none).expect("recover");
+    assert_eq!(stats.packets + stats.salvaged_packets, 0);
+    assert!(!none.exists(), "an empty recovery leaves no file");
 }
 
 #[test]

@@ -13,8 +13,8 @@ use super::proto::*;
 use crate::error::{RecordError, SchemaError};
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TickRecord, TraceRecord};
-use crate::schema::Schema;
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
+use crate::schema::Schema;
 use crate::time::Time;
 
 /// The packet sequence all of Chronon's packets are on.
