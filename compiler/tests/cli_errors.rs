@@ -295,7 +295,10 @@ fn unreadable_inputs_are_reported() {
         "no complete Perfetto packet",
         "trace recover GARBAGE",
     );
-    assert!(!dir.join("garbage.pftrace.recovered").exists(), "an empty output was left");
+    assert!(
+        !dir.join("garbage.pftrace.recovered").exists(),
+        "an empty output was left"
+    );
 }
 
 #[test]

@@ -86,7 +86,8 @@ pub struct FaultReport {
     pub code: String,
     /// Unit instance path.
     pub unit: String,
-    /// The construct.
+    /// The construct (`array index`, a stage register's name, an assert's
+    /// message, a port's path), without its place: see `location`.
     pub construct: String,
     /// Domain name.
     pub domain: String,
@@ -382,10 +383,16 @@ fn report(
             if let Some(at) = location.as_deref().filter(|at| !message.contains(at)) {
                 message.push_str(&format!(" (at {at})"));
             }
+            // The construct alone: `location` says where it is.
+            let construct = location
+                .as_deref()
+                .and_then(|at| f.construct.strip_suffix(&format!(" at {at}")))
+                .unwrap_or(&f.construct)
+                .to_string();
             FaultReport {
                 code: f.code().to_string(),
                 unit: f.unit.clone(),
-                construct: f.construct.clone(),
+                construct,
                 domain: f.domain.clone(),
                 cycle: f.cycle,
                 time: f.time.to_string(),
