@@ -207,6 +207,110 @@ impl StateView {
     }
 }
 
+/// What [`declare`] told the runtime: the builder, and per IR unit,
+/// port and fault site the runtime's id.
+struct Declared {
+    b: DesignBuilder,
+    units: Vec<chronon_runtime::UnitId>,
+    links: Vec<Link>,
+    faults: Vec<chronon_runtime::AssertId>,
+}
+
+/// Declares `program`'s domains, units, ports, channels, CDC FIFOs and
+/// fault sites to a new runtime builder; the engine binds ticks next.
+fn declare(program: &Program) -> Result<Declared, SetupError> {
+    let mut b = DesignBuilder::new();
+    let domains: Vec<_> = program
+        .domains
+        .iter()
+        .map(|d| Clock::new(d.period_ps, d.phase_ps).map(|c| b.domain(&d.name, c)))
+        .collect::<Result<_, _>>()
+        .map_err(BuildError::from)?;
+    let units: Vec<_> = program
+        .units
+        .iter()
+        .map(|u| b.unit(&u.path, domains[u.domain as usize], &[]))
+        .collect();
+    let width = |item: &[crate::ir::Ty]| item.len().max(1);
+    let mut links: Vec<Link> = Vec::with_capacity(program.ports.len());
+    for port in &program.ports {
+        let unit = units[port.unit as usize];
+        links.push(match port.kind {
+            // The runtime names a channel output only in the fault of a
+            // refused `send`: its full path (`top.w.tx`), as a FIFO's
+            // names both its ends, not the bare port name.
+            PortKind::Out => Link::Out {
+                port: b.output(
+                    unit,
+                    &format!("{}.{}", program.units[port.unit as usize].path, port.name),
+                    width(&port.item),
+                    port.rate,
+                ),
+                fifos: Vec::new(),
+            },
+            PortKind::In => Link::In(b.input(unit, &port.name, width(&port.item))),
+            PortKind::CdcIn | PortKind::CdcFwftIn => Link::FifoIn(None),
+        });
+    }
+    for c in &program.channels {
+        let (Link::Out { port: from, .. }, Link::In(to)) =
+            (&links[c.from as usize], &links[c.to as usize])
+        else {
+            panic!("lowering connects an output to a channel input");
+        };
+        b.connect(
+            OutPort(from.0),
+            InPort(to.0),
+            u64::from(c.latency),
+            c.capacity,
+        );
+    }
+    for f in &program.fifos {
+        let (writer, reader) = (
+            &program.ports[f.from as usize],
+            &program.ports[f.to as usize],
+        );
+        let id: FifoId = b.fifo(FifoSpec {
+            name: format!(
+                "{}.{} -> {}.{}",
+                program.units[writer.unit as usize].path,
+                writer.name,
+                program.units[reader.unit as usize].path,
+                reader.name
+            ),
+            writer: units[writer.unit as usize],
+            reader: units[reader.unit as usize],
+            depth: f.depth,
+            sync: f.sync,
+            width: width(&writer.item),
+            read_port: if reader.kind == PortKind::CdcFwftIn {
+                ReadPort::Fwft
+            } else {
+                ReadPort::Registered
+            },
+        });
+        if let Link::Out { fifos, .. } = &mut links[f.from as usize] {
+            fifos.push(id);
+        }
+        links[f.to as usize] = Link::FifoIn(Some(id));
+    }
+    let faults = program
+        .faults
+        .iter()
+        .zip(fault_sites::runtime_sites(program))
+        .map(|(f, site)| b.fault_site(units[f.unit as usize], site.kind, &site.construct))
+        .collect::<Vec<_>>();
+    // Declared first and in order, so a runtime site id is the IR fault
+    // id (`fault_sites::location` reads a fault's site that way).
+    debug_assert!(faults.iter().enumerate().all(|(i, a)| a.0 as usize == i));
+    Ok(Declared {
+        b,
+        units,
+        links,
+        faults,
+    })
+}
+
 /// A program bound to the runtime and an engine.
 pub struct Simulator {
     /// The runtime's simulation: run it, drain it, read its clock.
@@ -229,124 +333,73 @@ impl Simulator {
         engine: EngineKind,
         config: &ExecConfig,
     ) -> Result<Simulator, SetupError> {
-        let mut b = DesignBuilder::new();
-        let domains: Vec<_> = program
-            .domains
-            .iter()
-            .map(|d| Clock::new(d.period_ps, d.phase_ps).map(|c| b.domain(&d.name, c)))
-            .collect::<Result<_, _>>()
-            .map_err(BuildError::from)?;
-        let units: Vec<_> = program
-            .units
-            .iter()
-            .map(|u| b.unit(&u.path, domains[u.domain as usize], &[]))
-            .collect();
-        let width = |item: &[crate::ir::Ty]| item.len().max(1);
-        let mut links: Vec<Link> = Vec::with_capacity(program.ports.len());
-        for port in &program.ports {
-            let unit = units[port.unit as usize];
-            links.push(match port.kind {
-                // The runtime names a channel output only in the fault of a
-                // refused `send`: its full path (`top.w.tx`), as a FIFO's
-                // names both its ends, not the bare port name.
-                PortKind::Out => Link::Out {
-                    port: b.output(
-                        unit,
-                        &format!("{}.{}", program.units[port.unit as usize].path, port.name),
-                        width(&port.item),
-                        port.rate,
-                    ),
-                    fifos: Vec::new(),
-                },
-                PortKind::In => Link::In(b.input(unit, &port.name, width(&port.item))),
-                PortKind::CdcIn | PortKind::CdcFwftIn => Link::FifoIn(None),
-            });
+        let declared = declare(&program)?;
+        match engine {
+            EngineKind::Interp => Self::bind_interpreter(program, declared, config),
+            EngineKind::Jit => Self::bind_jit(program, declared, config),
         }
-        for c in &program.channels {
-            let (Link::Out { port: from, .. }, Link::In(to)) =
-                (&links[c.from as usize], &links[c.to as usize])
-            else {
-                panic!("lowering connects an output to a channel input");
-            };
-            b.connect(
-                OutPort(from.0),
-                InPort(to.0),
-                u64::from(c.latency),
-                c.capacity,
-            );
-        }
-        for f in &program.fifos {
-            let (writer, reader) = (
-                &program.ports[f.from as usize],
-                &program.ports[f.to as usize],
-            );
-            let id: FifoId = b.fifo(FifoSpec {
-                name: format!(
-                    "{}.{} -> {}.{}",
-                    program.units[writer.unit as usize].path,
-                    writer.name,
-                    program.units[reader.unit as usize].path,
-                    reader.name
-                ),
-                writer: units[writer.unit as usize],
-                reader: units[reader.unit as usize],
-                depth: f.depth,
-                sync: f.sync,
-                width: width(&writer.item),
-                read_port: if reader.kind == PortKind::CdcFwftIn {
-                    ReadPort::Fwft
-                } else {
-                    ReadPort::Registered
-                },
-            });
-            if let Link::Out { fifos, .. } = &mut links[f.from as usize] {
-                fifos.push(id);
-            }
-            links[f.to as usize] = Link::FifoIn(Some(id));
-        }
-        let faults = program
-            .faults
-            .iter()
-            .zip(fault_sites::runtime_sites(&program))
-            .map(|(f, site)| b.fault_site(units[f.unit as usize], site.kind, &site.construct))
-            .collect::<Vec<_>>();
-        // Declared first and in order, so a runtime site id is the IR fault
-        // id (`fault_sites::location` reads a fault's site that way).
-        debug_assert!(faults.iter().enumerate().all(|(i, a)| a.0 as usize == i));
-        if engine == EngineKind::Interp {
-            let shared = Rc::new(RefCell::new(Shared {
-                state: initial_state(&program),
-                engine: Box::new(Interpreter::new(program.clone())),
-                links,
-                faults,
-            }));
-            for (i, unit) in units.iter().enumerate() {
-                let shared = shared.clone();
-                let id = i as u32;
-                b.set_tick(*unit, move |ctx: &mut TickCtx<'_>| {
-                    let mut guard = shared.borrow_mut();
-                    let Shared {
-                        state,
-                        engine,
-                        links,
-                        faults,
-                    } = &mut *guard;
-                    let mut host = CtxHost { ctx, links, faults };
-                    engine.tick_unit(state, id, &mut host);
-                })?;
-            }
-            // The reference engine keeps the instant loop (one instant at
-            // a time), so it checks run-ahead rather than sharing it.
-            let sim = b.build_with(RuntimeConfig {
-                run_ahead: false,
-                ..config.runtime
+    }
+
+    /// The interpreter's binding: a tick per unit that runs the engine
+    /// with a [`CtxHost`]; the reference keeps the instant loop.
+    fn bind_interpreter(
+        program: Arc<Program>,
+        declared: Declared,
+        config: &ExecConfig,
+    ) -> Result<Simulator, SetupError> {
+        let Declared {
+            mut b,
+            units,
+            links,
+            faults,
+        } = declared;
+        let shared = Rc::new(RefCell::new(Shared {
+            state: initial_state(&program),
+            engine: Box::new(Interpreter::new(program.clone())),
+            links,
+            faults,
+        }));
+        for (i, unit) in units.iter().enumerate() {
+            let shared = shared.clone();
+            let id = i as u32;
+            b.set_tick(*unit, move |ctx: &mut TickCtx<'_>| {
+                let mut guard = shared.borrow_mut();
+                let Shared {
+                    state,
+                    engine,
+                    links,
+                    faults,
+                } = &mut *guard;
+                let mut host = CtxHost { ctx, links, faults };
+                engine.tick_unit(state, id, &mut host);
             })?;
-            return Ok(Simulator {
-                sim,
-                program,
-                shared,
-            });
         }
+        // The reference engine keeps the instant loop (one instant at
+        // a time), so it checks run-ahead rather than sharing it.
+        let sim = b.build_with(RuntimeConfig {
+            run_ahead: false,
+            ..config.runtime
+        })?;
+        Ok(Simulator {
+            sim,
+            program,
+            shared,
+        })
+    }
+
+    /// The JIT's binding: one group function per domain, in the runtime's
+    /// evaluation order, its host calls through a [`RuntimeBinding`].
+    fn bind_jit(
+        program: Arc<Program>,
+        declared: Declared,
+        config: &ExecConfig,
+    ) -> Result<Simulator, SetupError> {
+        let Declared {
+            mut b,
+            units,
+            links,
+            faults,
+        } = declared;
         // The JIT: one group per domain, in the runtime's evaluation order.
         let mut groups: Vec<Vec<u32>> = vec![Vec::new(); program.domains.len()];
         for cluster in b.evaluation_order()? {
