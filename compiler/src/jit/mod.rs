@@ -178,57 +178,8 @@ impl Jit {
         groups: &[Vec<u32>],
         ahead: &[bool],
     ) -> Result<Jit, JitError> {
-        let mut flags = settings::builder();
-        flags
-            .set("opt_level", if config.optimize { "speed" } else { "none" })
-            .map_err(err)?;
-        flags
-            .set(
-                "enable_verifier",
-                if config.verify { "true" } else { "false" },
-            )
-            .map_err(err)?;
-        flags.set("use_colocated_libcalls", "false").map_err(err)?;
-        flags.set("is_pic", "false").map_err(err)?;
-        let isa = cranelift_native::builder()
-            .map_err(err)?
-            .finish(settings::Flags::new(flags))
-            .map_err(err)?;
-        let code = CodeOptions {
-            simd: config.simd && codegen::simd::host_supports(&*isa),
-            packed: config.packed,
-            dump: config.dump,
-        };
-        let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-        let imports = host_abi::imports();
-        for import in &imports {
-            builder.symbol(import.name, import.addr);
-        }
-        let mut module = JITModule::new(builder);
+        let (mut module, import_ids, code) = new_module(config)?;
         let ptr = module.target_config().pointer_type();
-        let mut import_ids = Vec::new();
-        for import in &imports {
-            let mut sig = module.make_signature();
-            sig.params.push(AbiParam::new(ptr));
-            let (params, returns): (&[_], bool) = match import.sig {
-                Sig::Id => (&[types::I32], true),
-                Sig::IdVoid => (&[types::I32], false),
-                Sig::Void => (&[], false),
-                Sig::Ret => (&[], true),
-                Sig::IdBuf => (&[types::I32, ptr, types::I32], true),
-                Sig::IdBufVoid => (&[types::I32, ptr, types::I32], false),
-                Sig::IdFlagBuf => (&[types::I32, types::I32, ptr, types::I32], true),
-            };
-            sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
-            if returns {
-                sig.returns.push(AbiParam::new(types::I32));
-            }
-            import_ids.push(
-                module
-                    .declare_function(import.name, Linkage::Import, &sig)
-                    .map_err(err)?,
-            );
-        }
         let mut sig = module.make_signature();
         sig.params.push(AbiParam::new(ptr));
         sig.params.push(AbiParam::new(ptr));
@@ -500,6 +451,64 @@ impl Jit {
             .collect();
         (*f, contexts)
     }
+}
+
+/// A JIT module for the host with `config`'s Cranelift flags, the host
+/// functions imported (their ids, in `host_abi::imports` order), and the
+/// code generator's options (SIMD only where the host has it).
+fn new_module(config: JitConfig) -> Result<(JITModule, Vec<FuncId>, CodeOptions), JitError> {
+    let mut flags = settings::builder();
+    flags
+        .set("opt_level", if config.optimize { "speed" } else { "none" })
+        .map_err(err)?;
+    flags
+        .set(
+            "enable_verifier",
+            if config.verify { "true" } else { "false" },
+        )
+        .map_err(err)?;
+    flags.set("use_colocated_libcalls", "false").map_err(err)?;
+    flags.set("is_pic", "false").map_err(err)?;
+    let isa = cranelift_native::builder()
+        .map_err(err)?
+        .finish(settings::Flags::new(flags))
+        .map_err(err)?;
+    let code = CodeOptions {
+        simd: config.simd && codegen::simd::host_supports(&*isa),
+        packed: config.packed,
+        dump: config.dump,
+    };
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    let imports = host_abi::imports();
+    for import in &imports {
+        builder.symbol(import.name, import.addr);
+    }
+    let mut module = JITModule::new(builder);
+    let ptr = module.target_config().pointer_type();
+    let mut import_ids = Vec::new();
+    for import in &imports {
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(ptr));
+        let (params, returns): (&[_], bool) = match import.sig {
+            Sig::Id => (&[types::I32], true),
+            Sig::IdVoid => (&[types::I32], false),
+            Sig::Void => (&[], false),
+            Sig::Ret => (&[], true),
+            Sig::IdBuf => (&[types::I32, ptr, types::I32], true),
+            Sig::IdBufVoid => (&[types::I32, ptr, types::I32], false),
+            Sig::IdFlagBuf => (&[types::I32, types::I32, ptr, types::I32], true),
+        };
+        sig.params.extend(params.iter().map(|t| AbiParam::new(*t)));
+        if returns {
+            sig.returns.push(AbiParam::new(types::I32));
+        }
+        import_ids.push(
+            module
+                .declare_function(import.name, Linkage::Import, &sig)
+                .map_err(err)?,
+        );
+    }
+    Ok((module, import_ids, code))
 }
 
 /// Compiles the function built in `ctx` as `id` and clears `ctx`; with
