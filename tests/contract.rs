@@ -411,10 +411,7 @@ fn time_in_traces_rounds_down_in_every_format() {
             "VCD times of top.{scope}.n"
         );
     }
-    let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) else {
-        let _ = std::fs::remove_dir_all(&dir);
-        return;
-    };
+    let dump = decode_perfetto(&dir.join("run.pftrace"));
     for (scope, edges, num, den) in domains {
         let track = format!("top.{scope}");
         let uuid = dump["tracks"]
@@ -440,11 +437,10 @@ fn time_in_traces_rounds_down_in_every_format() {
 
 /// Decodes a Perfetto trace with the independent Python decoder, which
 /// checks the wire format, monotonic timestamps, balanced slices and flows;
-/// `None`, with a note, without python3 and the `perfetto` package.
-fn decode_perfetto(trace: &Path) -> Option<serde_json::Value> {
+/// the test fails without python3 and the `perfetto` package.
+fn decode_perfetto(trace: &Path) -> serde_json::Value {
     if !tools::python_has(tools::PERFETTO_PROTOS) {
         tools::missing("python3 with the perfetto package", "the Perfetto check");
-        return None;
     }
     let dump_path = trace.with_extension("dump.json");
     let out = std::process::Command::new("python3")
@@ -459,7 +455,7 @@ fn decode_perfetto(trace: &Path) -> Option<serde_json::Value> {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(serde_json::from_slice(&std::fs::read(&dump_path).expect("dump")).expect("dump JSON"))
+    serde_json::from_slice(&std::fs::read(&dump_path).expect("dump")).expect("dump JSON")
 }
 
 /// Contract §6: a runtime fault stops the run at the end of the faulting
@@ -497,29 +493,28 @@ fn a_fault_leaves_every_output_valid() {
         .next_back()
         .expect("VCD times");
     assert_eq!(last_time, "2000000", "the VCD's last time");
-    if let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) {
-        // A tick slice runs from its edge to the domain's next edge, but
-        // the run stops at the fault's instant, 2000 ps = 2 ns: the slices
-        // begun at 2 ns (edge 2 of `w` and `r`, edge 4 of `o`, whose next
-        // edges at 3 ns and 2.5 ns never run) end at 2 ns, and so does the
-        // writer's closing "recording summary" event.
-        let events = dump["events"].as_array().expect("events");
-        let latest = |ends: bool| {
-            events
-                .iter()
-                .filter(|row| row[3].as_str() != Some("recording summary"))
-                .filter(|row| (row[2].as_u64() == Some(2)) == ends)
-                .map(|row| row[0].as_u64().expect("ts"))
-                .max()
-        };
-        assert_eq!(latest(false), Some(2), "the latest Perfetto record (ns)");
-        assert_eq!(latest(true), Some(2), "the latest tick slice end (ns)");
-        let summary = events
+    let dump = decode_perfetto(&dir.join("run.pftrace"));
+    // A tick slice runs from its edge to the domain's next edge, but
+    // the run stops at the fault's instant, 2000 ps = 2 ns: the slices
+    // begun at 2 ns (edge 2 of `w` and `r`, edge 4 of `o`, whose next
+    // edges at 3 ns and 2.5 ns never run) end at 2 ns, and so does the
+    // writer's closing "recording summary" event.
+    let events = dump["events"].as_array().expect("events");
+    let latest = |ends: bool| {
+        events
             .iter()
-            .find(|row| row[3].as_str() == Some("recording summary"))
-            .map(|row| row[0].as_u64());
-        assert_eq!(summary, Some(Some(2)), "the summary's time (ns)");
-    }
+            .filter(|row| row[3].as_str() != Some("recording summary"))
+            .filter(|row| (row[2].as_u64() == Some(2)) == ends)
+            .map(|row| row[0].as_u64().expect("ts"))
+            .max()
+    };
+    assert_eq!(latest(false), Some(2), "the latest Perfetto record (ns)");
+    assert_eq!(latest(true), Some(2), "the latest tick slice end (ns)");
+    let summary = events
+        .iter()
+        .find(|row| row[3].as_str() == Some("recording summary"))
+        .map(|row| row[0].as_u64());
+    assert_eq!(summary, Some(Some(2)), "the summary's time (ns)");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -542,19 +537,18 @@ fn a_bounded_run_ends_its_tick_slices_at_the_bound() {
     let until = parse_time("1900ps").expect("a time");
     let report = run_design_recorded("s6_fault_full_fifo_send", StopAt::Until(until), &record);
     assert_eq!(report.stop, "limit", "{}", report.summary(true));
-    if let Some(dump) = decode_perfetto(&dir.join("run.pftrace")) {
-        let events = dump["events"].as_array().expect("events");
-        let latest = |kind: u64| {
-            events
-                .iter()
-                .filter(|row| row[2].as_u64() == Some(kind))
-                .map(|row| row[0].as_u64().expect("ts"))
-                .max()
-        };
-        assert_eq!(latest(1), Some(1), "the latest slice begin (ns)");
-        assert_eq!(latest(2), Some(1), "the latest slice end (ns)");
-        assert_eq!(latest(3), Some(1), "the summary, the latest instant (ns)");
-    }
+    let dump = decode_perfetto(&dir.join("run.pftrace"));
+    let events = dump["events"].as_array().expect("events");
+    let latest = |kind: u64| {
+        events
+            .iter()
+            .filter(|row| row[2].as_u64() == Some(kind))
+            .map(|row| row[0].as_u64().expect("ts"))
+            .max()
+    };
+    assert_eq!(latest(1), Some(1), "the latest slice begin (ns)");
+    assert_eq!(latest(2), Some(1), "the latest slice end (ns)");
+    assert_eq!(latest(3), Some(1), "the summary, the latest instant (ns)");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -2,9 +2,9 @@
 //! must print the checksums of independent models written here: a plain
 //! Rust re-implementation of the mixing pipeline, and a model of the CDC
 //! FIFO written from the contract's latencies (§5) as counts sampled across
-//! domains rather than as flops. When `iverilog` is installed the Verilog
-//! twins must agree too, on the same cycle counts; without it that part is
-//! skipped with a note (CI installs it: `.ci/run`).
+//! domains rather than as flops. The Verilog twins, run by Icarus, must
+//! agree too, on the same cycle counts; without `iverilog` the test fails
+//! (`.ci/run` installs it).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -311,10 +311,11 @@ fn async_fifo_with_a_faster_writer_matches_the_model() {
     );
 }
 
-/// Runs an Icarus testbench, or `None` when `iverilog` is not installed.
-fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> Option<String> {
+/// Runs an Icarus testbench; the test fails when `iverilog` is not
+/// installed.
+fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> String {
     if !chronon_suite::tools::icarus_installed() {
-        return None;
+        chronon_suite::tools::missing("iverilog", "the Icarus comparison");
     }
     let dir = std::env::temp_dir().join(format!("chronon-peers-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
@@ -343,7 +344,7 @@ fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> Option<Str
         .lines()
         .find(|l| l.starts_with("checksum="))
         .unwrap_or_else(|| panic!("no checksum line from {tb}: {text}"));
-    Some(line.to_string())
+    line.to_string()
 }
 
 #[test]
@@ -375,10 +376,7 @@ fn icarus_agrees_when_installed() {
         let defines: Vec<String> = stages
             .map(|n| vec![format!("-Ppipeline_tb.N={n}")])
             .unwrap_or_default();
-        let Some(line) = icarus(tb, design, &defines, cycles) else {
-            chronon_suite::tools::missing("iverilog", "the Icarus comparison");
-            return;
-        };
+        let line = icarus(tb, design, &defines, cycles);
         let params: Vec<(&str, String)> =
             stages.map(|n| ("N", n.to_string())).into_iter().collect();
         let report = run_chr(chr, &params, EngineKind::Jit, cycles);

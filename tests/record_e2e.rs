@@ -276,7 +276,6 @@ fn lossy_retained_plus_dropped_equals_lossless() {
 fn vcd_register_changes_match_the_trace_events() {
     if !tools::python_has("pywellen, vcd") {
         tools::missing("python3 with pywellen and pyvcd", "the VCD check");
-        return;
     }
     let dir = scratch("vcd");
     let rec = RecordOptions {
@@ -494,12 +493,11 @@ struct PerfettoEvent {
 }
 
 /// Decodes `trace` with the independent Python decoder (which also runs the
-/// wire-format and content checks); `None`, with a note, without python3
+/// wire-format and content checks); the test fails without python3
 /// and the `perfetto` package.
-fn decode_perfetto(trace: &Path) -> Option<Vec<PerfettoEvent>> {
+fn decode_perfetto(trace: &Path) -> Vec<PerfettoEvent> {
     if !tools::python_has(tools::PERFETTO_PROTOS) {
         tools::missing("python3 with the perfetto package", "the Perfetto check");
-        return None;
     }
     let out_path = trace.with_extension("dump.json");
     let out = Command::new("python3")
@@ -525,7 +523,7 @@ fn decode_perfetto(trace: &Path) -> Option<Vec<PerfettoEvent>> {
             .map(|x| x.as_u64().expect("id"))
             .collect()
     };
-    let events = dump["events"]
+    dump["events"]
         .as_array()
         .expect("events")
         .iter()
@@ -540,8 +538,7 @@ fn decode_perfetto(trace: &Path) -> Option<Vec<PerfettoEvent>> {
             flows: ids(&row[5]),
             terminating: ids(&row[6]),
         })
-        .collect();
-    Some(events)
+        .collect()
 }
 
 /// The kinds a FIFO item passes through, in causal order.
@@ -634,9 +631,7 @@ fn perfetto_flows_follow_every_item_across_tracks() {
             let report = run_design(design, EngineKind::Jit, &rec);
             assert_eq!(report.recording.and_then(|r| r.error), None, "{design}");
             let text = text_fifo_events(&dir.join("text"));
-            let Some(events) = decode_perfetto(&dir.join("trace.pftrace")) else {
-                return;
-            };
+            let events = decode_perfetto(&dir.join("trace.pftrace"));
             check_perfetto_against_text(design, &events, &text);
         }
     }
@@ -665,9 +660,7 @@ fn the_contracts_4ghz_example_keeps_its_order_after_rounding() {
     assert_eq!(at("visible"), Time::from_ps(750));
     assert_eq!(at("read"), Time::from_ps(1000));
     assert_eq!(at("consume"), Time::from_ps(1250));
-    let Some(events) = decode_perfetto(&dir.join("trace.pftrace")) else {
-        return;
-    };
+    let events = decode_perfetto(&dir.join("trace.pftrace"));
     check_perfetto_against_text(design, &events, &text);
     let position = |kind: &str| {
         events
@@ -826,9 +819,8 @@ fn a_failing_writer_stops_the_run_with_its_own_error_and_leaves_valid_prefixes()
     println!("records written before the stop: {records}");
     assert!(records >= 100, "{records}");
     assert!((records as u64) < limit, "{records}");
-    if let Some(events) = decode_perfetto(&trace) {
-        assert!(!events.is_empty());
-    }
+    let events = decode_perfetto(&trace);
+    assert!(!events.is_empty());
 }
 
 /// A `--trace-filter` time window applies to dumped registers: after

@@ -1,24 +1,14 @@
 //! The external tools some tests compare against (Icarus Verilog, the
-//! Python decoders): whether each is there, and what a test does when one
-//! is not. Where `CHRONON_REQUIRE_TOOLS` is set (`.ci/run` sets it) a
-//! missing tool fails the test; elsewhere the test says what it skipped.
+//! Python decoders): whether each is there. A test whose tool is missing
+//! fails, naming the tool and how to install it (`.ci/run` installs them
+//! all): a comparison that did not run must never pass.
 
 use std::process::Command;
 
-/// Whether the tests must have their tools (`CHRONON_REQUIRE_TOOLS` set).
-pub fn required() -> bool {
-    std::env::var_os("CHRONON_REQUIRE_TOOLS").is_some()
-}
-
-/// Reports that `what` is missing, so the check `skipped` names cannot run:
-/// panics where tools are required, else prints a note.
-pub fn missing(what: &str, skipped: &str) {
-    assert!(
-        !required(),
-        "{what} is not installed and CHRONON_REQUIRE_TOOLS is set: {skipped} cannot run \
-         (.ci/run installs it)"
-    );
-    println!("note: {what} is not installed; {skipped} is skipped");
+/// Fails the test: `what` is missing, so the check `skipped` names
+/// cannot run.
+pub fn missing(what: &str, skipped: &str) -> ! {
+    panic!("{what} is not installed, so {skipped} cannot run: install it as .ci/run does");
 }
 
 /// Whether `iverilog` and `vvp` can be run.

@@ -133,14 +133,13 @@ fn check(trace: &Path, expect: &Value, prefix: bool) {
     if prefix {
         args.push(flag);
     }
-    if let Some((ok, out)) = python(
+    let (ok, out) = python(
         "check_perfetto.py",
         &args,
         "perfetto.protos.perfetto.trace.perfetto_trace_pb2",
-    ) {
-        assert!(ok, "{}: {out}", trace.display());
-        println!("{out}");
-    }
+    );
+    assert!(ok, "{}: {out}", trace.display());
+    println!("{out}");
 }
 
 fn write(path: &Path, w: &Workload, config: PerfettoConfig) {

@@ -388,17 +388,15 @@ impl RecordOutput for FailAfter {
     }
 }
 
-/// Reports that `what` is missing, so `skipped` cannot run: fails where
-/// `CHRONON_REQUIRE_TOOLS` is set (`.ci/run` sets it), else prints a note.
-pub fn missing_tool(what: &str, skipped: &str) {
-    let required = std::env::var_os("CHRONON_REQUIRE_TOOLS").is_some();
-    assert!(!required, "{what} is not installed: {skipped} cannot run");
-    println!("note: {what} is not installed; {skipped} is skipped");
+/// Fails the test: `what` is missing, so `skipped` cannot run (a
+/// comparison that did not run must never pass; `.ci/run` installs it).
+pub fn missing_tool(what: &str, skipped: &str) -> ! {
+    panic!("{what} is not installed, so {skipped} cannot run: install it as .ci/run does");
 }
 
-/// Runs a Python checker from tests/py; `None` (with a printed reason) when
-/// python3 or its packages are missing.
-pub fn python(script: &str, args: &[&Path], modules: &str) -> Option<(bool, String)> {
+/// Runs a Python checker from tests/py: whether it passed, and its output;
+/// the test fails when python3 or its packages are missing.
+pub fn python(script: &str, args: &[&Path], modules: &str) -> (bool, String) {
     let probe = Command::new("python3")
         .args(["-c", &format!("import {modules}")])
         .output();
@@ -406,7 +404,6 @@ pub fn python(script: &str, args: &[&Path], modules: &str) -> Option<(bool, Stri
         Ok(out) if out.status.success() => {}
         _ => {
             missing_tool(&format!("python3 with `{modules}`"), script);
-            return None;
         }
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -422,5 +419,5 @@ pub fn python(script: &str, args: &[&Path], modules: &str) -> Option<(bool, Stri
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    Some((out.status.success(), text))
+    (out.status.success(), text)
 }
