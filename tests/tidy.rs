@@ -84,12 +84,9 @@ fn item_end(text: &str, open: usize) -> usize {
     bytes.len()
 }
 
-/// What reading the environment looks like in Rust source.
-const ENV_READS: &[&str] = &["env::var", "env::vars", "env::args", "var_os("];
-
-#[test]
-fn library_crates_never_read_the_environment() {
-    let root = repo();
+/// Every `.rs` file of the library crates (and `chronc`'s sources, which
+/// live in `compiler/src`).
+fn library_sources(root: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
     for dir in [
         "lang/src",
@@ -99,6 +96,16 @@ fn library_crates_never_read_the_environment() {
     ] {
         rust_files(&root.join(dir), &mut files);
     }
+    files
+}
+
+/// What reading the environment looks like in Rust source.
+const ENV_READS: &[&str] = &["env::var", "env::vars", "env::args", "var_os("];
+
+#[test]
+fn library_crates_never_read_the_environment() {
+    let root = repo();
+    let files = library_sources(&root);
     // `chronc` itself: its `main` and `cli/` build the configuration.
     let binary = [
         root.join("compiler/src/main.rs"),
@@ -260,15 +267,7 @@ fn the_architecture_code_map_covers_every_module() {
             "the code map names {path}, which does not exist"
         );
     }
-    let mut files = Vec::new();
-    for dir in [
-        "lang/src",
-        "runtime/src",
-        "runtime/record/src",
-        "compiler/src",
-    ] {
-        rust_files(&root.join(dir), &mut files);
-    }
+    let files = library_sources(&root);
     let mut missing = Vec::new();
     for file in files {
         let rel = file

@@ -344,15 +344,14 @@ impl Simulator {
     /// with a [`CtxHost`]; the reference keeps the instant loop.
     fn bind_interpreter(
         program: Arc<Program>,
-        declared: Declared,
-        config: &ExecConfig,
-    ) -> Result<Simulator, SetupError> {
-        let Declared {
+        Declared {
             mut b,
             units,
             links,
             faults,
-        } = declared;
+        }: Declared,
+        config: &ExecConfig,
+    ) -> Result<Simulator, SetupError> {
         let shared = Rc::new(RefCell::new(Shared {
             state: initial_state(&program),
             engine: Box::new(Interpreter::new(program.clone())),
@@ -391,15 +390,14 @@ impl Simulator {
     /// evaluation order, its host calls through a [`RuntimeBinding`].
     fn bind_jit(
         program: Arc<Program>,
-        declared: Declared,
-        config: &ExecConfig,
-    ) -> Result<Simulator, SetupError> {
-        let Declared {
+        Declared {
             mut b,
             units,
             links,
             faults,
-        } = declared;
+        }: Declared,
+        config: &ExecConfig,
+    ) -> Result<Simulator, SetupError> {
         // The JIT: one group per domain, in the runtime's evaluation order.
         let mut groups: Vec<Vec<u32>> = vec![Vec::new(); program.domains.len()];
         for cluster in b.evaluation_order()? {
