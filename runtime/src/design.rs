@@ -183,6 +183,9 @@ pub struct DesignBuilder {
     pub(crate) assertions: Vec<FaultSiteDecl>,
     pub(crate) calendar: CalendarConfig,
     pub(crate) groups: Vec<GroupDecl>,
+    /// Units declared but run by another simulation
+    /// ([`DesignBuilder::set_elsewhere`]), by unit id.
+    pub(crate) elsewhere: Vec<bool>,
 }
 
 /// One tick that runs several units (see [`DesignBuilder::set_group_tick`]).
@@ -257,6 +260,25 @@ impl DesignBuilder {
             tick: Box::new(tick),
         });
         Ok(())
+    }
+
+    /// Marks `units` as run by another simulation (one worker's share of a
+    /// parallel run holds the whole design's units so that ids, paths,
+    /// domains and fault sites stay the design's): they keep their ids but
+    /// are never evaluated, need no tick, and must have no ports, stage
+    /// registers or FIFOs declared here.
+    pub fn set_elsewhere(&mut self, units: &[UnitId]) -> Result<(), BuildError> {
+        self.elsewhere.resize(self.units.len(), false);
+        for u in units {
+            self.unit_domain(u.0, "unit")?;
+            self.elsewhere[u.0 as usize] = true;
+        }
+        Ok(())
+    }
+
+    /// Whether unit `u` is run by another simulation.
+    pub(crate) fn is_elsewhere(&self, u: u32) -> bool {
+        self.elsewhere.get(u as usize).copied().unwrap_or(false)
     }
 
     /// The clusters the runtime will evaluate, grouped by domain (declaration
@@ -396,9 +418,34 @@ impl DesignBuilder {
                 }
             }
         }
-        for (unit, grouped) in self.units.iter().zip(grouped) {
-            if unit.tick.is_none() && !grouped {
+        for (u, (unit, grouped)) in self.units.iter().zip(grouped).enumerate() {
+            let elsewhere = self.is_elsewhere(u as u32);
+            if elsewhere && (grouped || unit.tick.is_some()) {
+                return Err(invalid(
+                    "unit",
+                    &unit.path,
+                    "run elsewhere but given a tick here",
+                ));
+            }
+            if unit.tick.is_none() && !grouped && !elsewhere {
                 return Err(BuildError::MissingTick(unit.path.clone()));
+            }
+        }
+        let owned_here = self
+            .outputs
+            .iter()
+            .chain(&self.inputs)
+            .map(|p| p.unit)
+            .chain(self.stages.iter().map(|s| s.unit))
+            .chain(self.fifos.iter().flat_map(|f| [f.writer.0, f.reader.0]));
+        for u in owned_here {
+            if self.is_elsewhere(u) {
+                let path = self.units.get(u as usize).map_or("?", |u| u.path.as_str());
+                return Err(invalid(
+                    "unit",
+                    path,
+                    "run elsewhere but has ports, stages or FIFOs here",
+                ));
             }
         }
         for (ports, what) in [(&self.outputs, "output port"), (&self.inputs, "input port")] {

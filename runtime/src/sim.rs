@@ -389,7 +389,8 @@ impl Simulation {
                 .iter()
                 .filter(|c| c.domain.0 as usize == d)
             {
-                for unit in &cluster.units {
+                // Units run elsewhere are never evaluated here.
+                for unit in cluster.units.iter().filter(|u| !design.is_elsewhere(u.0)) {
                     reg_base[unit.0 as usize] = cur.len();
                     cur.extend_from_slice(&design.units[unit.0 as usize].regs);
                     plan.units.push(unit.0);
