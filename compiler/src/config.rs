@@ -21,6 +21,59 @@ pub struct ExecConfig {
     pub jit: JitConfig,
     /// The runtime's choices.
     pub runtime: RuntimeConfig,
+    /// How many workers run the design, and how its components are placed
+    /// on them ([`crate::parallel`]).
+    pub parallel: ParallelConfig,
+}
+
+/// How many workers a run may use (`chronc run --threads`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Threads {
+    /// Up to `cores` workers where the planner expects a gain, otherwise
+    /// one; `chronc` passes the host's available parallelism.
+    Auto {
+        /// The cores to plan for.
+        cores: usize,
+    },
+    /// This many workers at most (one per component where there are fewer
+    /// components), whatever the planner expects; 1 is the serial run.
+    Fixed(usize),
+}
+
+/// How components are assigned to workers. Every choice gives the same
+/// results; the ones other than [`Placement::Planner`] are for the
+/// differential tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Placement {
+    /// Balanced by static cost (longest first onto the least loaded).
+    Planner,
+    /// Component `i` on worker `i mod workers`.
+    RoundRobin,
+    /// A pseudo-random worker per component, from this seed.
+    Random(u64),
+}
+
+/// The parallel runtime's choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ParallelConfig {
+    /// How many workers.
+    pub threads: Threads,
+    /// How components are placed on them.
+    pub placement: Placement,
+    /// For the tests of the coordination protocol: seeded random slice
+    /// lengths and pauses in every worker, so workers run at random
+    /// relative speeds (results never change).
+    pub chaos: Option<u64>,
+}
+
+impl Default for ParallelConfig {
+    fn default() -> Self {
+        ParallelConfig {
+            threads: Threads::Fixed(1),
+            placement: Placement::Planner,
+            chaos: None,
+        }
+    }
 }
 
 impl Default for ExecConfig {
@@ -30,6 +83,7 @@ impl Default for ExecConfig {
             inline_fifo: true,
             jit: JitConfig::default(),
             runtime: RuntimeConfig::default(),
+            parallel: ParallelConfig::default(),
         }
     }
 }

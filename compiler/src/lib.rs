@@ -10,6 +10,7 @@ pub mod interp;
 pub mod ir;
 pub mod jit;
 pub mod lower;
+pub mod parallel;
 pub mod record;
 pub mod run;
 pub mod simulate;

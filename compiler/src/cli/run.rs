@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use chronon_compiler::config::Threads;
 use chronon_compiler::diag_render::{render_human, render_json};
 use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
@@ -66,6 +67,11 @@ pub struct RunArgs {
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Worker threads: `auto` (the host's cores, where the planner expects
+    /// a gain; otherwise one) or a count (1: serial). Results never depend
+    /// on it.
+    #[arg(long, default_value = "auto", value_name = "N|auto")]
+    pub threads: String,
     /// Set an execution switch (`run-ahead`, `lean-loop`, `simd`, ...;
     /// results never depend on them): `--exec SWITCH=on|off`.
     #[arg(long = "exec", value_name = "SWITCH=on|off")]
@@ -96,6 +102,20 @@ fn compile_failure(args: &RunArgs, diags: &[Diagnostic], sources: &SourceMap) ->
     ExitCode::from(2)
 }
 
+/// `--threads`: `auto` or a count of at least one.
+fn threads(arg: &str) -> Result<Threads, String> {
+    if arg == "auto" {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        return Ok(Threads::Auto { cores });
+    }
+    match arg.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(Threads::Fixed(n)),
+        _ => Err(format!(
+            "--threads: `{arg}` is not `auto` or a count of at least 1"
+        )),
+    }
+}
+
 /// Runs the subcommand.
 pub fn main(args: RunArgs) -> ExitCode {
     super::catch_interrupts();
@@ -121,8 +141,12 @@ pub fn main(args: RunArgs) -> ExitCode {
         },
         (None, None) => StopAt::Finish,
     };
-    let exec = match super::exec::config(&args.exec) {
+    let mut exec = match super::exec::config(&args.exec) {
         Ok(exec) => exec,
+        Err(e) => return usage(&e),
+    };
+    exec.parallel.threads = match threads(&args.threads) {
+        Ok(t) => t,
         Err(e) => return usage(&e),
     };
     let options = RunOptions {

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use crate::config::ExecConfig;
 use crate::lower::lower_for_run;
+use crate::parallel;
 use crate::record::{RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
@@ -149,6 +150,9 @@ pub struct RunReport {
     /// What was recorded, when asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingSummary>,
+    /// How many workers ran, how the components were placed, or why the
+    /// run was serial.
+    pub parallel: crate::parallel::ParallelReport,
 }
 
 impl RunReport {
@@ -203,10 +207,127 @@ pub fn run_recorded(
             crate::lower::LowerError::Internal(e) => RunError::Setup(e),
         },
     )?;
-    let mut sim = Simulator::with_config(Arc::new(program), options.engine, &options.exec)
+    let program = Arc::new(program);
+    let plan_started = Instant::now();
+    let components = parallel::plan::components(&program);
+    let decision = match &options.stop {
+        StopAt::Cycles { count: 0, .. } => {
+            parallel::plan::Plan::Serial("`--cycles 0` runs nothing".into())
+        }
+        _ => parallel::plan::plan(
+            &program,
+            &components,
+            &options.exec.parallel,
+            parallel::plan::RunShape {
+                jit: options.engine == EngineKind::Jit,
+                recording: recording.any(),
+                drain: options.drain.is_some(),
+                duration_ns: duration_ns(&program, &options.stop),
+            },
+        ),
+    };
+    let plan_ms = plan_started.elapsed().as_secs_f64() * 1e3;
+    let workers = match decision {
+        parallel::plan::Plan::Parallel(workers) => workers,
+        parallel::plan::Plan::Serial(why) => {
+            let mut report = run_serial(program, &design.top, options, recording, progress)?;
+            report.parallel = parallel::ParallelReport::serial(components.len(), why, plan_ms);
+            return Ok(report);
+        }
+    };
+    let horizon = horizon(&program, &options.stop)?;
+    let period = program.domains[0].period_ps;
+    let phase = program.domains[0].phase_ps;
+    let merged = parallel::run(
+        &program,
+        &options.exec,
+        &components,
+        &workers,
+        horizon,
+        options.interrupt,
+        plan_ms,
+        &mut |t, took| {
+            // Edges of the first domain at or before `t`, for the bar.
+            let edges = t
+                .filter(|t| *t >= phase)
+                .map_or(0, |t| ((t - phase) / period).to_integer() + 1);
+            progress(u64::try_from(edges).unwrap_or(0), took);
+        },
+    )
+    .map_err(RunError::Setup)?;
+    let wall = merged.started.elapsed().as_secs_f64();
+    let why = match &merged.end {
+        parallel::End::Stopped(stop) => stop_name(stop),
+        parallel::End::Interrupted => "interrupted",
+    };
+    let facts = Facts {
+        program: &program,
+        edges: merged.edges.clone(),
+        instants: merged.instants,
+        now: merged.now,
+        faults: &merged.faults,
+        state: std::borrow::Cow::Borrowed(&merged.state),
+    };
+    let mut report = report(&facts, &design.top, options, why, None, wall);
+    report.parallel = merged.report;
+    Ok(report)
+}
+
+/// Simulated nanoseconds a run lasts, when its limit says.
+fn duration_ns(program: &crate::ir::Program, stop: &StopAt) -> Option<f64> {
+    let ratio = |t: &Picos| *t.numer() as f64 / *t.denom() as f64 / 1000.0;
+    match stop {
+        StopAt::Until(t) => Some(ratio(t)),
+        StopAt::Cycles { count, domain } => {
+            let d = program
+                .domains
+                .iter()
+                .find(|d| domain.as_deref().is_none_or(|n| d.name == n))?;
+            Some(ratio(&d.period_ps) * *count as f64)
+        }
+        StopAt::Finish => None,
+    }
+}
+
+/// The time of the run's last instant when its limit says (`None`: until
+/// `finish` or a fault).
+fn horizon(program: &crate::ir::Program, stop: &StopAt) -> Result<Option<Picos>, RunError> {
+    match stop {
+        StopAt::Until(t) => Ok(Some(*t)),
+        StopAt::Finish => Ok(None),
+        StopAt::Cycles { count, domain } => {
+            let d = match domain {
+                None => 0,
+                Some(n) => program
+                    .domains
+                    .iter()
+                    .position(|d| &d.name == n)
+                    .ok_or_else(|| RunError::Setup(format!("no clock domain named `{n}`")))?,
+            };
+            let d = &program.domains[d];
+            let clock = chronon_runtime::Clock::new(d.period_ps, d.phase_ps)
+                .map_err(|e| RunError::Setup(e.to_string()))?;
+            // Edges 0..count: every instant up to edge count - 1's.
+            clock
+                .edge_time(count.saturating_sub(1))
+                .map(Some)
+                .map_err(|e| RunError::Setup(e.to_string()))
+        }
+    }
+}
+
+/// The serial run: one simulator, [`drive`], drain, recording.
+fn run_serial(
+    program: Arc<crate::ir::Program>,
+    top: &str,
+    options: &RunOptions,
+    recording: &RecordOptions,
+    progress: Progress<'_>,
+) -> Result<RunReport, RunError> {
+    let mut sim = Simulator::with_config(program, options.engine, &options.exec)
         .map_err(|e| RunError::Setup(e.to_string()))?;
     let recorder = match recording.any() {
-        true => Some(Recording::attach(&mut sim, &design.top, recording).map_err(RunError::Setup)?),
+        true => Some(Recording::attach(&mut sim, top, recording).map_err(RunError::Setup)?),
         false => None,
     };
     let started = Instant::now();
@@ -220,7 +341,7 @@ pub fn run_recorded(
                 Ended::Empty => "empty",
                 _ => "interrupted",
             };
-            let mut report = report(&sim, &design.top, options, why, None, wall);
+            let mut report = report(&Facts::of(&sim), top, options, why, None, wall);
             report.recording = recorded;
             return Ok(report);
         }
@@ -239,9 +360,42 @@ pub fn run_recorded(
     };
     let recorded = recorder.map(|r| r.finish_at(&mut sim, bound));
     let wall = started.elapsed().as_secs_f64();
-    let mut report = report(&sim, &design.top, options, stop_name(&stop), drain, wall);
+    let mut report = report(
+        &Facts::of(&sim),
+        top,
+        options,
+        stop_name(&stop),
+        drain,
+        wall,
+    );
     report.recording = recorded;
     Ok(report)
+}
+
+/// What a report is made of: a serial simulator's end, or a parallel
+/// run's merged one.
+struct Facts<'a> {
+    program: &'a crate::ir::Program,
+    edges: Vec<u64>,
+    instants: u64,
+    now: chronon_runtime::Timestamp,
+    faults: &'a [chronon_runtime::Fault],
+    state: std::borrow::Cow<'a, [u64]>,
+}
+
+impl<'a> Facts<'a> {
+    fn of(sim: &'a Simulator) -> Facts<'a> {
+        Facts {
+            program: sim.program(),
+            edges: (0..sim.program().domains.len())
+                .map(|d| sim.sim.edges_done(DomainId(d as u32)))
+                .collect(),
+            instants: sim.sim.instants_done(),
+            now: sim.sim.now(),
+            faults: sim.sim.faults(),
+            state: std::borrow::Cow::Owned(sim.state().to_vec()),
+        }
+    }
 }
 
 /// How [`drive`] ended.
@@ -352,28 +506,26 @@ fn drive(
 }
 
 fn report(
-    sim: &Simulator,
+    facts: &Facts<'_>,
     top: &str,
     options: &RunOptions,
     stop: &str,
     drain: Option<String>,
     wall: f64,
 ) -> RunReport {
-    let program = sim.program();
+    let program = facts.program;
     let domains: Vec<DomainReport> = program
         .domains
         .iter()
-        .enumerate()
-        .map(|(i, d)| DomainReport {
+        .zip(&facts.edges)
+        .map(|(d, &edges)| DomainReport {
             name: d.name.clone(),
-            edges: sim.sim.edges_done(DomainId(i as u32)),
+            edges,
         })
         .collect();
     let total_edges: u64 = domains.iter().map(|d| d.edges).sum();
-    let now = sim.sim.now();
-    let faults = sim
-        .sim
-        .faults()
+    let faults = facts
+        .faults
         .iter()
         .map(|f| {
             let location = crate::simulate::fault_sites::location(program, f);
@@ -410,16 +562,15 @@ fn report(
         seed: options.seed,
         stop: stop.to_string(),
         drain,
-        instants: sim.sim.instants_done(),
-        time: now.to_string(),
+        instants: facts.instants,
+        time: facts.now.to_string(),
         domains,
-        counters: sim
-            .counters()
+        counters: crate::simulate::counters_of(program, &facts.state)
             .into_iter()
             .map(|(unit, name, value)| CounterReport { unit, name, value })
             .collect(),
         faults,
-        state_digest: format!("{:016x}", sim.digest()),
+        state_digest: format!("{:016x}", crate::simulate::digest_of(&facts.state)),
         wall_seconds: wall,
         edges_per_second: if wall > 0.0 {
             total_edges as f64 / wall
@@ -427,6 +578,7 @@ fn report(
             0.0
         },
         recording: None,
+        parallel: parallel::ParallelReport::serial(0, String::new(), 0.0),
     }
 }
 
@@ -459,6 +611,8 @@ impl RunReport {
                 "wall time: {:.3} s, {:.0} edges/s",
                 self.wall_seconds, self.edges_per_second
             );
+            // With `--threads auto` this depends on the host's cores.
+            let _ = writeln!(s, "{}", self.parallel.line());
         }
         if !self.counters.is_empty() {
             let _ = writeln!(s, "counters:");

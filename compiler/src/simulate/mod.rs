@@ -218,7 +218,11 @@ struct Declared {
 
 /// Declares `program`'s domains, units, ports, channels, CDC FIFOs and
 /// fault sites to a new runtime builder; the engine binds ticks next.
-fn declare(program: &Program) -> Result<Declared, SetupError> {
+///
+/// Every unit and fault site is declared, so runtime ids are IR ids; the
+/// ports, channels and FIFOs of units outside `active` are not (they run
+/// on another worker, [`crate::parallel`]), and their links stay unbound.
+fn declare(program: &Program, active: &[bool]) -> Result<Declared, SetupError> {
     let mut b = DesignBuilder::new();
     let domains: Vec<_> = program
         .domains
@@ -235,6 +239,10 @@ fn declare(program: &Program) -> Result<Declared, SetupError> {
     let mut links: Vec<Link> = Vec::with_capacity(program.ports.len());
     for port in &program.ports {
         let unit = units[port.unit as usize];
+        if !active[port.unit as usize] {
+            links.push(Link::FifoIn(None));
+            continue;
+        }
         links.push(match port.kind {
             // The runtime names a channel output only in the fault of a
             // refused `send`: its full path (`top.w.tx`), as a FIFO's
@@ -252,7 +260,8 @@ fn declare(program: &Program) -> Result<Declared, SetupError> {
             PortKind::CdcIn | PortKind::CdcFwftIn => Link::FifoIn(None),
         });
     }
-    for c in &program.channels {
+    let port_active = |p: u32| active[program.ports[p as usize].unit as usize];
+    for c in program.channels.iter().filter(|c| port_active(c.from)) {
         let (Link::Out { port: from, .. }, Link::In(to)) =
             (&links[c.from as usize], &links[c.to as usize])
         else {
@@ -265,7 +274,7 @@ fn declare(program: &Program) -> Result<Declared, SetupError> {
             c.capacity,
         );
     }
-    for f in &program.fifos {
+    for f in program.fifos.iter().filter(|f| port_active(f.from)) {
         let (writer, reader) = (
             &program.ports[f.from as usize],
             &program.ports[f.to as usize],
@@ -333,11 +342,27 @@ impl Simulator {
         engine: EngineKind,
         config: &ExecConfig,
     ) -> Result<Simulator, SetupError> {
-        let declared = declare(&program)?;
+        let all = vec![true; program.units.len()];
+        let declared = declare(&program, &all)?;
         match engine {
             EngineKind::Interp => Self::bind_interpreter(program, declared, config),
-            EngineKind::Jit => Self::bind_jit(program, declared, config),
+            EngineKind::Jit => Self::bind_jit(program, declared, config, &all),
         }
+    }
+
+    /// A JIT simulator that runs only the units marked in `active` (one
+    /// worker's share of a parallel run, [`crate::parallel`]): the others
+    /// keep their initial state, and their ports, channels and FIFOs are
+    /// not declared. `active` must hold whole components (no channel or
+    /// FIFO joins an active unit to an inactive one); every domain is
+    /// kept, so instants, cycles and times are the whole design's.
+    pub fn for_units(
+        program: Arc<Program>,
+        config: &ExecConfig,
+        active: &[bool],
+    ) -> Result<Simulator, SetupError> {
+        let declared = declare(&program, active)?;
+        Self::bind_jit(program, declared, config, active)
     }
 
     /// The interpreter's binding: a tick per unit that runs the engine
@@ -397,12 +422,21 @@ impl Simulator {
             faults,
         }: Declared,
         config: &ExecConfig,
+        active: &[bool],
     ) -> Result<Simulator, SetupError> {
-        // The JIT: one group per domain, in the runtime's evaluation order.
+        // The JIT: one group per domain, in the runtime's evaluation order;
+        // the units other workers run are never evaluated here.
         let mut groups: Vec<Vec<u32>> = vec![Vec::new(); program.domains.len()];
+        let mut elsewhere = Vec::new();
         for cluster in b.evaluation_order()? {
-            groups[cluster.domain.0 as usize].extend(cluster.units.iter().map(|u| u.0));
+            for u in &cluster.units {
+                match active[u.0 as usize] {
+                    true => groups[cluster.domain.0 as usize].push(u.0),
+                    false => elsewhere.push(*u),
+                }
+            }
         }
+        b.set_elsewhere(&elsewhere)?;
         groups.retain(|g| !g.is_empty());
         let stoppers: Vec<bool> = groups
             .iter()
@@ -410,12 +444,14 @@ impl Simulator {
             .collect();
         // Run-ahead loops only where the runtime can use them: no FIFO
         // between two domains, at most one domain that can stop.
+        let unit = |p: u32| program.ports[p as usize].unit as usize;
         let ahead = config.runtime.run_ahead
             && stoppers.iter().filter(|&&s| s).count() <= 1
-            && program.fifos.iter().all(|f| {
-                let unit = |p: u32| program.ports[p as usize].unit as usize;
-                program.units[unit(f.from)].domain == program.units[unit(f.to)].domain
-            });
+            && program
+                .fifos
+                .iter()
+                .filter(|f| active[unit(f.from)])
+                .all(|f| program.units[unit(f.from)].domain == program.units[unit(f.to)].domain);
         let jit = Jit::compile_with_groups_ahead(
             &program,
             config.jit,
@@ -542,28 +578,38 @@ impl Simulator {
 
     /// Every counter: unit path, counter name and value, in program order.
     pub fn counters(&self) -> Vec<(String, String, u64)> {
-        let state = self.state();
-        self.program
-            .counters
-            .iter()
-            .map(|c| {
-                (
-                    self.program.units[c.unit as usize].path.clone(),
-                    c.name.clone(),
-                    state[c.slot as usize],
-                )
-            })
-            .collect()
+        counters_of(&self.program, &self.state())
     }
 
     /// A 64-bit FNV-1a digest of the state, for comparing engines.
     pub fn digest(&self) -> u64 {
-        self.state().iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
-            w.to_le_bytes()
-                .iter()
-                .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
-        })
+        digest_of(&self.state())
     }
+}
+
+/// Every counter of `program` in `state`: unit path, counter name and
+/// value, in program order.
+pub fn counters_of(program: &Program, state: &[u64]) -> Vec<(String, String, u64)> {
+    program
+        .counters
+        .iter()
+        .map(|c| {
+            (
+                program.units[c.unit as usize].path.clone(),
+                c.name.clone(),
+                state[c.slot as usize],
+            )
+        })
+        .collect()
+}
+
+/// A 64-bit FNV-1a digest of a state, for comparing engines and runs.
+pub fn digest_of(state: &[u64]) -> u64 {
+    state.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
+        w.to_le_bytes()
+            .iter()
+            .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    })
 }
 
 #[cfg(test)]

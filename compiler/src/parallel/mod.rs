@@ -1,0 +1,239 @@
+//! Parallel runs (contract §7): a design's components (units joined by
+//! channels or CDC FIFOs, directly or not) are independent, so each worker
+//! thread runs its share of them on its own simulator, and the workers'
+//! results are merged into exactly the serial run's: the same instants,
+//! cycles, stop, faults, counters and state.
+//!
+//! - [`plan`]: the components, their static cost, their placement, and why
+//!   a run stays serial;
+//! - `worker`: the threads and the horizon protocol that makes every stop
+//!   land on the serial run's instant.
+//!
+//! What is not parallel yet: clusters of one component (units joined by a
+//! channel of latency >= 1 or a CDC FIFO) run on one worker; recorded and
+//! drained runs are serial (the plan says so).
+
+pub mod plan;
+mod worker;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use chronon_runtime::{Fault, Picos, Stop, Timestamp};
+use serde::Serialize;
+
+use crate::config::ExecConfig;
+use crate::ir::Program;
+use plan::Component;
+
+/// How a run used workers, as reported.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ParallelReport {
+    /// Workers that ran.
+    pub workers: usize,
+    /// The design's components.
+    pub components: usize,
+    /// Why the run was serial; `None` when it was parallel.
+    pub serial_reason: Option<String>,
+    /// Per worker: how many components and units it ran, and its share of
+    /// the static cost (0 to 1).
+    pub placement: Vec<WorkerShare>,
+    /// Workers that ran a second time to stop exactly where another
+    /// worker's fault or the interrupt stopped the run.
+    pub reruns: usize,
+    /// Wall-clock milliseconds the planner took (not deterministic).
+    pub plan_ms: f64,
+}
+
+/// One worker's share of a parallel run.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct WorkerShare {
+    /// Components it ran.
+    pub components: usize,
+    /// Units it ran.
+    pub units: usize,
+    /// Its part of the design's static cost.
+    pub cost_share: f64,
+}
+
+impl ParallelReport {
+    /// A serial run's report.
+    pub fn serial(components: usize, why: String, plan_ms: f64) -> Self {
+        ParallelReport {
+            workers: 1,
+            components,
+            serial_reason: Some(why),
+            placement: Vec::new(),
+            reruns: 0,
+            plan_ms,
+        }
+    }
+
+    /// The summary's line: how many workers and why.
+    pub fn line(&self) -> String {
+        match &self.serial_reason {
+            Some(why) => format!("workers: 1 (serial: {why})"),
+            None => format!(
+                "workers: {} ({} components; units per worker {})",
+                self.workers,
+                self.components,
+                self.placement
+                    .iter()
+                    .map(|w| w.units.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            ),
+        }
+    }
+}
+
+/// A parallel run's merged result: what the serial run would have ended
+/// with.
+pub struct Merged {
+    /// The whole state.
+    pub state: Vec<u64>,
+    /// Edges per domain.
+    pub edges: Vec<u64>,
+    /// Instants done.
+    pub instants: u64,
+    /// The last instant's time.
+    pub now: Timestamp,
+    /// How the run stopped.
+    pub end: End,
+    /// The faults of the stopping instant, in the serial run's order.
+    pub faults: Vec<Fault>,
+    /// The report's parallel part.
+    pub report: ParallelReport,
+    /// When the workers, all built, started running.
+    pub started: std::time::Instant,
+}
+
+/// How a parallel run ended.
+pub enum End {
+    /// As a serial run's `Simulation::run` would have returned.
+    Stopped(Stop),
+    /// At the user's interrupt.
+    Interrupted,
+}
+
+/// Runs `workers` (components per worker, from [`plan::plan`]) on one
+/// thread each, up to `horizon` (`None`: until `finish` or a fault), and
+/// merges their results.
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    program: &Arc<Program>,
+    config: &ExecConfig,
+    components: &[Component],
+    workers: &[Vec<usize>],
+    horizon: Option<Picos>,
+    interrupt: Option<&AtomicBool>,
+    plan_ms: f64,
+    progress: &mut dyn FnMut(Option<Picos>, Duration),
+) -> Result<Merged, String> {
+    let leads = workers
+        .first()
+        .is_some_and(|w| w.iter().any(|&c| components[c].finishes));
+    let jobs = workers
+        .iter()
+        .enumerate()
+        .map(|(i, cs)| {
+            let mut active = vec![false; program.units.len()];
+            for &c in cs {
+                for &u in &components[c].units {
+                    active[u as usize] = true;
+                }
+            }
+            worker::Job {
+                active,
+                leads: leads && i == 0,
+                follows: leads && i != 0,
+            }
+        })
+        .collect();
+    let (ends, _, why, started) = worker::run(program, config, jobs, horizon, interrupt, progress)?;
+    let total: f64 = components.iter().map(|c| c.cost).sum();
+    let placement = workers
+        .iter()
+        .map(|cs| WorkerShare {
+            components: cs.len(),
+            units: cs.iter().map(|&c| components[c].units.len()).sum(),
+            cost_share: match total > 0.0 {
+                true => cs.iter().map(|&c| components[c].cost).sum::<f64>() / total,
+                false => 0.0,
+            },
+        })
+        .collect();
+    let first = &ends[0];
+    for e in &ends[1..] {
+        if e.edges != first.edges || e.instants != first.instants || e.now != first.now {
+            return Err(format!(
+                "internal error: workers ended at different instants ({} and {})",
+                first.now, e.now
+            ));
+        }
+    }
+    let state = merge_state(program, ends.iter().map(|e| e.state.as_slice()));
+    let mut faults: Vec<Fault> = ends.iter().flat_map(|e| e.faults.iter().cloned()).collect();
+    sort_faults(program, &mut faults);
+    // The serial run reports a fault over a `finish` of the same instant.
+    let stops: Vec<&Stop> = ends.iter().filter_map(|e| e.stop.as_ref()).collect();
+    let end = match (
+        stops.iter().find(|s| matches!(s, Stop::Fault(_))),
+        stops.first(),
+    ) {
+        (Some(Stop::Fault(_)), _) => End::Stopped(Stop::Fault(Box::new(
+            faults.first().cloned().ok_or("a fault with no fault")?,
+        ))),
+        (_, Some(s)) => End::Stopped((*s).clone()),
+        (_, None) if why == worker::Why::Interrupted => End::Interrupted,
+        (_, None) => End::Stopped(Stop::LimitReached),
+    };
+    Ok(Merged {
+        state,
+        edges: first.edges.clone(),
+        instants: first.instants,
+        now: first.now,
+        end,
+        faults,
+        report: ParallelReport {
+            workers: workers.len(),
+            components: components.len(),
+            serial_reason: None,
+            placement,
+            reruns: ends.iter().filter(|e| e.rerun).count(),
+            plan_ms,
+        },
+        started,
+    })
+}
+
+/// The whole state from the workers': a slot moved only on the worker
+/// that runs its unit, so each slot takes the one value that left its
+/// initial one (or keeps it).
+fn merge_state<'a>(program: &Program, states: impl Iterator<Item = &'a [u64]>) -> Vec<u64> {
+    let mut out: Vec<u64> = program.slots.iter().map(|s| s.init).collect();
+    for state in states {
+        for ((o, &v), slot) in out.iter_mut().zip(state).zip(&program.slots) {
+            if v != slot.init {
+                *o = v;
+            }
+        }
+    }
+    out
+}
+
+/// The serial order of an instant's faults: by domain, then by the unit's
+/// place in the tick order (program order within a unit is kept).
+fn sort_faults(program: &Program, faults: &mut [Fault]) {
+    let mut position = vec![0usize; program.units.len()];
+    for (k, u) in program.clusters.iter().flat_map(|c| &c.units).enumerate() {
+        position[*u as usize] = k;
+    }
+    let key = |f: &Fault| {
+        let domain = program.domains.iter().position(|d| d.name == f.domain);
+        let unit = program.units.iter().position(|u| u.path == f.unit);
+        (domain, unit.map(|u| position[u]))
+    };
+    faults.sort_by_key(key);
+}

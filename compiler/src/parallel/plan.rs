@@ -1,0 +1,315 @@
+//! Planning a parallel run: the design's components (units joined by any
+//! channel or CDC FIFO), their static cost, their placement on workers, and
+//! whether the run should stay serial (and why).
+
+use crate::config::{ParallelConfig, Placement, Threads};
+use crate::ir::{Expr, Program, Stmt};
+
+/// Units that exchange data, directly or through others: the smallest
+/// share of a design that one worker can run on its own.
+#[derive(Clone, Debug)]
+pub struct Component {
+    /// Its units (IR unit ids, increasing).
+    pub units: Vec<u32>,
+    /// Static cost: IR nodes per tick times ticks per nanosecond, summed
+    /// over its units; what a nanosecond of simulated time costs it.
+    pub cost: f64,
+    /// Whether a unit of it can execute `finish`.
+    pub finishes: bool,
+}
+
+/// The design's components, ordered by their first unit.
+pub fn components(program: &Program) -> Vec<Component> {
+    let n = program.units.len();
+    let mut parent: Vec<u32> = (0..n as u32).collect();
+    fn root(parent: &mut [u32], mut u: u32) -> u32 {
+        while parent[u as usize] != u {
+            let up = parent[parent[u as usize] as usize];
+            parent[u as usize] = up;
+            u = up;
+        }
+        u
+    }
+    let unit_of = |p: u32| program.ports[p as usize].unit;
+    let links = program
+        .channels
+        .iter()
+        .map(|c| (c.from, c.to))
+        .chain(program.fifos.iter().map(|f| (f.from, f.to)));
+    for (from, to) in links {
+        let (a, b) = (
+            root(&mut parent, unit_of(from)),
+            root(&mut parent, unit_of(to)),
+        );
+        // The smaller id stays the root, so components come out ordered.
+        parent[a.max(b) as usize] = a.min(b);
+    }
+    let mut index = vec![u32::MAX; n];
+    let mut out: Vec<Component> = Vec::new();
+    for u in 0..n as u32 {
+        let r = root(&mut parent, u) as usize;
+        if index[r] == u32::MAX {
+            index[r] = out.len() as u32;
+            out.push(Component {
+                units: Vec::new(),
+                cost: 0.0,
+                finishes: false,
+            });
+        }
+        let c = &mut out[index[r] as usize];
+        let unit = &program.units[u as usize];
+        let period = &program.domains[unit.domain as usize].period_ps;
+        let per_ns = 1000.0 * *period.denom() as f64 / *period.numer() as f64;
+        // A tick costs its call and commit even when its body is empty.
+        c.cost += (TICK_NODES + body_size(&unit.body) as f64) * per_ns;
+        c.finishes |= unit.body.iter().any(finishes);
+        c.units.push(u);
+    }
+    out
+}
+
+/// What a tick costs beyond its body, in IR nodes.
+const TICK_NODES: f64 = 4.0;
+
+fn body_size(body: &[Stmt]) -> usize {
+    body.iter().map(stmt_size).sum()
+}
+
+fn expr_size(e: &Expr) -> usize {
+    let mut n = 0;
+    e.visit(&mut |_| n += 1);
+    n
+}
+
+fn stmt_size(s: &Stmt) -> usize {
+    1 + match s {
+        Stmt::If { cond, then, els } => expr_size(cond) + body_size(then) + body_size(els),
+        Stmt::Assign(_, e) | Stmt::Store(_, e) => expr_size(e),
+        Stmt::Send { value, .. } => value.iter().map(expr_size).sum(),
+        Stmt::Trace { args, .. } => args.iter().map(expr_size).sum(),
+        // Host-side work (queues, flags) costs about a few nodes.
+        _ => 4,
+    }
+}
+
+fn finishes(s: &Stmt) -> bool {
+    match s {
+        Stmt::Finish => true,
+        Stmt::If { then, els, .. } => then.iter().chain(els).any(finishes),
+        _ => false,
+    }
+}
+
+/// What the planner decided.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    /// One worker, and why.
+    Serial(String),
+    /// Per worker, the components it runs (indices into [`components`]).
+    Parallel(Vec<Vec<usize>>),
+}
+
+/// What else decides whether a run can be parallel: things only the
+/// caller knows.
+#[derive(Clone, Copy, Debug)]
+pub struct RunShape {
+    /// The JIT runs it (the interpreter, the reference, stays serial).
+    pub jit: bool,
+    /// Something is recorded.
+    pub recording: bool,
+    /// `--drain` was asked.
+    pub drain: bool,
+    /// Simulated nanoseconds the run lasts, when a limit says so.
+    pub duration_ns: Option<f64>,
+}
+
+/// The planner's smallest expected gain: below it, `auto` stays serial.
+pub const MIN_GAIN: f64 = 1.1;
+
+/// What a domain edge costs every worker, whether or not it has work in
+/// the domain (the calendar, the commit), in the IR nodes of
+/// [`Component::cost`]; measured on the scaling workload (see
+/// docs/performance.md).
+const EDGE_NODES: f64 = 24.0;
+
+/// Simulated work (IR nodes) below which starting workers (threads, one
+/// compile each) costs more than it can save.
+const MIN_WORK_NODES: f64 = 2e7;
+
+/// Decides how `program` runs, given its components.
+pub fn plan(
+    program: &Program,
+    components: &[Component],
+    config: &ParallelConfig,
+    shape: RunShape,
+) -> Plan {
+    let (max_workers, auto) = match config.threads {
+        Threads::Fixed(n) => (n.max(1), false),
+        Threads::Auto { cores } => (cores.max(1), true),
+    };
+    let serial = |why: &str| Plan::Serial(why.to_string());
+    if max_workers == 1 {
+        return serial(match auto {
+            true => "one core",
+            false => "one worker asked",
+        });
+    }
+    if !shape.jit {
+        return serial("the interpreter runs serially (it is the reference)");
+    }
+    if shape.recording {
+        return serial("recorded runs are serial in this version");
+    }
+    if shape.drain {
+        return serial("`--drain` runs are serial in this version");
+    }
+    if components.len() < 2 {
+        return serial("one component: every unit exchanges data with the others");
+    }
+    let workers = place(components, max_workers, config.placement);
+    if workers.len() < 2 {
+        return serial(
+            "every component can `finish`, and the components that can share one worker \
+             (the leader: no worker may pass a `finish`)",
+        );
+    }
+    if auto {
+        let edges_per_ns: f64 = program
+            .domains
+            .iter()
+            .map(|d| 1000.0 * *d.period_ps.denom() as f64 / *d.period_ps.numer() as f64)
+            .sum();
+        let overhead = edges_per_ns * EDGE_NODES;
+        let load = |w: &Vec<usize>| w.iter().map(|&c| components[c].cost).sum::<f64>();
+        let total: f64 = components.iter().map(|c| c.cost).sum();
+        let slowest = workers.iter().map(load).fold(0.0, f64::max);
+        let gain = (total + overhead) / (slowest + overhead);
+        if gain < MIN_GAIN {
+            return Plan::Serial(format!(
+                "expected gain {gain:.2}x is under {MIN_GAIN}x (ticks too cheap for the \
+                 per-edge cost every worker pays, or one component dominates)"
+            ));
+        }
+        if let Some(ns) = shape.duration_ns
+            && (total + overhead) * ns < MIN_WORK_NODES
+        {
+            return serial("the run is too short to repay starting workers");
+        }
+    }
+    Plan::Parallel(workers)
+}
+
+/// Components per worker: at most `max_workers` workers, none empty. The
+/// components that can `finish` share worker 0, so one worker leads and
+/// the others never pass its time (a `finish` stops no one mid-flight).
+pub fn place(
+    components: &[Component],
+    max_workers: usize,
+    placement: Placement,
+) -> Vec<Vec<usize>> {
+    // Units of placement: the finishing components together, then each
+    // other component on its own.
+    let finishing: Vec<usize> = (0..components.len())
+        .filter(|&c| components[c].finishes)
+        .collect();
+    let mut items: Vec<Vec<usize>> = Vec::new();
+    if !finishing.is_empty() {
+        items.push(finishing);
+    }
+    items.extend(
+        (0..components.len())
+            .filter(|&c| !components[c].finishes)
+            .map(|c| vec![c]),
+    );
+    let n = max_workers.min(items.len()).max(1);
+    let cost = |item: &Vec<usize>| item.iter().map(|&c| components[c].cost).sum::<f64>();
+    let mut workers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    match placement {
+        Placement::Planner => {
+            // Longest first onto the least loaded (ties: the lower index),
+            // the leader's item first of all so it lands on worker 0.
+            let mut order: Vec<usize> = (0..items.len()).collect();
+            let leads = usize::from(components.iter().any(|c| c.finishes));
+            order[leads..]
+                .sort_by(|&a, &b| cost(&items[b]).total_cmp(&cost(&items[a])).then(a.cmp(&b)));
+            let mut load = vec![0.0f64; n];
+            for (k, &i) in order.iter().enumerate() {
+                let w = match k < n {
+                    // Every worker gets one item first.
+                    true => k,
+                    false => (0..n)
+                        .min_by(|&a, &b| load[a].total_cmp(&load[b]).then(a.cmp(&b)))
+                        .unwrap_or(0),
+                };
+                load[w] += cost(&items[i]);
+                workers[w].extend(&items[i]);
+            }
+        }
+        Placement::RoundRobin => {
+            for (i, item) in items.iter().enumerate() {
+                workers[i % n].extend(item);
+            }
+        }
+        Placement::Random(seed) => {
+            let mut x = seed | 1;
+            for (i, item) in items.iter().enumerate() {
+                // The first `n` items fill every worker; the rest land at
+                // random (xorshift64*).
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let w = match i < n {
+                    true => i,
+                    false => (x.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n,
+                };
+                workers[w].extend(item);
+            }
+        }
+    }
+    for w in &mut workers {
+        w.sort_unstable();
+    }
+    // The leader stays worker 0 (the first item is always placed there).
+    workers
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comp(cost: f64, finishes: bool) -> Component {
+        Component {
+            units: vec![],
+            cost,
+            finishes,
+        }
+    }
+
+    #[test]
+    fn placement_balances_and_keeps_finishers_on_worker_zero() {
+        let cs = [
+            comp(1.0, false),
+            comp(8.0, false),
+            comp(2.0, true),
+            comp(3.0, false),
+            comp(4.0, true),
+        ];
+        let w = place(&cs, 2, Placement::Planner);
+        assert_eq!(w.len(), 2);
+        assert!(w[0].contains(&2) && w[0].contains(&4), "{w:?}");
+        let load = |w: &Vec<usize>| w.iter().map(|&c| cs[c].cost).sum::<f64>();
+        assert_eq!(load(&w[0]) + load(&w[1]), 18.0);
+        assert!((load(&w[0]) - load(&w[1])).abs() <= 2.0, "{w:?}");
+        for p in [Placement::RoundRobin, Placement::Random(7)] {
+            let w = place(&cs, 3, p);
+            assert_eq!(w.len(), 3);
+            assert!(w.iter().all(|w| !w.is_empty()));
+            assert!(w[0].contains(&2) && w[0].contains(&4), "{p:?}: {w:?}");
+            let mut all: Vec<usize> = w.concat();
+            all.sort_unstable();
+            assert_eq!(all, vec![0, 1, 2, 3, 4]);
+        }
+        // Never more workers than items.
+        assert_eq!(place(&cs, 16, Placement::Planner).len(), 4);
+    }
+}

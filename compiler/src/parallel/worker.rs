@@ -1,0 +1,453 @@
+//! The workers of a parallel run and the protocol that keeps their stops
+//! exact.
+//!
+//! Each worker builds its own simulator for its components
+//! ([`Simulator::for_units`]: every domain, so every worker walks the same
+//! instants) on its own thread, and runs it in slices of simulated time up
+//! to a shared horizon: the earliest stop known. The horizon starts at the
+//! run's limit (`--until`, `--cycles`) and only falls: a worker that stops
+//! (`finish`, a fault, a time overflow) lowers it to its stop's instant,
+//! and an interrupt lowers it to the latest instant any worker has
+//! finished. Components never exchange data, so a worker never waits for
+//! another's results, with one exception: the components that can
+//! `finish` all run on worker 0 (the leader, [`super::plan::place`]), and
+//! the others never pass its time, so a `finish` never leaves a worker
+//! beyond it. A fault can: a worker that ran past the final horizon runs
+//! again from the start, alone, to exactly the horizon (the run is
+//! deterministic, so its second run is its first cut short).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use chronon_runtime::{DomainId, Fault, Picos, RunLimit, Stop, Timestamp};
+
+use crate::config::ExecConfig;
+use crate::ir::Program;
+use crate::simulate::Simulator;
+
+/// What one worker ends with.
+pub(crate) struct WorkerEnd {
+    /// The whole state array (only its components' slots moved).
+    pub state: Vec<u64>,
+    /// Edges done per domain.
+    pub edges: Vec<u64>,
+    /// Instants done.
+    pub instants: u64,
+    /// The last instant's time.
+    pub now: Timestamp,
+    /// Its own stop at the final horizon, if it stopped there.
+    pub stop: Option<Stop>,
+    /// The faults of that stop.
+    pub faults: Vec<Fault>,
+    /// Whether it ran again to cut an overshoot.
+    pub rerun: bool,
+}
+
+/// Why the horizon is where it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// The run's limit (or no horizon at all).
+    Limit,
+    /// A worker stopped there.
+    Stopped,
+    /// The user interrupted the run.
+    Interrupted,
+}
+
+struct State {
+    /// The earliest stop known; `None`: none yet.
+    horizon: Option<Picos>,
+    why: Why,
+    /// The leader's progress: every instant at or before it is done.
+    leader: Option<Picos>,
+    leader_done: bool,
+    /// Workers still in their run loop.
+    running: usize,
+    /// An interrupt is being handled: running workers pause.
+    interrupt: bool,
+    paused: usize,
+    /// Each worker's last instant, as it last reported it.
+    nows: Vec<Option<Picos>>,
+    failed: Option<String>,
+    /// Workers whose simulator is built; they start together, once all
+    /// are, so the run's wall time leaves compiling out.
+    built: usize,
+    go: bool,
+}
+
+/// What the workers share.
+pub(crate) struct Coord {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+impl Coord {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A worker that panicked poisons nothing we read inconsistently:
+        // every update is one assignment.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn wait<'a>(&self, g: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.wake.wait(g).unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn fail(&self, why: String) {
+        let mut s = self.lock();
+        s.failed.get_or_insert(why);
+        self.wake.notify_all();
+    }
+}
+
+/// One worker's share and how it runs.
+pub(crate) struct Job {
+    /// Its units.
+    pub active: Vec<bool>,
+    /// Whether it is the leader.
+    pub leads: bool,
+    /// Whether there is a leader to follow.
+    pub follows: bool,
+}
+
+/// Runs `jobs` on one thread each; returns each worker's end, the final
+/// horizon, why it is there, and when the workers started running (all
+/// built).
+pub(crate) fn run(
+    program: &Arc<Program>,
+    config: &ExecConfig,
+    jobs: Vec<Job>,
+    horizon: Option<Picos>,
+    interrupt: Option<&AtomicBool>,
+    progress: &mut dyn FnMut(Option<Picos>, Duration),
+) -> Result<(Vec<WorkerEnd>, Option<Picos>, Why, Instant), String> {
+    let n = jobs.len();
+    let coord = Coord {
+        state: Mutex::new(State {
+            horizon,
+            why: Why::Limit,
+            leader: None,
+            leader_done: !jobs.iter().any(|j| j.leads),
+            running: n,
+            interrupt: false,
+            paused: 0,
+            nows: vec![None; n],
+            failed: None,
+            built: 0,
+            go: false,
+        }),
+        wake: Condvar::new(),
+    };
+    let step = min_period(program) * Picos::from_integer(64);
+    let mut started = Instant::now();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = jobs
+            .into_iter()
+            .enumerate()
+            .map(|(ix, job)| {
+                let (coord, program) = (&coord, program.clone());
+                std::thread::Builder::new()
+                    .name(format!("chronon-worker-{ix}"))
+                    .spawn_scoped(scope, move || {
+                        // A panic is a failure the others must hear of, or
+                        // they would wait for this worker forever.
+                        let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            work(ix, &program, config, &job, coord, step)
+                        }))
+                        .unwrap_or_else(|panic| {
+                            let what = panic
+                                .downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default();
+                            Err(format!("internal error: worker {ix} panicked: {what}"))
+                        });
+                        if let Err(e) = &end {
+                            coord.fail(e.clone());
+                        }
+                        end
+                    })
+                    .map_err(|e| format!("cannot start a worker thread: {e}"))
+            })
+            .collect();
+        {
+            let mut s = coord.lock();
+            while s.built < n && s.failed.is_none() {
+                s = coord.wait(s);
+            }
+            s.go = true;
+            started = Instant::now();
+            coord.wake.notify_all();
+        }
+        let mut handled = false;
+        loop {
+            let mut s = coord.lock();
+            if s.running == 0 || s.failed.is_some() {
+                break;
+            }
+            if !handled && interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+                handled = true;
+                s.interrupt = true;
+                coord.wake.notify_all();
+            }
+            if s.interrupt && s.paused == s.running {
+                // Every worker is between two slices: the latest instant
+                // any has done is one every worker can reach.
+                let latest = s.nows.iter().flatten().max().copied();
+                if let Some(t) = latest
+                    && s.horizon.is_none_or(|h| t < h)
+                {
+                    s.horizon = Some(t);
+                    s.why = Why::Interrupted;
+                }
+                if latest.is_none() {
+                    // Nothing ran yet: stop before the first instant.
+                    s.horizon = Some(Picos::from_integer(-1));
+                    s.why = Why::Interrupted;
+                }
+                s.interrupt = false;
+                coord.wake.notify_all();
+            }
+            let slowest = s
+                .nows
+                .iter()
+                .map(|t| t.unwrap_or(Picos::from_integer(0)))
+                .min();
+            let (g, _) = coord
+                .wake
+                .wait_timeout(s, Duration::from_millis(20))
+                .unwrap_or_else(|e| e.into_inner());
+            drop(g);
+            progress(slowest, started.elapsed());
+        }
+        let ends: Vec<Result<WorkerEnd, String>> = handles
+            .into_iter()
+            .map(|h| match h {
+                Ok(h) => h.join().unwrap_or_else(|_| Err("a worker panicked".into())),
+                Err(e) => {
+                    coord.fail(e.clone());
+                    Err(e)
+                }
+            })
+            .collect();
+        let s = coord.lock();
+        if let Some(e) = &s.failed {
+            return Err(e.clone());
+        }
+        let ends = ends.into_iter().collect::<Result<Vec<_>, _>>()?;
+        Ok((ends, s.horizon, s.why, started))
+    })
+}
+
+fn min_period(program: &Program) -> Picos {
+    program
+        .domains
+        .iter()
+        .map(|d| d.period_ps)
+        .min()
+        .unwrap_or_else(|| Picos::from_integer(1))
+}
+
+fn picos(t: Timestamp) -> Result<Picos, String> {
+    t.picos().map_err(|e| e.to_string())
+}
+
+/// A small seeded generator for the chaos mode.
+struct Chaos(u64);
+
+impl Chaos {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// One worker: its run loop, then the cut to the final horizon.
+fn work(
+    ix: usize,
+    program: &Arc<Program>,
+    config: &ExecConfig,
+    job: &Job,
+    coord: &Coord,
+    step: Picos,
+) -> Result<WorkerEnd, String> {
+    let build =
+        || Simulator::for_units(program.clone(), config, &job.active).map_err(|e| e.to_string());
+    let mut sim = build()?;
+    {
+        let mut s = coord.lock();
+        s.built += 1;
+        coord.wake.notify_all();
+        while !s.go && s.failed.is_none() {
+            s = coord.wait(s);
+        }
+    }
+    let mut chaos = config
+        .parallel
+        .chaos
+        .map(|seed| Chaos(seed ^ (ix as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1));
+    // Every instant at or before `reached` is done.
+    let mut reached: Option<Picos> = None;
+    let mut delta = step;
+    let max_delta = step * Picos::from_integer(1 << 24);
+    let mut stop: Option<Stop> = None;
+    let mut paused = false;
+    'run: loop {
+        let bound = {
+            let mut s = coord.lock();
+            loop {
+                if s.failed.is_some() {
+                    return Err("another worker failed".into());
+                }
+                if s.interrupt && !paused {
+                    paused = true;
+                    s.nows[ix] = reached.map(|_| picos(sim.sim.now())).transpose()?;
+                    s.paused += 1;
+                    coord.wake.notify_all();
+                    while s.interrupt && s.failed.is_none() {
+                        s = coord.wait(s);
+                    }
+                    continue;
+                }
+                let h = s.horizon;
+                if let (Some(h), Some(r)) = (h, reached)
+                    && r >= h
+                {
+                    break 'run;
+                }
+                if h.is_some_and(|h| h < Picos::from_integer(0)) {
+                    break 'run;
+                }
+                let lead = match job.follows && !s.leader_done {
+                    true => Some(s.leader),
+                    false => None,
+                };
+                let bound = match (h, lead) {
+                    (h, None) => h,
+                    (None, Some(l)) => l,
+                    (Some(h), Some(l)) => Some(l.map_or(h, |l| l.min(h))),
+                };
+                // A follower waits while the leader has nothing past it.
+                let waiting = match (lead, bound) {
+                    (Some(None), _) => true,
+                    (Some(_), Some(b)) => reached.is_some_and(|r| r >= b),
+                    _ => false,
+                };
+                if waiting {
+                    s = coord.wait(s);
+                    continue;
+                }
+                break bound;
+            }
+        };
+        let base = reached.unwrap_or_else(|| Picos::from_integer(0));
+        let mut slice = delta;
+        if let Some(c) = chaos.as_mut() {
+            slice =
+                step * Picos::from_integer(1 + (c.next() % 16) as i128) / Picos::from_integer(16);
+            if c.next() % 4 == 0 {
+                std::thread::sleep(Duration::from_micros(c.next() % 300));
+            }
+        }
+        let target = bound.map_or(base + slice, |b| (base + slice).min(b));
+        let slice_started = Instant::now();
+        match sim.sim.run(RunLimit::Time(target)) {
+            Stop::LimitReached => reached = Some(target),
+            other => {
+                let at = picos(sim.sim.now())?;
+                stop = Some(other);
+                let mut s = coord.lock();
+                if s.horizon.is_none_or(|h| at < h) {
+                    s.horizon = Some(at);
+                    s.why = Why::Stopped;
+                }
+                coord.wake.notify_all();
+                break 'run;
+            }
+        }
+        let took = slice_started.elapsed();
+        {
+            let mut s = coord.lock();
+            s.nows[ix] = Some(picos(sim.sim.now())?);
+            if job.leads {
+                s.leader = reached;
+                coord.wake.notify_all();
+            }
+        }
+        // Slices of a few milliseconds: long beside a lock, short beside
+        // the run, so followers trail the leader by little.
+        // (Only a slice that ran its whole length says it was short; the
+        // cap keeps the exact arithmetic small.)
+        if took < Duration::from_millis(2) && target == base + slice && delta < max_delta {
+            delta *= Picos::from_integer(2);
+        } else if took > Duration::from_millis(8) && delta > step {
+            delta /= Picos::from_integer(2);
+        }
+    }
+    // Out of the loop: wait for the final horizon.
+    let (horizon, why) = {
+        let mut s = coord.lock();
+        s.running -= 1;
+        s.nows[ix] = match sim.sim.instants_done() {
+            0 => None,
+            _ => Some(picos(sim.sim.now())?),
+        };
+        if job.leads {
+            s.leader_done = true;
+        }
+        coord.wake.notify_all();
+        while s.running > 0 && s.failed.is_none() {
+            s = coord.wait(s);
+        }
+        if s.failed.is_some() {
+            return Err("another worker failed".into());
+        }
+        (s.horizon, s.why)
+    };
+    let now = match sim.sim.instants_done() {
+        0 => None,
+        _ => Some(picos(sim.sim.now())?),
+    };
+    let mut rerun = false;
+    if let (Some(h), Some(now)) = (horizon, now)
+        && now > h
+    {
+        // Past the final horizon (another worker faulted or was
+        // interrupted earlier): run again to exactly there.
+        rerun = true;
+        sim = build()?;
+        stop = None;
+        if h >= Picos::from_integer(0) {
+            match sim.sim.run(RunLimit::Time(h)) {
+                Stop::LimitReached => {}
+                other => stop = Some(other),
+            }
+        }
+    }
+    // Only a stop at the final horizon is the run's.
+    let at = match sim.sim.instants_done() {
+        0 => None,
+        _ => Some(picos(sim.sim.now())?),
+    };
+    if why != Why::Stopped || at != horizon {
+        stop = None;
+    }
+    let faults = match stop {
+        Some(Stop::Fault(_)) => sim.sim.faults().to_vec(),
+        _ => Vec::new(),
+    };
+    let state = sim.state().to_vec();
+    Ok(WorkerEnd {
+        state,
+        edges: (0..program.domains.len())
+            .map(|d| sim.sim.edges_done(DomainId(d as u32)))
+            .collect(),
+        instants: sim.sim.instants_done(),
+        now: sim.sim.now(),
+        stop,
+        faults,
+        rerun,
+    })
+}
