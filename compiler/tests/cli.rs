@@ -113,9 +113,12 @@ fn both_engines_print_the_same_summary_digest() {
         assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
         let mut json: serde_json::Value =
             serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
-        // Host timing is the one thing allowed to differ.
+        // Host timing and the workers (the interpreter is always serial)
+        // are what may differ.
         let obj = json.as_object_mut().expect("an object");
-        obj.retain(|k, _| !k.contains("wall") && !k.contains("per_second") && k != "engine");
+        obj.retain(|k, _| {
+            !k.contains("wall") && !k.contains("per_second") && k != "engine" && k != "parallel"
+        });
         json
     };
     assert_eq!(run("interp"), run("jit"));
@@ -153,13 +156,16 @@ fn deterministic_report(args: &[&str]) -> serde_json::Value {
     report_of(chronc(&all))
 }
 
-/// The JSON report `out` printed, host timing and the engine name removed.
+/// The JSON report `out` printed, host timing, the engine name and the
+/// workers (they depend on the host's cores) removed.
 fn report_of(out: Output) -> serde_json::Value {
     assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
     let mut json: serde_json::Value =
         serde_json::from_str(&stdout(&out)).expect("stdout is one JSON document");
     let obj = json.as_object_mut().expect("an object");
-    obj.retain(|k, _| !k.contains("wall") && !k.contains("per_second") && k != "engine");
+    obj.retain(|k, _| {
+        !k.contains("wall") && !k.contains("per_second") && k != "engine" && k != "parallel"
+    });
     json
 }
 
@@ -422,4 +428,91 @@ fn the_readme_recording_example_records_something() {
         assert!(len > 100, "{out}: {len} bytes");
     }
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn threads_are_a_count_or_auto_and_never_change_the_result() {
+    for bad in ["0", "-1", "two", ""] {
+        let arg = format!("--threads={bad}");
+        let out = chronc(&["run", "examples/three_clocks.chr", &arg, "-q"]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--threads {bad:?}: {}",
+            all_output(&out)
+        );
+        assert!(
+            all_output(&out).contains("--threads"),
+            "{}",
+            all_output(&out)
+        );
+    }
+    // Four independent components in three clocks, run to a limit.
+    let design = "examples/independent_models.chr";
+    let run = |threads: &str| {
+        let out = chronc(&[
+            "run",
+            design,
+            "--until",
+            "20us",
+            "--threads",
+            threads,
+            "--json",
+            "-q",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).expect("one JSON document")
+    };
+    let (serial, two) = (run("1"), run("2"));
+    assert_eq!(serial["parallel"]["workers"], 1, "{serial:#}");
+    assert_eq!(
+        serial["parallel"]["serial_reason"], "one worker asked",
+        "{serial:#}"
+    );
+    assert_eq!(two["parallel"]["workers"], 2, "{two:#}");
+    assert_eq!(two["parallel"]["components"], 4, "{two:#}");
+    assert!(two["parallel"]["serial_reason"].is_null(), "{two:#}");
+    let shares = two["parallel"]["placement"].as_array().expect("per worker");
+    assert_eq!(shares.len(), 2);
+    let share: f64 = shares
+        .iter()
+        .map(|w| w["cost_share"].as_f64().expect("a share"))
+        .sum();
+    assert!((share - 1.0).abs() < 1e-9, "{two:#}");
+    for key in [
+        "state_digest",
+        "instants",
+        "time",
+        "domains",
+        "counters",
+        "stop",
+    ] {
+        assert_eq!(serial[key], two[key], "{key}");
+    }
+    // The human summary says how many workers ran.
+    let out = chronc(&["run", design, "--until", "20us", "--threads", "2"]);
+    assert!(
+        all_output(&out).contains("workers: 2 (4 components"),
+        "{}",
+        all_output(&out)
+    );
+    // The interpreter stays serial and says why.
+    let out = chronc(&[
+        "run",
+        design,
+        "--until",
+        "2us",
+        "--threads",
+        "4",
+        "--engine",
+        "interp",
+        "--json",
+        "-q",
+    ]);
+    let interp: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("one document");
+    assert_eq!(interp["parallel"]["workers"], 1);
+    let why = interp["parallel"]["serial_reason"]
+        .as_str()
+        .expect("a reason");
+    assert!(why.contains("interpreter"), "{why}");
 }

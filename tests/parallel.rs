@@ -1,0 +1,359 @@
+//! The parallel runtime (`chronc run --threads N`) against the serial run.
+//!
+//! Every example, contract design, test design, user design and a set of
+//! random designs runs serially and with 2, 3, 4 and 8 workers (more than
+//! the machine's cores, on purpose), under the planner's placement, round
+//! robin, random placements, and a chaos mode that gives every worker
+//! random slice lengths and pauses. Each run's report (stop, instants,
+//! time, edges per domain, counters, faults with their sites, state digest)
+//! must equal the serial run's. Designs built here reach the stop cases: a
+//! fault in each component while the others run ahead, a fault and a
+//! `finish` in one instant, two faults in one instant, limits that fall
+//! between edges, and an interrupt (the parallel run stopped at `T` equals
+//! the serial run to `--until T`).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
+use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run};
+use chronon_compiler::simulate::EngineKind;
+use chronon_compiler::testing::random_design::random_design;
+use chronon_lang::span::SourceMap;
+use chronon_suite::designs::{RunArgs, chr_files, parse_run_args};
+
+/// The parallel configurations each design runs under.
+fn variants() -> Vec<ParallelConfig> {
+    let with = |n, placement, chaos| ParallelConfig {
+        threads: Threads::Fixed(n),
+        placement,
+        chaos,
+    };
+    vec![
+        with(2, Placement::Planner, None),
+        with(4, Placement::RoundRobin, None),
+        with(8, Placement::Random(0x5eed), None),
+        with(3, Placement::Planner, Some(7)),
+        with(8, Placement::RoundRobin, Some(11)),
+    ]
+}
+
+fn run_text(label: &str, text: &str, args: &RunArgs, parallel: ParallelConfig) -> RunReport {
+    let mut sources = SourceMap::new();
+    sources.add(label.to_string(), text.to_string());
+    let options = RunOptions {
+        top: None,
+        params: args.params.clone(),
+        engine: EngineKind::Jit,
+        stop: args.stop.clone(),
+        drain: args.drain,
+        seed: 3,
+        exec: ExecConfig {
+            parallel,
+            ..ExecConfig::default()
+        },
+        interrupt: None,
+    };
+    run(&mut sources, &options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"))
+}
+
+/// The report as JSON, less what depends on the host and the workers.
+fn comparable(report: &RunReport) -> serde_json::Value {
+    let mut json = serde_json::to_value(report).expect("a report serializes");
+    let obj = json.as_object_mut().expect("an object");
+    obj.retain(|k, _| !k.contains("wall") && !k.contains("per_second") && k != "parallel");
+    json
+}
+
+/// Runs `text` serially and under every [`variants`] configuration;
+/// returns how many of those runs had more than one worker.
+fn assert_parallel_agrees(label: &str, text: &str, args: &RunArgs) -> usize {
+    let serial = run_text(label, text, args, ParallelConfig::default());
+    assert_eq!(serial.parallel.workers, 1, "{label}");
+    let expected = comparable(&serial);
+    let mut parallel = 0;
+    for config in variants() {
+        let report = run_text(label, text, args, config);
+        assert_eq!(
+            comparable(&report),
+            expected,
+            "{label} with {config:?} ({}) differs from the serial run\n{text}",
+            report.parallel.line()
+        );
+        if report.parallel.workers > 1 {
+            parallel += 1;
+            assert!(report.parallel.serial_reason.is_none(), "{label}");
+            let Threads::Fixed(n) = config.threads else {
+                unreachable!()
+            };
+            assert!(report.parallel.workers <= n, "{label}");
+            let units: usize = report.parallel.placement.iter().map(|w| w.units).sum();
+            assert!(units > 0 && report.parallel.placement.len() == report.parallel.workers);
+        } else {
+            assert!(report.parallel.serial_reason.is_some(), "{label}");
+        }
+    }
+    parallel
+}
+
+/// The run options of a design's header (`// run:` or the first
+/// `// case:`); `fallback` where it has none.
+fn header_args(path: &Path, text: &str, fallback: &str) -> RunArgs {
+    let args = text
+        .lines()
+        .map_while(|l| l.strip_prefix("//"))
+        .find_map(|l| {
+            let l = l.trim();
+            l.strip_prefix("run:").or_else(|| l.strip_prefix("case:"))
+        })
+        .unwrap_or(fallback);
+    parse_run_args(path, args.trim())
+}
+
+#[test]
+fn every_design_file_runs_alike_on_any_number_of_workers() {
+    let mut parallel = 0;
+    let mut designs = 0;
+    for dir in [
+        "examples",
+        "tests/contract",
+        "tests/designs",
+        "tests/user_designs",
+    ] {
+        for path in chr_files(dir) {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let args = header_args(&path, &text, "--cycles 2000");
+            parallel += assert_parallel_agrees(&path.display().to_string(), &text, &args);
+            designs += 1;
+        }
+    }
+    // Most designs here are one component or stop by `finish` in every
+    // component; the rest must have run on several workers.
+    assert!(designs > 60, "{designs} designs");
+    assert!(parallel >= 40, "only {parallel} parallel runs");
+}
+
+#[test]
+fn random_designs_run_alike_on_any_number_of_workers() {
+    let mut parallel = 0;
+    for seed in 0..24 {
+        // Every random unit can `finish` (on a value it never reaches),
+        // which would put every component on the leader: without it, the
+        // components spread over the workers. `finish` has its own cases.
+        let text = random_design(seed).replace("if seen == 0xFFFFFFFFFFFF { finish; }", "");
+        assert!(!text.contains("finish"), "the generator's finish changed");
+        let args = parse_run_args(Path::new("random"), "--cycles 400");
+        parallel += assert_parallel_agrees(&format!("random_design({seed})"), &text, &args);
+    }
+    assert!(parallel >= 20, "only {parallel} parallel runs");
+}
+
+/// What a consumer of [`stop_design`] does when it has taken its count.
+#[derive(Clone, Copy)]
+enum Then {
+    Nothing,
+    Fault,
+    Finish,
+}
+
+/// Producer/consumer pairs joined by CDC FIFOs over three domains (one of
+/// a rational frequency, two with phases), one component each, plus a
+/// free-running unit per domain. Pair `k`'s consumer is in domain `k mod
+/// 3` and does `stops[k].0` when it has taken `stops[k].1` items.
+fn stop_design(stops: &[(Then, u32)]) -> String {
+    let mut s = String::from(
+        "clock d[3] = [1 GHz, 700 MHz phase 13 ps, 250 MHz phase 37 ps];\n\
+         \n\
+         unit Producer {\n\
+         \x20   out tx: u32;\n\
+         \x20   reg seq: u32 = 0;\n\
+         \x20   tick {\n\
+         \x20       if tx.try_send(seq * 7 + 1) {\n\
+         \x20           seq <= seq + 1;\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         unit Consumer<MODE: u32 = 0, AT: u32 = 0> {\n\
+         \x20   in rx: u32 cdc;\n\
+         \x20   reg n: u32 = 0;\n\
+         \x20   reg sum: u32 = 0;\n\
+         \x20   counter taken;\n\
+         \x20   tick {\n\
+         \x20       if let Some(v) = rx.take() {\n\
+         \x20           taken += 1;\n\
+         \x20           sum <= sum + v;\n\
+         \x20           n <= n + 1;\n\
+         \x20           if MODE == 1 {\n\
+         \x20               assert(n + 1 != AT, \"consumer stops here\");\n\
+         \x20           }\n\
+         \x20           if MODE == 2 && n + 1 == AT {\n\
+         \x20               finish;\n\
+         \x20           }\n\
+         \x20       }\n\
+         \x20       rx.request();\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         unit Free {\n\
+         \x20   reg x: u32 = 1;\n\
+         \x20   tick {\n\
+         \x20       x <= x * 1103515245 + 12345;\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         system Top {\n",
+    );
+    for (k, (then, at)) in stops.iter().enumerate() {
+        let mode = match then {
+            Then::Nothing => 0,
+            Then::Fault => 1,
+            Then::Finish => 2,
+        };
+        s.push_str(&format!(
+            "    inst p{k}: Producer on d[{}];\n    \
+             inst c{k}: Consumer<MODE = {mode}, AT = {at}> on d[{}];\n    \
+             cdc p{k}.tx -> c{k}.rx depth 4 sync 2;\n",
+            (k + 1) % 3,
+            k % 3
+        ));
+    }
+    for d in 0..3 {
+        s.push_str(&format!("    inst f{d}: Free on d[{d}];\n"));
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// What one pair of [`stop_design`] does, and when.
+type Stops = (Then, u32);
+
+#[test]
+fn every_stop_case_stops_where_the_serial_run_does() {
+    use Then::*;
+    let none = (Nothing, 0);
+    let mut cases: Vec<(String, Vec<Stops>, &str)> = Vec::new();
+    // A fault in each component position, the others running ahead.
+    for k in 0..5 {
+        let mut stops = vec![none; 5];
+        stops[k] = (Fault, 150 + 40 * k as u32);
+        cases.push((format!("fault in pair {k}"), stops, "--until 10us"));
+    }
+    // A fault and a `finish` in one instant (pairs 0 and 3: one domain,
+    // one count), either way round, and a finish just after a fault.
+    cases.push((
+        "fault and finish at once".into(),
+        vec![(Fault, 200), none, none, (Finish, 200), none],
+        "--until 10us",
+    ));
+    cases.push((
+        "finish and fault at once".into(),
+        vec![(Finish, 200), none, none, (Fault, 200), none],
+        "",
+    ));
+    cases.push((
+        "finish after a fault".into(),
+        vec![none, (Fault, 90), (Finish, 300), none, none],
+        "",
+    ));
+    // Two faults in one instant, in two components.
+    cases.push((
+        "two faults at once".into(),
+        vec![none, (Fault, 120), none, none, (Fault, 120)],
+        "--until 10us",
+    ));
+    // Finishes only: the leader's.
+    cases.push((
+        "finishes".into(),
+        vec![(Finish, 400), none, (Finish, 150), none, none],
+        "",
+    ));
+    // Limits: before a stop, between edges, in another domain.
+    cases.push((
+        "limit before the fault".into(),
+        vec![none, (Fault, 900), none, none],
+        "--until 1234567/3ps",
+    ));
+    cases.push((
+        "cycles of a domain".into(),
+        vec![none; 4],
+        "--cycles 777 --domain d[1]",
+    ));
+    cases.push(("one cycle".into(), vec![none; 4], "--cycles 1"));
+    cases.push(("a tiny limit".into(), vec![none; 4], "--until 5ps"));
+    for (label, stops, args) in cases {
+        let text = stop_design(&stops);
+        let args = parse_run_args(Path::new(&label), args);
+        let parallel = assert_parallel_agrees(&label, &text, &args);
+        assert_eq!(
+            parallel,
+            variants().len(),
+            "{label}: every variant is parallel"
+        );
+    }
+}
+
+#[test]
+fn a_stop_overtaken_by_other_workers_reruns_them() {
+    // The fault comes late in a slow domain's component; the free-running
+    // components on other workers are far past it by then.
+    let text = stop_design(&[(Then::Nothing, 0), (Then::Nothing, 0), (Then::Fault, 3000)]);
+    let args = parse_run_args(Path::new("late"), "--until 100us");
+    let serial = run_text("late", &text, &args, ParallelConfig::default());
+    assert_eq!(serial.stop, "fault");
+    let config = ParallelConfig {
+        threads: Threads::Fixed(4),
+        placement: Placement::RoundRobin,
+        chaos: None,
+    };
+    let report = run_text("late", &text, &args, config);
+    assert_eq!(comparable(&report), comparable(&serial));
+    assert_eq!(report.parallel.workers, 4);
+}
+
+static INTERRUPT: AtomicBool = AtomicBool::new(false);
+
+#[test]
+fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
+    let text = stop_design(&[(Then::Nothing, 0); 4]);
+    let mut sources = SourceMap::new();
+    sources.add("interrupted".to_string(), text.clone());
+    let mut options = RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine: EngineKind::Jit,
+        stop: StopAt::Until(parse_time("1000s").expect("a time")),
+        drain: None,
+        seed: 0,
+        exec: ExecConfig {
+            parallel: ParallelConfig {
+                threads: Threads::Fixed(3),
+                placement: Placement::Planner,
+                chaos: None,
+            },
+            ..ExecConfig::default()
+        },
+        interrupt: Some(&INTERRUPT),
+    };
+    let setter = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(300));
+        INTERRUPT.store(true, Ordering::Relaxed);
+    });
+    let report = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
+    setter.join().expect("the setter ends");
+    assert_eq!(report.stop, "interrupted");
+    assert_eq!(report.parallel.workers, 3);
+    assert!(report.instants > 0, "stopped before it started");
+    // The same design run serially to the interrupted run's last instant.
+    options.stop = StopAt::Until(parse_time(&report.time).expect("a whole-picosecond time"));
+    options.interrupt = None;
+    options.exec.parallel = ParallelConfig::default();
+    let serial = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
+    let strip = |r: &RunReport| {
+        let mut v = comparable(r);
+        v.as_object_mut().expect("an object").remove("stop");
+        v
+    };
+    assert_eq!(strip(&report), strip(&serial));
+}
