@@ -13,14 +13,13 @@ every variant reports the same counters. `--only pipe256` (names from
 DESIGNS and EXTRA, comma-separated) runs only those designs.
 """
 
-import json
 import os
-import resource
 import shlex
 import statistics
-import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from chronc_json import timed_json_run  # noqa: E402
 
 DESIGNS = [
     ("pipe16", ["benches/peers/pipeline.chr", "-p", "N=16"], 20_000_000),
@@ -49,19 +48,9 @@ def parse_variant(arg):
 
 
 def run(binary, env, args, cycles):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    out = subprocess.run(
-        [binary, "run", *args, "--cycles", str(cycles), "--json", "-q"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    report = json.loads(out)
+    report, wall, cpu = timed_json_run(
+        [binary, "run", *args, "--cycles", str(cycles), "--json", "-q"], env=env
+    )
     counters = [(c["unit"], c["name"], c["value"]) for c in report["counters"]]
     return report["edges_per_second"] / 1e6, cycles / cpu / 1e6, wall, counters
 

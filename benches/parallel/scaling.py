@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The parallel runtime's scaling workload and its benchmark matrix.
+
+The workload is the C++ Chronon simulator's (../shared/reference,
+"Epoch-free placement and scaling"), as `.chr`: P pairs, each a producer and
+a consumer joined by a depth-16, two-stage CDC FIFO; D domains, domain d at
+250 MHz << (d mod 4) with a phase of 37*d ps; pair p's producer in domain
+(2p) mod D, its consumer in (2p+1) mod D; `work` iterations of a 64-bit LCG
+per tick; `skew` multiplies pair 0's work.
+
+    benches/parallel/scaling.py design P D WORK SKEW > s.chr   # one design
+    benches/parallel/scaling.py run [--reps N] [--threads 1,2,auto] [--rows R]
+
+`run` builds nothing: it runs target/release/chronc (build it first) as
+fresh processes, interleaving the thread counts within each repetition,
+and prints per row and thread count the run's wall time (the report's
+`wall_seconds`: the run loop, without compiling), the process's wall and
+CPU time, as median [min, max], with the ratio to serial. Every run's
+state digest and instant count must equal the serial run's.
+"""
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from chronc_json import timed_json_run  # noqa: E402
+
+ROWS = [
+    # pairs, domains, work, skew, --until
+    (4, 2, 0, 1, "2ms"),
+    (32, 2, 0, 1, "200us"),
+    (32, 8, 0, 1, "200us"),
+    (32, 32, 0, 1, "200us"),
+    (4, 2, 4000, 1, "20us"),
+    (16, 8, 4000, 1, "10us"),
+    (16, 8, 4000, 16, "5us"),
+]
+
+
+def design(pairs, domains, work, skew):
+    freqs = ["250 MHz", "500 MHz", "1 GHz", "2 GHz"]
+    clocks = ", ".join(
+        f"{freqs[d % 4]} phase {37 * d} ps" if d else freqs[0] for d in range(domains)
+    )
+    out = [
+        f"// Scaling workload: {pairs} pairs, {domains} domains, work {work}, skew {skew}",
+        "// (benches/parallel/scaling.py generates it).",
+        f"clock dom[{domains}] = [{clocks}];",
+        "",
+        "unit Producer<WORK: u32 = 0> {",
+        "    out tx: u64;",
+        "    reg seq: u64 = 0;",
+        "    reg x: u64 = 1;",
+        "    tick {",
+        "        let h: u64 = x;",
+        "        for k in 0..WORK { h = h * 6364136223846793005 + 1442695040888963407; }",
+        "        x <= h;",
+        "        if tx.try_send(seq ^ h) { seq <= seq + 1; }",
+        "    }",
+        "}",
+        "",
+        "unit Consumer<WORK: u32 = 0> {",
+        "    in rx: u64 cdc;",
+        "    reg sum: u64 = 0;",
+        "    reg x: u64 = 1;",
+        "    tick {",
+        "        let h: u64 = x;",
+        "        for k in 0..WORK { h = h * 6364136223846793005 + 1442695040888963407; }",
+        "        x <= h;",
+        "        if let Some(v) = rx.take() { sum <= sum + v; }",
+        "        rx.request();",
+        "    }",
+        "}",
+        "",
+        "system Scaling {",
+    ]
+    for p in range(pairs):
+        w = work * (skew if p == 0 else 1)
+        out.append(f"    inst p{p}: Producer<WORK = {w}> on dom[{(2 * p) % domains}];")
+        out.append(f"    inst c{p}: Consumer<WORK = {w}> on dom[{(2 * p + 1) % domains}];")
+        out.append(f"    cdc p{p}.tx -> c{p}.rx depth 16 sync 2;")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def run_once(chronc, path, until, threads):
+    return timed_json_run(
+        [chronc, "run", path, "--until", until, "--threads", threads, "--json", "-q"]
+    )
+
+
+def fmt(xs, scale=1e3):
+    xs = sorted(x * scale for x in xs)
+    return f"{statistics.median(xs):.1f} [{xs[0]:.1f}, {xs[-1]:.1f}]"
+
+
+def main(argv):
+    if len(argv) >= 1 and argv[0] == "design":
+        p, d, w, s = (int(x) for x in argv[1:5])
+        sys.stdout.write(design(p, d, w, s))
+        return 0
+    reps, threads, rows = 5, ["1", "2", "auto"], range(len(ROWS))
+    args = iter(argv[1:])
+    for a in args:
+        if a == "--reps":
+            reps = int(next(args))
+        elif a == "--threads":
+            threads = next(args).split(",")
+        elif a == "--rows":
+            rows = [int(r) for r in next(args).split(",")]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    chronc = os.path.join(root, "target", "release", "chronc")
+    print("| pairs/domains/work/skew | --until | threads | workers | run ms | ratio | process ms | ratio | CPU ms | plan ms |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in rows:
+            p, d, w, s, until = ROWS[r]
+            path = os.path.join(tmp, f"scaling_{p}_{d}_{w}_{s}.chr")
+            with open(path, "w") as f:
+                f.write(design(p, d, w, s))
+            results = {t: [] for t in threads}
+            for _ in range(reps):
+                for t in threads:
+                    results[t].append(run_once(chronc, path, until, t))
+            serial = results[threads[0]]
+            digest = serial[0][0]["state_digest"]
+            base = statistics.median(x[0]["wall_seconds"] for x in serial)
+            base_process = statistics.median(x[1] for x in serial)
+            for t in threads:
+                for rep, _, _ in results[t]:
+                    assert rep["state_digest"] == digest, (r, t, "digest differs")
+                    assert rep["instants"] == serial[0][0]["instants"], (r, t)
+                runs = [x[0]["wall_seconds"] for x in results[t]]
+                workers = results[t][0][0]["parallel"]["workers"]
+                plan = [x[0]["parallel"]["plan_ms"] for x in results[t]]
+                print(
+                    f"| {p}/{d}/{w}/{s} | {until} | {t} | {workers} | {fmt(runs)} | "
+                    f"{base / statistics.median(runs):.2f}x | {fmt([x[1] for x in results[t]])} | "
+                    f"{base_process / statistics.median(x[1] for x in results[t]):.2f}x | "
+                    f"{fmt([x[2] for x in results[t]])} | {statistics.median(plan):.3f} |",
+                    flush=True,
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
