@@ -43,42 +43,37 @@ def design(pairs, domains, work, skew):
     clocks = ", ".join(
         f"{freqs[d % 4]} phase {37 * d} ps" if d else freqs[0] for d in range(domains)
     )
+    # A loop unrolls to at most 4,096 iterations, so pair 0's skewed work
+    # is `skew` loops one after the other, in units of its own.
+    def unit(kind, name, loops):
+        port = "out tx: u64;" if kind == "p" else "in rx: u64 cdc;"
+        body = [f"unit {name}<WORK: u32 = 0> {{", f"    {port}"]
+        body += ["    reg seq: u64 = 0;"] if kind == "p" else ["    reg sum: u64 = 0;"]
+        body += ["    reg x: u64 = 1;", "    tick {", "        let h: u64 = x;"]
+        body += [
+            "        for k in 0..WORK { h = h * 6364136223846793005 + 1442695040888963407; }"
+        ] * loops
+        body.append("        x <= h;")
+        if kind == "p":
+            body.append("        if tx.try_send(seq ^ h) { seq <= seq + 1; }")
+        else:
+            body += ["        if let Some(v) = rx.take() { sum <= sum + v; }", "        rx.request();"]
+        return body + ["    }", "}", ""]
+
     out = [
         f"// Scaling workload: {pairs} pairs, {domains} domains, work {work}, skew {skew}",
         "// (benches/parallel/scaling.py generates it).",
         f"clock dom[{domains}] = [{clocks}];",
         "",
-        "unit Producer<WORK: u32 = 0> {",
-        "    out tx: u64;",
-        "    reg seq: u64 = 0;",
-        "    reg x: u64 = 1;",
-        "    tick {",
-        "        let h: u64 = x;",
-        "        for k in 0..WORK { h = h * 6364136223846793005 + 1442695040888963407; }",
-        "        x <= h;",
-        "        if tx.try_send(seq ^ h) { seq <= seq + 1; }",
-        "    }",
-        "}",
-        "",
-        "unit Consumer<WORK: u32 = 0> {",
-        "    in rx: u64 cdc;",
-        "    reg sum: u64 = 0;",
-        "    reg x: u64 = 1;",
-        "    tick {",
-        "        let h: u64 = x;",
-        "        for k in 0..WORK { h = h * 6364136223846793005 + 1442695040888963407; }",
-        "        x <= h;",
-        "        if let Some(v) = rx.take() { sum <= sum + v; }",
-        "        rx.request();",
-        "    }",
-        "}",
-        "",
-        "system Scaling {",
     ]
+    out += unit("p", "Producer", 1) + unit("c", "Consumer", 1)
+    if skew > 1:
+        out += unit("p", "HeavyProducer", skew) + unit("c", "HeavyConsumer", skew)
+    out.append("system Scaling {")
     for p in range(pairs):
-        w = work * (skew if p == 0 else 1)
-        out.append(f"    inst p{p}: Producer<WORK = {w}> on dom[{(2 * p) % domains}];")
-        out.append(f"    inst c{p}: Consumer<WORK = {w}> on dom[{(2 * p + 1) % domains}];")
+        heavy = "Heavy" if p == 0 and skew > 1 else ""
+        out.append(f"    inst p{p}: {heavy}Producer<WORK = {work}> on dom[{(2 * p) % domains}];")
+        out.append(f"    inst c{p}: {heavy}Consumer<WORK = {work}> on dom[{(2 * p + 1) % domains}];")
         out.append(f"    cdc p{p}.tx -> c{p}.rx depth 16 sync 2;")
     out.append("}")
     return "\n".join(out) + "\n"
