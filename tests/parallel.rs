@@ -357,3 +357,40 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
     };
     assert_eq!(strip(&report), strip(&serial));
 }
+
+#[test]
+fn the_planner_keeps_a_finish_exact_by_a_leader_or_by_rerunning() {
+    use chronon_compiler::parallel::plan::FinishRule;
+    let two = ParallelConfig {
+        threads: Threads::Fixed(2),
+        placement: Placement::Planner,
+        chaos: None,
+    };
+    // Every component can finish: they spread, and workers past the
+    // finish run again to it.
+    let text = std::fs::read_to_string("examples/pairs.chr").expect("readable");
+    let args = parse_run_args(Path::new("pairs"), "-p COUNT=3000");
+    let serial = run_text("pairs", &text, &args, ParallelConfig::default());
+    let report = run_text("pairs", &text, &args, two);
+    assert_eq!(report.parallel.finish, FinishRule::Rerun);
+    assert_eq!(report.parallel.workers, 2);
+    assert_eq!(comparable(&report), comparable(&serial));
+    assert_eq!(serial.stop, "finished");
+    // One component can finish and heavier ones cannot: it leads.
+    let text = stop_design(&[(Then::Finish, 500), (Then::Nothing, 0)]);
+    let args = parse_run_args(Path::new("lead"), "");
+    let report = run_text("lead", &text, &args, two);
+    assert_eq!(report.parallel.finish, FinishRule::Leader);
+    let serial = run_text("lead", &text, &args, ParallelConfig::default());
+    assert_eq!(comparable(&report), comparable(&serial));
+    // Under `auto` on two cores, rerunning does not pay.
+    let auto = ParallelConfig {
+        threads: Threads::Auto { cores: 2 },
+        ..two
+    };
+    let text = std::fs::read_to_string("examples/pairs.chr").expect("readable");
+    let args = parse_run_args(Path::new("pairs"), "-p COUNT=3000");
+    let report = run_text("pairs", &text, &args, auto);
+    let why = report.parallel.serial_reason.expect("serial");
+    assert!(why.contains("run again"), "{why}");
+}

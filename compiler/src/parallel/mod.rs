@@ -39,8 +39,12 @@ pub struct ParallelReport {
     /// Per worker: how many components and units it ran, and its share of
     /// the static cost (0 to 1).
     pub placement: Vec<WorkerShare>,
+    /// How a `finish` is kept exact: `none` (no component can finish, or
+    /// a serial run), `leader` or `rerun` ([`plan::FinishRule`]).
+    pub finish: plan::FinishRule,
     /// Workers that ran a second time to stop exactly where another
-    /// worker's fault or the interrupt stopped the run.
+    /// worker's stop or the interrupt stopped the run (not
+    /// deterministic: it depends on how far each worker had run).
     pub reruns: usize,
     /// Wall-clock milliseconds the planner took (not deterministic).
     pub plan_ms: f64,
@@ -65,6 +69,7 @@ impl ParallelReport {
             components,
             serial_reason: Some(why),
             placement: Vec::new(),
+            finish: plan::FinishRule::None,
             reruns: 0,
             plan_ms,
         }
@@ -75,14 +80,19 @@ impl ParallelReport {
         match &self.serial_reason {
             Some(why) => format!("workers: 1 (serial: {why})"),
             None => format!(
-                "workers: {} ({} components; units per worker {})",
+                "workers: {} ({} components; units per worker {}{})",
                 self.workers,
                 self.components,
                 self.placement
                     .iter()
                     .map(|w| w.units.to_string())
                     .collect::<Vec<_>>()
-                    .join(" + ")
+                    .join(" + "),
+                match self.finish {
+                    plan::FinishRule::None => "",
+                    plan::FinishRule::Leader => "; `finish` on worker 0, which leads",
+                    plan::FinishRule::Rerun => "; workers past a `finish` run again to it",
+                }
             ),
         }
     }
@@ -117,23 +127,22 @@ pub enum End {
     Interrupted,
 }
 
-/// Runs `workers` (components per worker, from [`plan::plan`]) on one
-/// thread each, up to `horizon` (`None`: until `finish` or a fault), and
+/// Runs `plan`'s workers (components per worker, from [`plan::plan`]) on
+/// one thread each, up to `horizon` (`None`: until `finish` or a fault), and
 /// merges their results.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     program: &Arc<Program>,
     config: &ExecConfig,
     components: &[Component],
-    workers: &[Vec<usize>],
+    plan: &plan::Parallel,
     horizon: Option<Picos>,
     interrupt: Option<&AtomicBool>,
     plan_ms: f64,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
 ) -> Result<Merged, String> {
-    let leads = workers
-        .first()
-        .is_some_and(|w| w.iter().any(|&c| components[c].finishes));
+    let workers = &plan.workers;
+    let leads = plan.finish == plan::FinishRule::Leader;
     let jobs = workers
         .iter()
         .enumerate()
@@ -201,6 +210,7 @@ pub fn run(
             components: components.len(),
             serial_reason: None,
             placement,
+            finish: plan.finish,
             reruns: ends.iter().filter(|e| e.rerun).count(),
             plan_ms,
         },

@@ -105,8 +105,34 @@ fn finishes(s: &Stmt) -> bool {
 pub enum Plan {
     /// One worker, and why.
     Serial(String),
+    /// Several workers.
+    Parallel(Parallel),
+}
+
+/// A parallel plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parallel {
     /// Per worker, the components it runs (indices into [`components`]).
-    Parallel(Vec<Vec<usize>>),
+    pub workers: Vec<Vec<usize>>,
+    /// How a `finish` is kept exact.
+    pub finish: FinishRule,
+}
+
+/// How a parallel run stops exactly at a `finish` (faults always use
+/// [`FinishRule::Rerun`]'s way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FinishRule {
+    /// No component can `finish`.
+    None,
+    /// The components that can `finish` share worker 0, the leader, and
+    /// no other worker passes the leader's progress: a `finish` never
+    /// leaves a worker past it.
+    Leader,
+    /// Components that can `finish` are anywhere; a worker that ran past
+    /// the earliest stop runs again to exactly there (about twice its
+    /// work at worst, so this pays from three workers on).
+    Rerun,
 }
 
 /// What else decides whether a run can be parallel: things only the
@@ -128,8 +154,9 @@ pub const MIN_GAIN: f64 = 1.1;
 
 /// What a domain edge costs every worker, whether or not it has work in
 /// the domain (the calendar, the commit), in the IR nodes of
-/// [`Component::cost`]; measured on the scaling workload (see
-/// docs/performance.md).
+/// [`Component::cost`]; an estimate that keeps the cheap rows of the
+/// scaling workload parallel (they gain, docs/performance.md) and
+/// one-unit-per-domain designs serial.
 const EDGE_NODES: f64 = 24.0;
 
 /// Simulated work (IR nodes) below which starting workers (threads, one
@@ -166,29 +193,64 @@ pub fn plan(
     if components.len() < 2 {
         return serial("one component: every unit exchanges data with the others");
     }
-    let workers = place(components, max_workers, config.placement);
-    if workers.len() < 2 {
-        return serial(
-            "every component can `finish`, and the components that can share one worker \
-             (the leader: no worker may pass a `finish`)",
-        );
-    }
-    if auto {
-        let edges_per_ns: f64 = program
-            .domains
-            .iter()
-            .map(|d| 1000.0 * *d.period_ps.denom() as f64 / *d.period_ps.numer() as f64)
-            .sum();
-        let overhead = edges_per_ns * EDGE_NODES;
-        let load = |w: &Vec<usize>| w.iter().map(|&c| components[c].cost).sum::<f64>();
-        let total: f64 = components.iter().map(|c| c.cost).sum();
+    let edges_per_ns: f64 = program
+        .domains
+        .iter()
+        .map(|d| 1000.0 * *d.period_ps.denom() as f64 / *d.period_ps.numer() as f64)
+        .sum();
+    let overhead = edges_per_ns * EDGE_NODES;
+    let total: f64 = components.iter().map(|c| c.cost).sum();
+    let load = |w: &Vec<usize>| w.iter().map(|&c| components[c].cost).sum::<f64>();
+    // The expected gain of a placement: the serial cost over the slowest
+    // worker's (twice that where a `finish` may make it run again).
+    let gain = |workers: &[Vec<usize>], rerun: bool| {
         let slowest = workers.iter().map(load).fold(0.0, f64::max);
-        let gain = (total + overhead) / (slowest + overhead);
-        if gain < MIN_GAIN {
-            return Plan::Serial(format!(
-                "expected gain {gain:.2}x is under {MIN_GAIN}x (ticks too cheap for the \
-                 per-edge cost every worker pays, or one component dominates)"
-            ));
+        let factor = if rerun { 2.0 } else { 1.0 };
+        (total + overhead) / (factor * (slowest + overhead))
+    };
+    let any_finish = components.iter().any(|c| c.finishes);
+    let candidates: Vec<Parallel> = match (any_finish, config.placement) {
+        (false, p) => vec![Parallel {
+            workers: place(components, max_workers, p, false),
+            finish: FinishRule::None,
+        }],
+        // The planner weighs both ways of keeping a `finish` exact; the
+        // test placements put every component anywhere.
+        (true, Placement::Planner) => vec![
+            Parallel {
+                workers: place(components, max_workers, Placement::Planner, true),
+                finish: FinishRule::Leader,
+            },
+            Parallel {
+                workers: place(components, max_workers, Placement::Planner, false),
+                finish: FinishRule::Rerun,
+            },
+        ],
+        (true, p) => vec![Parallel {
+            workers: place(components, max_workers, p, false),
+            finish: FinishRule::Rerun,
+        }],
+    };
+    let best = candidates
+        .into_iter()
+        .filter(|c| c.workers.len() >= 2)
+        .map(|c| (gain(&c.workers, c.finish == FinishRule::Rerun), c))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((expected, best)) = best else {
+        return serial("every component can `finish`, and they are one worker's");
+    };
+    if auto {
+        if expected < MIN_GAIN {
+            return Plan::Serial(match best.finish {
+                FinishRule::Rerun => format!(
+                    "expected gain {expected:.2}x is under {MIN_GAIN}x (components that can \
+                     `finish` on several workers make workers past it run again)"
+                ),
+                _ => format!(
+                    "expected gain {expected:.2}x is under {MIN_GAIN}x (ticks too cheap for the \
+                     per-edge cost every worker pays, or one component dominates)"
+                ),
+            });
         }
         if let Some(ns) = shape.duration_ns
             && (total + overhead) * ns < MIN_WORK_NODES
@@ -196,21 +258,22 @@ pub fn plan(
             return serial("the run is too short to repay starting workers");
         }
     }
-    Plan::Parallel(workers)
+    Plan::Parallel(best)
 }
 
-/// Components per worker: at most `max_workers` workers, none empty. The
-/// components that can `finish` share worker 0, so one worker leads and
-/// the others never pass its time (a `finish` stops no one mid-flight).
+/// Components per worker: at most `max_workers` workers, none empty. With
+/// `lead`, the components that can `finish` share worker 0
+/// ([`FinishRule::Leader`]).
 pub fn place(
     components: &[Component],
     max_workers: usize,
     placement: Placement,
+    lead: bool,
 ) -> Vec<Vec<usize>> {
-    // Units of placement: the finishing components together, then each
-    // other component on its own.
+    // Units of placement: with `lead`, the finishing components together;
+    // every other component on its own.
     let finishing: Vec<usize> = (0..components.len())
-        .filter(|&c| components[c].finishes)
+        .filter(|&c| lead && components[c].finishes)
         .collect();
     let mut items: Vec<Vec<usize>> = Vec::new();
     if !finishing.is_empty() {
@@ -218,7 +281,7 @@ pub fn place(
     }
     items.extend(
         (0..components.len())
-            .filter(|&c| !components[c].finishes)
+            .filter(|&c| !(lead && components[c].finishes))
             .map(|c| vec![c]),
     );
     let n = max_workers.min(items.len()).max(1);
@@ -229,7 +292,7 @@ pub fn place(
             // Longest first onto the least loaded (ties: the lower index),
             // the leader's item first of all so it lands on worker 0.
             let mut order: Vec<usize> = (0..items.len()).collect();
-            let leads = usize::from(components.iter().any(|c| c.finishes));
+            let leads = usize::from(lead && components.iter().any(|c| c.finishes));
             order[leads..]
                 .sort_by(|&a, &b| cost(&items[b]).total_cmp(&cost(&items[a])).then(a.cmp(&b)));
             let mut load = vec![0.0f64; n];
@@ -294,22 +357,30 @@ mod tests {
             comp(3.0, false),
             comp(4.0, true),
         ];
-        let w = place(&cs, 2, Placement::Planner);
+        let w = place(&cs, 2, Placement::Planner, true);
         assert_eq!(w.len(), 2);
         assert!(w[0].contains(&2) && w[0].contains(&4), "{w:?}");
         let load = |w: &Vec<usize>| w.iter().map(|&c| cs[c].cost).sum::<f64>();
         assert_eq!(load(&w[0]) + load(&w[1]), 18.0);
         assert!((load(&w[0]) - load(&w[1])).abs() <= 2.0, "{w:?}");
         for p in [Placement::RoundRobin, Placement::Random(7)] {
-            let w = place(&cs, 3, p);
-            assert_eq!(w.len(), 3);
-            assert!(w.iter().all(|w| !w.is_empty()));
-            assert!(w[0].contains(&2) && w[0].contains(&4), "{p:?}: {w:?}");
-            let mut all: Vec<usize> = w.concat();
-            all.sort_unstable();
-            assert_eq!(all, vec![0, 1, 2, 3, 4]);
+            for lead in [true, false] {
+                let w = place(&cs, 3, p, lead);
+                assert_eq!(w.len(), 3);
+                assert!(w.iter().all(|w| !w.is_empty()));
+                if lead {
+                    assert!(w[0].contains(&2) && w[0].contains(&4), "{p:?}: {w:?}");
+                }
+                let mut all: Vec<usize> = w.concat();
+                all.sort_unstable();
+                assert_eq!(all, vec![0, 1, 2, 3, 4]);
+            }
         }
         // Never more workers than items.
-        assert_eq!(place(&cs, 16, Placement::Planner).len(), 4);
+        assert_eq!(place(&cs, 16, Placement::Planner, true).len(), 4);
+        assert_eq!(place(&cs, 16, Placement::Planner, false).len(), 5);
+        // Without a leader the planner balances every component.
+        let w = place(&cs, 2, Placement::Planner, false);
+        assert_eq!(w, vec![vec![0, 1], vec![2, 3, 4]]);
     }
 }

@@ -9,12 +9,13 @@
 //! (`finish`, a fault, a time overflow) lowers it to its stop's instant,
 //! and an interrupt lowers it to the latest instant any worker has
 //! finished. Components never exchange data, so a worker never waits for
-//! another's results, with one exception: the components that can
-//! `finish` all run on worker 0 (the leader, [`super::plan::place`]), and
-//! the others never pass its time, so a `finish` never leaves a worker
-//! beyond it. A fault can: a worker that ran past the final horizon runs
-//! again from the start, alone, to exactly the horizon (the run is
-//! deterministic, so its second run is its first cut short).
+//! another's results, with one exception: under
+//! [`super::plan::FinishRule::Leader`] the components that can `finish`
+//! all run on worker 0, the leader, and the others never pass its time,
+//! so a `finish` never leaves a worker beyond it. Otherwise a stop can:
+//! a worker that ran past the final horizon runs again from the start,
+//! alone, to exactly the horizon (the run is deterministic, so its second
+//! run is its first cut short).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};

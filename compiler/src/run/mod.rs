@@ -227,8 +227,8 @@ pub fn run_recorded(
         ),
     };
     let plan_ms = plan_started.elapsed().as_secs_f64() * 1e3;
-    let workers = match decision {
-        parallel::plan::Plan::Parallel(workers) => workers,
+    let plan = match decision {
+        parallel::plan::Plan::Parallel(plan) => plan,
         parallel::plan::Plan::Serial(why) => {
             let mut report = run_serial(program, &design.top, options, recording, progress)?;
             report.parallel = parallel::ParallelReport::serial(components.len(), why, plan_ms);
@@ -242,7 +242,7 @@ pub fn run_recorded(
         &program,
         &options.exec,
         &components,
-        &workers,
+        &plan,
         horizon,
         options.interrupt,
         plan_ms,
