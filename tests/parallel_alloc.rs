@@ -1,0 +1,74 @@
+//! A parallel run's workers allocate nothing per instant in their steady
+//! state: a counting global allocator (every thread) watches the same
+//! design run with two workers for 100 us and for 1 ms of simulated time;
+//! the longer run, with ten times the instants, allocates no more than the
+//! shorter one plus a small constant (building, threads, the report).
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
+use chronon_compiler::run::{RunOptions, RunReport, run};
+use chronon_compiler::simulate::EngineKind;
+use chronon_lang::span::SourceMap;
+use chronon_suite::designs::parse_run_args;
+
+#[path = "../runtime/tests/support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{ALLOCATIONS, WATCHING_ALL};
+
+/// `examples/independent_models.chr` run to `until` on two workers: the
+/// report and the allocations the whole run made.
+fn counted_run(until: &str) -> (RunReport, u64) {
+    let path = "examples/independent_models.chr";
+    let text = std::fs::read_to_string(path).expect("readable");
+    let args = parse_run_args(Path::new(path), &format!("--until {until}"));
+    let mut sources = SourceMap::new();
+    sources.add(path.to_string(), text);
+    let options = RunOptions {
+        top: None,
+        params: args.params,
+        engine: EngineKind::Jit,
+        stop: args.stop,
+        drain: None,
+        seed: 0,
+        exec: ExecConfig {
+            parallel: ParallelConfig {
+                threads: Threads::Fixed(2),
+                placement: Placement::Planner,
+                chaos: None,
+            },
+            ..ExecConfig::default()
+        },
+        interrupt: None,
+    };
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    WATCHING_ALL.store(true, Ordering::SeqCst);
+    let report = run(&mut sources, &options, &mut |_, _| {});
+    WATCHING_ALL.store(false, Ordering::SeqCst);
+    let report = report.expect("runs");
+    (report, ALLOCATIONS.load(Ordering::SeqCst))
+}
+
+#[test]
+fn parallel_workers_do_not_allocate_per_instant() {
+    let (short, short_allocs) = counted_run("100us");
+    let (long, long_allocs) = counted_run("1ms");
+    assert_eq!(short.parallel.workers, 2);
+    assert_eq!(long.parallel.workers, 2);
+    assert!(
+        long.instants >= 9 * short.instants,
+        "{} {}",
+        long.instants,
+        short.instants
+    );
+    // Building the workers' simulators allocates: the counter counts.
+    assert!(short_allocs > 1_000, "{short_allocs} allocations counted");
+    // Per-instant allocation would add about 9 x 205,000 here.
+    let extra = long_allocs.saturating_sub(short_allocs);
+    assert!(
+        extra < 2_000,
+        "{extra} more allocations for {} more instants ({short_allocs} -> {long_allocs})",
+        long.instants - short.instants
+    );
+}
