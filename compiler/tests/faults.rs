@@ -242,6 +242,8 @@ fn every_runtime_fault_names_its_statement_on_both_engines() {
             assert_eq!(f["location"], location.as_str(), "{what}");
             let message = f["message"].as_str().expect("a message");
             assert!(message.contains(&location), "{what}: {message}");
+            let help = f["help"].as_str().expect("a help line");
+            assert!(help.len() > 20, "{what}: help {help:?}");
 
             let out = chronc(&["run", file, "--engine", engine]);
             let text = all_output(&out);
@@ -259,6 +261,28 @@ fn every_runtime_fault_names_its_statement_on_both_engines() {
                 location.clone(),
             ] {
                 assert!(line.contains(&part), "{what}: `{part}` in {line}");
+            }
+            // The faulting statement as a compile error shows one: the
+            // code, the marked line, its label and a help line (stderr).
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            let statement = case
+                .design
+                .lines()
+                .find(|l| l.ends_with("// here"))
+                .expect("a marked statement")
+                .trim();
+            let (line_no, col) = location
+                .rsplit_once(':')
+                .and_then(|(rest, col)| Some((rest.rsplit_once(':')?.1, col)))
+                .expect("file:line:col");
+            for part in [
+                case.code.to_string(),
+                format!("{line_no}:{col}]"),
+                statement.to_string(),
+                format!("faulted here, cycle {} of `{}`", case.cycle, case.domain),
+                "help:".to_string(),
+            ] {
+                assert!(stderr.contains(&part), "{what}: `{part}` in\n{stderr}");
             }
         }
     }

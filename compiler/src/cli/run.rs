@@ -203,6 +203,12 @@ pub fn main(args: RunArgs) -> ExitCode {
                 sayln!("{e}");
                 return ExitCode::FAILURE;
             }
+            // Each fault's statement, shown as a compile error is.
+            let faults = report.fault_diagnostics();
+            if !args.json && !faults.is_empty() {
+                let color = std::io::stderr().is_terminal();
+                say!("{}", render_human(&faults, &sources, 100, color));
+            }
             if let Some(e) = report.recording.as_ref().and_then(|r| r.error.as_ref()) {
                 sayln!("error: recording failed: {e}");
             }

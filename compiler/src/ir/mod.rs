@@ -290,6 +290,8 @@ pub struct FaultSite {
     pub message: String,
     /// Source location `file:line:col`, when known.
     pub span: Option<String>,
+    /// The source span behind `span`, for the fault's snippet.
+    pub source: Option<chronon_lang::span::Span>,
 }
 
 /// A counter.

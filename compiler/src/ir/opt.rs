@@ -953,6 +953,7 @@ mod tests {
                     construct: "unfused".into(),
                     message: "an unfused send".into(),
                     span: None,
+                    source: None,
                 });
                 fused += unfuse(&mut twin.units[u].body, site);
             }

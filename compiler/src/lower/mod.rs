@@ -488,13 +488,14 @@ impl UnitLower<'_> {
     }
 
     fn fault(&mut self, kind: SiteKind, construct: String, message: String, span: Span) -> u32 {
-        let span = self.span_text(span);
+        let text = self.span_text(span);
         self.p.faults.push(FaultSite {
             unit: self.unit,
             kind,
             construct,
             message,
-            span,
+            source: text.is_some().then_some(span),
+            span: text,
         });
         (self.p.faults.len() - 1) as u32
     }

@@ -102,6 +102,15 @@ pub struct FaultReport {
     pub location: Option<String>,
     /// The whole message, with the location.
     pub message: String,
+    /// What to do about it.
+    pub help: String,
+    /// The faulting statement's source span, for the snippet `chronc run`
+    /// prints ([`RunReport::fault_diagnostics`]).
+    #[serde(skip)]
+    pub source: Option<chronon_lang::span::Span>,
+    /// [`FaultReport::code`] as the diagnostic's code.
+    #[serde(skip)]
+    pub static_code: &'static str,
 }
 
 /// A counter's final value.
@@ -166,6 +175,35 @@ impl RunReport {
                 .drain
                 .as_deref()
                 .is_none_or(|d| d.starts_with("drained"))
+    }
+
+    /// Each fault with a source span as a diagnostic (code, the faulting
+    /// statement labelled with unit, domain, cycle and time, help), for
+    /// `chronc run` to print as it prints compile errors.
+    pub fn fault_diagnostics(&self) -> Vec<chronon_lang::diag::Diagnostic> {
+        self.faults
+            .iter()
+            .filter_map(|f| {
+                let span = f.source?;
+                // The message without its location: the snippet shows it.
+                let message = match &f.location {
+                    Some(at) => f
+                        .message
+                        .replace(&format!(" (at {at})"), "")
+                        .replace(&format!(" at {at}"), ""),
+                    None => f.message.clone(),
+                };
+                let message = message
+                    .strip_prefix(&format!("[{}] ", f.code))
+                    .unwrap_or(&message)
+                    .to_string();
+                let label = format!("faulted here, cycle {} of `{}`", f.cycle, f.domain);
+                Some(
+                    chronon_lang::diag::Diagnostic::error(f.static_code, message, span, label)
+                        .with_help(f.help.clone()),
+                )
+            })
+            .collect()
     }
 }
 
@@ -550,6 +588,9 @@ fn report(
                 time: f.time.to_string(),
                 location,
                 message,
+                help: crate::simulate::fault_sites::help(&f.kind).to_string(),
+                source: crate::simulate::fault_sites::site_of(program, f).and_then(|s| s.source),
+                static_code: f.code(),
             }
         })
         .collect();

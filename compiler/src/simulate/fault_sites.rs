@@ -4,7 +4,7 @@
 
 use chronon_runtime::{Fault, FaultKind};
 
-use crate::ir::{Program, SiteKind};
+use crate::ir::{FaultSite, Program, SiteKind};
 
 /// A fault site as the runtime declares it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,15 +58,14 @@ pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
         .collect()
 }
 
-/// The source location (`file:line:col`) of the IR fault site behind a
-/// runtime fault, when it has one: the site the fault names (IR fault ids
-/// are the runtime's site ids), else the one its unit, kind and construct
-/// identify (sites that share all three share their location). For a
-/// stage register fault it is the write, retain or read that faulted; for
-/// a refused send, the `send` statement.
-pub(crate) fn location(program: &Program, fault: &Fault) -> Option<String> {
+/// The IR fault site behind a runtime fault, when it has one: the site
+/// the fault names (IR fault ids are the runtime's site ids), else the one
+/// its unit, kind and construct identify (sites that share all three share
+/// their location). For a stage register fault it is the write, retain or
+/// read that faulted; for a refused send, the `send` statement.
+pub(crate) fn site_of<'p>(program: &'p Program, fault: &Fault) -> Option<&'p FaultSite> {
     if let Some(site) = fault.site {
-        return program.faults.get(site.0 as usize)?.span.clone();
+        return program.faults.get(site.0 as usize);
     }
     program
         .faults
@@ -78,7 +77,41 @@ pub(crate) fn location(program: &Program, fault: &Fault) -> Option<String> {
                 && program.units.get(f.unit as usize).map(|u| u.path.as_str())
                     == Some(fault.unit.as_str())
         })
-        .and_then(|(f, _)| f.span.clone())
+        .map(|(f, _)| f)
+}
+
+/// The source location (`file:line:col`) of the site behind a runtime
+/// fault ([`site_of`]), when known.
+pub(crate) fn location(program: &Program, fault: &Fault) -> Option<String> {
+    site_of(program, fault)?.span.clone()
+}
+
+/// What to do about a runtime fault of this kind: the help line of its
+/// report.
+pub(crate) fn help(kind: &FaultKind) -> &'static str {
+    match kind {
+        FaultKind::SendRefused | FaultKind::FifoSendRefused => {
+            "the channel or FIFO had no room (or the port had sent its rate this edge): \
+             test `can_send()` first, or use `try_send`, which reports whether it sent"
+        }
+        FaultKind::StageWrittenTwice { .. } => {
+            "a stage register pipe takes one write (or retain) per edge: write each pipe \
+             on one path through the tick"
+        }
+        FaultKind::Assertion => {
+            "the condition was false on this edge; the report's state is the state after \
+             the instant, and `--until` just before it replays up to here"
+        }
+        FaultKind::IndexOutOfRange => {
+            "the index is outside the array: guard it (`if i < N`) or give the index a \
+             type no wider than the array needs"
+        }
+        FaultKind::StagePipeOutOfRange => {
+            "the pipe index is outside the stage register's pipes: guard it or declare \
+             more pipes"
+        }
+        FaultKind::TickStatus { .. } => "an internal tick status: please report it",
+    }
 }
 
 #[cfg(test)]

@@ -71,6 +71,7 @@ fn add_fault(p: &mut Program, unit: u32, kind: SiteKind, construct: &str) -> u32
         construct: construct.into(),
         message: format!("{construct} failed"),
         span: None,
+        source: None,
     });
     (p.faults.len() - 1) as u32
 }
