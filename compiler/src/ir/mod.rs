@@ -28,6 +28,7 @@ pub mod opt;
 pub mod print;
 pub mod sparse;
 pub mod validate;
+pub mod walk;
 
 use num_rational::Ratio;
 

@@ -47,7 +47,7 @@ pub fn fuse_can_send(p: &mut Program, u: usize) {
     // Most units send nothing: skip counting their reads.
     let mut any = false;
     for s in body.iter() {
-        sub_stmts(s, &mut |s| any |= matches!(s, Stmt::CanSend { .. }));
+        s.visit(&mut |s| any |= matches!(s, Stmt::CanSend { .. }));
     }
     if !any {
         return;
@@ -61,7 +61,7 @@ pub fn fuse_can_send(p: &mut Program, u: usize) {
 
 /// Adds the reads of each local in `s` (nested blocks included) to `reads`.
 fn count_reads(s: &Stmt, reads: &mut [u32]) {
-    stmt_exprs(s, &mut |e| {
+    s.exprs(&mut |e| {
         e.visit(&mut |e| {
             if let Expr::Local(l) = e {
                 reads[*l as usize] += 1;
@@ -358,47 +358,6 @@ impl Fold<'_> {
     }
 }
 
-/// Calls `f` on every expression of `s` and of the blocks nested in it
-/// (not on subexpressions: [`Expr::visit`] walks those).
-fn stmt_exprs<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Expr)) {
-    match s {
-        Stmt::Assign(_, e) | Stmt::Store(_, e) => f(e),
-        Stmt::StoreIndexed(ix, e) => {
-            f(&ix.index);
-            f(e);
-        }
-        Stmt::If { cond, then, els } => {
-            f(cond);
-            for s in then.iter().chain(els) {
-                stmt_exprs(s, f);
-            }
-        }
-        Stmt::StageWrite { pipe, value, .. } => {
-            f(pipe);
-            value.iter().for_each(&mut *f);
-        }
-        Stmt::StageRetain { pipe, .. } => f(pipe),
-        Stmt::Send { value, .. } => value.iter().for_each(f),
-        Stmt::Trace { args, .. } => args.iter().for_each(f),
-        Stmt::Assert { cond, .. } => f(cond),
-        Stmt::CanSend { .. }
-        | Stmt::Recv { .. }
-        | Stmt::Request { .. }
-        | Stmt::Valid { .. }
-        | Stmt::Finish => {}
-    }
-}
-
-/// Calls `f` on every statement of `s`, itself included, nested blocks too.
-fn sub_stmts<'a>(s: &'a Stmt, f: &mut dyn FnMut(&'a Stmt)) {
-    f(s);
-    if let Stmt::If { then, els, .. } = s {
-        for s in then.iter().chain(els) {
-            sub_stmts(s, f);
-        }
-    }
-}
-
 /// The slots an indexed access may touch, as an inclusive range.
 fn span(ix: &Indexed) -> (SlotId, SlotId) {
     (ix.base, ix.base + ix.stride * (ix.len.max(1) - 1))
@@ -454,7 +413,7 @@ fn accesses(body: &[Stmt], lo: SlotId, len: usize) -> Accesses {
             .filter(|i| *i < len)
     };
     for (t, top) in body.iter().enumerate() {
-        sub_stmts(top, &mut |s| match s {
+        top.visit(&mut |s| match s {
             Stmt::Store(slot, _) => {
                 if let Some(i) = index(*slot)
                     && a.first_store[i] == NONE
@@ -465,7 +424,7 @@ fn accesses(body: &[Stmt], lo: SlotId, len: usize) -> Accesses {
             Stmt::StoreIndexed(ix, _) => a.indexed_stores.push(span(ix)),
             _ => {}
         });
-        stmt_exprs(top, &mut |e| {
+        top.exprs(&mut |e| {
             e.visit(&mut |e| match e {
                 Expr::Load(slot) => {
                     if let Some(i) = index(*slot) {
@@ -841,7 +800,7 @@ mod tests {
         let mut indexed = 0;
         for s in &u.body {
             indexed += usize::from(matches!(s, Stmt::StoreIndexed(..)));
-            stmt_exprs(s, &mut |e| {
+            s.exprs(&mut |e| {
                 e.visit(&mut |e| {
                     indexed += usize::from(matches!(e, Expr::LoadIndexed(_)));
                 })

@@ -132,17 +132,11 @@ struct Writes {
 }
 
 fn collect(stmts: &[Stmt], w: &mut Writes) {
-    for s in stmts {
-        match s {
-            Stmt::Store(slot, _) => w.stores.push(*slot),
-            Stmt::StoreIndexed(ix, _) => w.indexed.push((ix.base, last_slot(ix))),
-            Stmt::If { then, els, .. } => {
-                collect(then, w);
-                collect(els, w);
-            }
-            _ => {}
-        }
-    }
+    super::walk::visit_stmts(stmts, &mut |s| match s {
+        Stmt::Store(slot, _) => w.stores.push(*slot),
+        Stmt::StoreIndexed(ix, _) => w.indexed.push((ix.base, last_slot(ix))),
+        _ => {}
+    });
 }
 
 /// The last slot an indexed access can reach (its base when empty).

@@ -115,13 +115,12 @@ pub(super) fn needs_next_edge(program: &Program, units: &[u32]) -> bool {
 /// Whether `s` (and what it contains) is only local and state arithmetic:
 /// no host call, no fault.
 fn quiet(s: &Stmt) -> bool {
-    match s {
-        Stmt::Assign(_, e) | Stmt::Store(_, e) => quiet_expr(e),
-        Stmt::If { cond, then, els } => {
-            quiet_expr(cond) && then.iter().all(quiet) && els.iter().all(quiet)
-        }
-        _ => false,
-    }
+    let mut quiet = true;
+    s.visit(&mut |s| {
+        quiet &= matches!(s, Stmt::Assign(..) | Stmt::Store(..) | Stmt::If { .. });
+        s.own_exprs(&mut |e| quiet &= quiet_expr(e));
+    });
+    quiet
 }
 
 /// Whether `e` cannot fault (no bounds-checked load).
@@ -143,22 +142,20 @@ pub(crate) fn can_stop(program: &Program, units: &[u32]) -> bool {
 
 /// Whether `s` may fault or finish.
 fn may_stop(s: &Stmt) -> bool {
-    match s {
-        Stmt::Assign(_, e) | Stmt::Store(_, e) => !quiet_expr(e),
-        Stmt::If { cond, then, els } => {
-            !quiet_expr(cond) || then.iter().any(may_stop) || els.iter().any(may_stop)
-        }
-        Stmt::Send { value, dst, .. } => dst.is_none() || !value.iter().all(quiet_expr),
-        Stmt::CanSend { .. } | Stmt::Recv { .. } | Stmt::Request { .. } | Stmt::Valid { .. } => {
-            false
-        }
-        Stmt::Trace { args, .. } => !args.iter().all(quiet_expr),
-        Stmt::StoreIndexed(..)
-        | Stmt::StageWrite { .. }
-        | Stmt::StageRetain { .. }
-        | Stmt::Assert { .. }
-        | Stmt::Finish => true,
-    }
+    let mut stops = false;
+    s.visit(&mut |s| {
+        stops |= match s {
+            Stmt::Send { dst, .. } => dst.is_none(),
+            Stmt::StoreIndexed(..)
+            | Stmt::StageWrite { .. }
+            | Stmt::StageRetain { .. }
+            | Stmt::Assert { .. }
+            | Stmt::Finish => true,
+            _ => false,
+        };
+        s.own_exprs(&mut |e| stops |= !quiet_expr(e));
+    });
+    stops
 }
 
 /// A run-ahead function: `(state, the group's context, n) -> edges done`.

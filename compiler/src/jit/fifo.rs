@@ -47,24 +47,18 @@ fn fifo_port(p: &Program, port: PortId) -> bool {
 
 /// Collects the FIFO ports named by operations in `stmts`.
 fn used_ports(p: &Program, stmts: &[Stmt], out: &mut Vec<PortId>) {
-    for s in stmts {
-        match s {
-            Stmt::If { then, els, .. } => {
-                used_ports(p, then, out);
-                used_ports(p, els, out);
-            }
-            Stmt::CanSend { port, .. }
-            | Stmt::Send { port, .. }
-            | Stmt::Recv { port, .. }
-            | Stmt::Request { port, .. }
-            | Stmt::Valid { port, .. }
-                if fifo_port(p, *port) && !out.contains(port) =>
-            {
-                out.push(*port);
-            }
-            _ => {}
+    crate::ir::walk::visit_stmts(stmts, &mut |s| match s {
+        Stmt::CanSend { port, .. }
+        | Stmt::Send { port, .. }
+        | Stmt::Recv { port, .. }
+        | Stmt::Request { port, .. }
+        | Stmt::Valid { port, .. }
+            if fifo_port(p, *port) && !out.contains(port) =>
+        {
+            out.push(*port);
         }
-    }
+        _ => {}
+    });
 }
 
 /// The FIFO ports that operations of `units` name, in first-use order.

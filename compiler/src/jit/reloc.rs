@@ -196,55 +196,22 @@ fn scan(p: &Program, u: &Unit) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
             _ => {}
         });
     }
-    #[allow(clippy::type_complexity)]
-    fn block(stmts: &[Stmt], ids: &mut (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>)) {
-        for s in stmts {
-            match s {
-                Stmt::Assign(_, e) => expr(e, &mut ids.0),
-                Stmt::Store(slot, e) => {
-                    ids.0.push(*slot);
-                    expr(e, &mut ids.0);
-                }
-                Stmt::StoreIndexed(ix, e) => {
-                    ids.0.push(ix.base);
-                    expr(&ix.index, &mut ids.0);
-                    expr(e, &mut ids.0);
-                }
-                Stmt::If { cond, then, els } => {
-                    expr(cond, &mut ids.0);
-                    block(then, ids);
-                    block(els, ids);
-                }
-                Stmt::StageWrite {
-                    stage, pipe, value, ..
-                } => {
-                    ids.3.push(*stage);
-                    expr(pipe, &mut ids.0);
-                    value.iter().for_each(|v| expr(v, &mut ids.0));
-                }
-                Stmt::StageRetain { stage, pipe, .. } => {
-                    ids.3.push(*stage);
-                    expr(pipe, &mut ids.0);
-                }
-                Stmt::CanSend { port, .. }
-                | Stmt::Recv { port, .. }
-                | Stmt::Request { port, .. }
-                | Stmt::Valid { port, .. } => ids.1.push(*port),
-                Stmt::Send { port, value, .. } => {
-                    ids.1.push(*port);
-                    value.iter().for_each(|v| expr(v, &mut ids.0));
-                }
-                Stmt::Trace { trace, args } => {
-                    ids.2.push(*trace);
-                    args.iter().for_each(|v| expr(v, &mut ids.0));
-                }
-                Stmt::Assert { cond, .. } => expr(cond, &mut ids.0),
-                Stmt::Finish => {}
-            }
-        }
-    }
     let mut ids = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    block(&u.body, &mut ids);
+    crate::ir::walk::visit_stmts(&u.body, &mut |s| {
+        match s {
+            Stmt::Store(slot, _) => ids.0.push(*slot),
+            Stmt::StoreIndexed(ix, _) => ids.0.push(ix.base),
+            Stmt::StageWrite { stage, .. } | Stmt::StageRetain { stage, .. } => ids.3.push(*stage),
+            Stmt::CanSend { port, .. }
+            | Stmt::Recv { port, .. }
+            | Stmt::Request { port, .. }
+            | Stmt::Valid { port, .. }
+            | Stmt::Send { port, .. } => ids.1.push(*port),
+            Stmt::Trace { trace, .. } => ids.2.push(*trace),
+            Stmt::Assign(..) | Stmt::If { .. } | Stmt::Assert { .. } | Stmt::Finish => {}
+        }
+        s.own_exprs(&mut |e| expr(e, &mut ids.0));
+    });
     for c in &u.commits {
         match c {
             Commit::Copy { from, to, .. } => ids.0.extend([*from, *to]),

@@ -3,7 +3,7 @@
 //! whether the run should stay serial (and why).
 
 use crate::config::{ParallelConfig, Placement, Threads};
-use crate::ir::{Expr, Program, Stmt};
+use crate::ir::{Program, Stmt, walk};
 
 /// Units that exchange data, directly or through others: the smallest
 /// share of a design that one worker can run on its own.
@@ -62,7 +62,7 @@ pub fn components(program: &Program) -> Vec<Component> {
         let per_ns = 1000.0 * *period.denom() as f64 / *period.numer() as f64;
         // A tick costs its call and commit even when its body is empty.
         c.cost += (TICK_NODES + body_size(&unit.body) as f64) * per_ns;
-        c.finishes |= unit.body.iter().any(finishes);
+        c.finishes |= finishes(&unit.body);
         c.units.push(u);
     }
     out
@@ -71,33 +71,29 @@ pub fn components(program: &Program) -> Vec<Component> {
 /// What a tick costs beyond its body, in IR nodes.
 const TICK_NODES: f64 = 4.0;
 
+/// IR nodes of a body: statements and expression nodes; host-side work
+/// (queues, flags) counts a few nodes per operation.
 fn body_size(body: &[Stmt]) -> usize {
-    body.iter().map(stmt_size).sum()
-}
-
-fn expr_size(e: &Expr) -> usize {
     let mut n = 0;
-    e.visit(&mut |_| n += 1);
+    walk::visit_stmts(body, &mut |s| {
+        n += match s {
+            Stmt::Assign(..)
+            | Stmt::Store(..)
+            | Stmt::StoreIndexed(..)
+            | Stmt::If { .. }
+            | Stmt::Send { .. }
+            | Stmt::Trace { .. } => 1,
+            _ => 5,
+        }
+    });
+    walk::visit_expr_nodes(body, &mut |_| n += 1);
     n
 }
 
-fn stmt_size(s: &Stmt) -> usize {
-    1 + match s {
-        Stmt::If { cond, then, els } => expr_size(cond) + body_size(then) + body_size(els),
-        Stmt::Assign(_, e) | Stmt::Store(_, e) => expr_size(e),
-        Stmt::Send { value, .. } => value.iter().map(expr_size).sum(),
-        Stmt::Trace { args, .. } => args.iter().map(expr_size).sum(),
-        // Host-side work (queues, flags) costs about a few nodes.
-        _ => 4,
-    }
-}
-
-fn finishes(s: &Stmt) -> bool {
-    match s {
-        Stmt::Finish => true,
-        Stmt::If { then, els, .. } => then.iter().chain(els).any(finishes),
-        _ => false,
-    }
+fn finishes(body: &[Stmt]) -> bool {
+    let mut any = false;
+    walk::visit_stmts(body, &mut |s| any |= matches!(s, Stmt::Finish));
+    any
 }
 
 /// What the planner decided.
