@@ -394,3 +394,32 @@ fn the_planner_keeps_a_finish_exact_by_a_leader_or_by_rerunning() {
     let why = report.parallel.serial_reason.expect("serial");
     assert!(why.contains("run again"), "{why}");
 }
+
+#[test]
+fn auto_stays_serial_where_starting_workers_may_not_pay() {
+    let auto = ParallelConfig {
+        threads: Threads::Auto { cores: 4 },
+        placement: Placement::Planner,
+        chaos: None,
+    };
+    let text = std::fs::read_to_string("examples/independent_models.chr").expect("readable");
+    let reason = |args: &str| {
+        let args = parse_run_args(Path::new("models"), args);
+        run_text("models", &text, &args, auto)
+            .parallel
+            .serial_reason
+    };
+    // A short run, and a run whose length only `finish` decides (this
+    // one's components run free: a fault stops it), stay serial.
+    let short = reason("--until 100us").expect("serial");
+    assert!(short.contains("too short"), "{short}");
+    let stops = stop_design(&[(Then::Fault, 50), (Then::Nothing, 0)]);
+    let args = parse_run_args(Path::new("stops"), "");
+    let until_finish = run_text("stops", &stops, &args, auto)
+        .parallel
+        .serial_reason;
+    let why = until_finish.expect("serial");
+    assert!(why.contains("no `--until` or `--cycles`"), "{why}");
+    // A long one spreads.
+    assert_eq!(reason("--until 5ms"), None);
+}

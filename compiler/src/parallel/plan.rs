@@ -155,9 +155,13 @@ pub const MIN_GAIN: f64 = 1.1;
 /// one-unit-per-domain designs serial.
 const EDGE_NODES: f64 = 24.0;
 
-/// Simulated work (IR nodes) below which starting workers (threads, one
-/// compile each) costs more than it can save.
-const MIN_WORK_NODES: f64 = 2e7;
+/// Simulated work (IR nodes, about 0.4 ns each in a serial run) below
+/// which `auto` stays serial: starting workers (threads, one compile and
+/// one instant loop each) costs a few milliseconds.
+/// `examples/independent_models.chr` with 2 workers is slower at `--until
+/// 100us` (2.2e7 nodes) and 1.37x faster at 500 us (1.1e8;
+/// docs/performance.md).
+const MIN_WORK_NODES: f64 = 1e8;
 
 /// Decides how `program` runs, given its components.
 pub fn plan(
@@ -248,10 +252,19 @@ pub fn plan(
                 ),
             });
         }
-        if let Some(ns) = shape.duration_ns
-            && (total + overhead) * ns < MIN_WORK_NODES
-        {
-            return serial("the run is too short to repay starting workers");
+        match shape.duration_ns {
+            // A run until `finish` may be a few instants long: starting
+            // workers could cost more than the whole serial run.
+            None => {
+                return serial(
+                    "no `--until` or `--cycles`: the run lasts until `finish` or a fault, so \
+                     `auto` cannot tell that starting workers pays (ask `--threads N`)",
+                );
+            }
+            Some(ns) if (total + overhead) * ns < MIN_WORK_NODES => {
+                return serial("the run is too short to repay starting workers");
+            }
+            Some(_) => {}
         }
     }
     Plan::Parallel(best)
