@@ -45,6 +45,17 @@ struct Unrolled<'m> {
     in_for: bool,
 }
 
+/// The ports a system exposes, as its `expose` members are elaborated.
+#[derive(Default)]
+struct Exposed {
+    /// By outside name: the inner port each stands for.
+    views: HashMap<String, PortView>,
+    /// Inner ports already exposed, where.
+    spans: HashMap<PortRef, Span>,
+    /// Outside names already taken, where.
+    names: HashMap<String, Span>,
+}
+
 enum Slot {
     One(InstRef, Span),
     Array(Vec<Option<InstRef>>, Span),
@@ -605,20 +616,11 @@ impl<'e> Elab<'e> {
                 }
             }
         }
-        let mut exposed: HashMap<String, PortView> = HashMap::new();
-        let mut exposed_spans: HashMap<PortRef, Span> = HashMap::new();
-        let mut exposed_names: HashMap<String, Span> = HashMap::new();
-        self.links(
-            module,
-            &members,
-            &slots,
-            &mut exposed,
-            &mut exposed_spans,
-            &mut exposed_names,
-        );
+        let mut exposed = Exposed::default();
+        self.links(module, &members, &slots, &mut exposed);
         self.empty_arrays.clear();
         self.sys_stack.pop();
-        exposed
+        exposed.views
     }
 
     fn const_in(
@@ -1134,264 +1136,312 @@ impl<'e> Elab<'e> {
         format!("{}.{}", inst.path, self.specs[inst.spec].ports[p.port].name)
     }
 
+    /// A system's `expose`, `connect` and `cdc` members, in order (its
+    /// instances are elaborated by then): each checked and recorded, or
+    /// reported.
     fn links(
         &mut self,
         module: usize,
         members: &[Unrolled<'_>],
         slots: &HashMap<String, Slot>,
-        exposed: &mut HashMap<String, PortView>,
-        exposed_spans: &mut HashMap<PortRef, Span>,
-        exposed_names: &mut HashMap<String, Span>,
+        exposed: &mut Exposed,
     ) {
         for u in members {
             let params = &*u.params;
             match u.member {
-                SystemMember::For { .. } => {}
-                SystemMember::Inst { .. } => {}
-                SystemMember::Expose {
-                    dir,
-                    name,
-                    ty,
-                    target,
-                    span,
-                } => {
-                    let want = self.env.resolve_type(module, params, ty);
-                    let Some(v) = self.endpoint(module, params, slots, target) else {
-                        continue;
-                    };
-                    if v.dir != *dir {
-                        self.err(ElabError::Direction {
-                            span: target.span,
-                            port: self.port_name(v.port),
-                            is: dir_word(v.dir),
-                            needs: dir_word(*dir),
-                        });
-                        continue;
-                    }
-                    if v.ty != want && want != Type::Error {
-                        self.err(crate::errors::TypeError::Mismatch {
-                            span: ty.span,
-                            expected: v.ty.to_string(),
-                            found: want.to_string(),
-                        });
-                        continue;
-                    }
-                    if let Some(prev) = exposed_names.get(&name.name) {
-                        self.err(ResolveError::Duplicate {
-                            span: name.span,
-                            name: name.name.clone(),
-                            previous: *prev,
-                        });
-                        continue;
-                    }
-                    if let Some(prev) = exposed_spans.get(&v.port) {
-                        self.err(ElabError::ExposedTwice {
-                            span: *span,
-                            previous: *prev,
-                            what: format!("port `{}`", self.port_name(v.port)),
-                        });
-                        continue;
-                    }
-                    exposed_names.insert(name.name.clone(), name.span);
-                    exposed_spans.insert(v.port, *span);
-                    exposed.insert(name.name.clone(), v);
+                SystemMember::For { .. } | SystemMember::Inst { .. } => {}
+                SystemMember::Expose { .. } => {
+                    self.expose(module, params, slots, u.member, exposed)
                 }
-                SystemMember::Connect {
-                    from,
-                    to,
-                    latency,
-                    capacity,
-                    span,
-                } => {
-                    let a = self.endpoint(module, params, slots, from);
-                    let b = self.endpoint(module, params, slots, to);
-                    if let Some(b) = &b {
-                        self.excused.insert(b.port);
-                    }
-                    let (Some(a), Some(b)) = (a, b) else {
-                        continue;
-                    };
-                    if !self.directions(&a, &b) {
-                        continue;
-                    }
-                    if matches!(b.kind, PortKind::CdcRegistered | PortKind::CdcFwft) {
-                        self.err(ElabError::FifoSide {
-                            span: to.span,
-                            message: format!("`connect` into `cdc` input `{}`", self.port_name(b.port)),
-                            help: "a `cdc` input is fed by a CDC FIFO: write `cdc a.out -> b.in depth 16;`, or drop `cdc` from the input",
-                        });
-                        continue;
-                    }
-                    if a.ty != b.ty {
-                        self.err(ElabError::PayloadMismatch {
-                            span: *span,
-                            from: a.ty.to_string(),
-                            to: b.ty.to_string(),
-                        });
-                        continue;
-                    }
-                    let da = self.instances[a.port.instance].domain;
-                    let db = self.instances[b.port.instance].domain;
-                    if da != db {
-                        self.err(ElabError::CrossDomain {
-                            span: *span,
-                            from: self.port_name(a.port),
-                            from_dom: self.clocks[da].name.clone(),
-                            from_span: self.instances[a.port.instance].span,
-                            to: self.port_name(b.port),
-                            to_dom: self.clocks[db].name.clone(),
-                            to_span: self.instances[b.port.instance].span,
-                        });
-                        continue;
-                    }
-                    let lat = match latency {
-                        Some(e) => self.const_in(module, params, e, "a latency"),
-                        None => Some(1),
-                    };
-                    let Some(lat) = lat else { continue };
-                    if !(0..=1 << 20).contains(&lat) {
-                        let s = latency.as_ref().map_or(*span, |e| e.span);
-                        self.err(ElabError::ChannelParam {
-                            span: s,
-                            what: "latency",
-                            value: lat,
-                            range: "in 0..=1048576",
-                        });
-                        continue;
-                    }
-                    let cap = match capacity {
-                        Some(e) => self.const_in(module, params, e, "a capacity"),
-                        None => Some(lat + 1),
-                    };
-                    let Some(cap) = cap else { continue };
-                    if !(1..=1 << 24).contains(&cap) {
-                        let s = capacity.as_ref().map_or(*span, |e| e.span);
-                        self.err(ElabError::ChannelParam {
-                            span: s,
-                            what: "capacity",
-                            value: cap,
-                            range: "in 1..=16777216",
-                        });
-                        continue;
-                    }
-                    let words = storage_words(&a.ty).saturating_mul(cap as u64);
-                    if words > MAX_BUFFER_WORDS {
-                        let s = capacity.as_ref().map_or(*span, |e| e.span);
-                        self.err(ElabError::ChannelParam {
-                            span: s,
-                            what: "channel storage in 64-bit words (capacity x payload)",
-                            value: i128::from(words),
-                            range: "at most 134217728 (1 GiB)",
-                        });
-                        continue;
-                    }
-                    self.channels.push(d::Channel {
-                        from: a.port,
-                        to: b.port,
-                        latency: lat as u32,
-                        capacity: cap as u32,
-                        span: *span,
-                    });
-                }
-                SystemMember::Cdc {
-                    from,
-                    to,
-                    depth,
-                    sync,
-                    span,
-                } => {
-                    let a = self.endpoint(module, params, slots, from);
-                    let b = self.endpoint(module, params, slots, to);
-                    if let Some(b) = &b {
-                        self.excused.insert(b.port);
-                    }
-                    let (Some(a), Some(b)) = (a, b) else {
-                        continue;
-                    };
-                    if !self.directions(&a, &b) {
-                        continue;
-                    }
-                    let style = match b.kind {
-                        PortKind::CdcRegistered => d::ReadStyle::Registered,
-                        PortKind::CdcFwft => d::ReadStyle::Fwft,
-                        _ => {
-                            self.err(ElabError::FifoSide {
-                                span: to.span,
-                                message: format!("`cdc` into input `{}`, which is not declared `cdc`", self.port_name(b.port)),
-                                help: "declare the reader `in name: T cdc;` (or `cdc fwft`), or use `connect` within one domain",
-                            });
-                            continue;
-                        }
-                    };
-                    if let PortKind::Out { rate } = a.kind
-                        && rate > 1
-                    {
-                        self.err(ElabError::FifoSide {
-                                span: from.span,
-                                message: format!("output `{}` has rate {rate}, but a CDC FIFO takes one write per edge", self.port_name(a.port)),
-                                help: "feed the FIFO from an output of rate 1",
-                            });
-                        continue;
-                    }
-                    if a.ty != b.ty {
-                        self.err(ElabError::PayloadMismatch {
-                            span: *span,
-                            from: a.ty.to_string(),
-                            to: b.ty.to_string(),
-                        });
-                        continue;
-                    }
-                    if self.fifos.iter().any(|f| f.reader == b.port) {
-                        self.err(ElabError::FifoSide {
-                            span: to.span,
-                            message: format!("`cdc` input `{}` already has a FIFO", self.port_name(b.port)),
-                            help: "a FIFO has one reader port and a reader port one FIFO; add another input",
-                        });
-                        continue;
-                    }
-                    let Some(dv) = self.const_in(module, params, depth, "a FIFO depth") else {
-                        continue;
-                    };
-                    if !(2..=1 << 30).contains(&dv) || (dv & (dv - 1)) != 0 {
-                        self.err(ElabError::CdcDepth {
-                            span: depth.span,
-                            depth: dv,
-                        });
-                        continue;
-                    }
-                    let words = storage_words(&a.ty).saturating_mul(dv as u64);
-                    if words > MAX_BUFFER_WORDS {
-                        self.err(ElabError::ChannelParam {
-                            span: depth.span,
-                            what: "FIFO storage in 64-bit words (depth x payload)",
-                            value: i128::from(words),
-                            range: "at most 134217728 (1 GiB)",
-                        });
-                        continue;
-                    }
-                    let sv = match sync {
-                        Some(e) => self.const_in(module, params, e, "a synchronizer length"),
-                        None => Some(2),
-                    };
-                    let Some(sv) = sv else { continue };
-                    if !(2..=64).contains(&sv) {
-                        self.err(ElabError::SyncLength {
-                            span: sync.as_ref().map_or(*span, |e| e.span),
-                            sync: sv,
-                        });
-                        continue;
-                    }
-                    self.fifos.push(d::CdcFifo {
-                        writer: a.port,
-                        reader: b.port,
-                        depth: dv as u32,
-                        sync: sv as u32,
-                        style,
-                        span: *span,
-                    });
-                }
+                SystemMember::Connect { .. } => self.connect(module, params, slots, u.member),
+                SystemMember::Cdc { .. } => self.cdc(module, params, slots, u.member),
             }
         }
+    }
+
+    /// `expose dir name: T = inst.port;`: the port the system shows outside.
+    fn expose(
+        &mut self,
+        module: usize,
+        params: &Params,
+        slots: &HashMap<String, Slot>,
+        member: &SystemMember,
+        exposed: &mut Exposed,
+    ) {
+        let SystemMember::Expose {
+            dir,
+            name,
+            ty,
+            target,
+            span,
+        } = member
+        else {
+            return;
+        };
+        let want = self.env.resolve_type(module, params, ty);
+        let Some(v) = self.endpoint(module, params, slots, target) else {
+            return;
+        };
+        if v.dir != *dir {
+            self.err(ElabError::Direction {
+                span: target.span,
+                port: self.port_name(v.port),
+                is: dir_word(v.dir),
+                needs: dir_word(*dir),
+            });
+            return;
+        }
+        if v.ty != want && want != Type::Error {
+            self.err(crate::errors::TypeError::Mismatch {
+                span: ty.span,
+                expected: v.ty.to_string(),
+                found: want.to_string(),
+            });
+            return;
+        }
+        if let Some(prev) = exposed.names.get(&name.name) {
+            self.err(ResolveError::Duplicate {
+                span: name.span,
+                name: name.name.clone(),
+                previous: *prev,
+            });
+            return;
+        }
+        if let Some(prev) = exposed.spans.get(&v.port) {
+            self.err(ElabError::ExposedTwice {
+                span: *span,
+                previous: *prev,
+                what: format!("port `{}`", self.port_name(v.port)),
+            });
+            return;
+        }
+        exposed.names.insert(name.name.clone(), name.span);
+        exposed.spans.insert(v.port, *span);
+        exposed.views.insert(name.name.clone(), v);
+    }
+
+    /// `connect a.out -> b.in latency L capacity C;`: a same-domain channel.
+    fn connect(
+        &mut self,
+        module: usize,
+        params: &Params,
+        slots: &HashMap<String, Slot>,
+        member: &SystemMember,
+    ) {
+        let SystemMember::Connect {
+            from,
+            to,
+            latency,
+            capacity,
+            span,
+        } = member
+        else {
+            return;
+        };
+        let a = self.endpoint(module, params, slots, from);
+        let b = self.endpoint(module, params, slots, to);
+        if let Some(b) = &b {
+            self.excused.insert(b.port);
+        }
+        let (Some(a), Some(b)) = (a, b) else {
+            return;
+        };
+        if !self.directions(&a, &b) {
+            return;
+        }
+        if matches!(b.kind, PortKind::CdcRegistered | PortKind::CdcFwft) {
+            self.err(ElabError::FifoSide {
+                span: to.span,
+                message: format!("`connect` into `cdc` input `{}`", self.port_name(b.port)),
+                help: "a `cdc` input is fed by a CDC FIFO: write `cdc a.out -> b.in depth 16;`, or drop `cdc` from the input",
+            });
+            return;
+        }
+        if a.ty != b.ty {
+            self.err(ElabError::PayloadMismatch {
+                span: *span,
+                from: a.ty.to_string(),
+                to: b.ty.to_string(),
+            });
+            return;
+        }
+        let da = self.instances[a.port.instance].domain;
+        let db = self.instances[b.port.instance].domain;
+        if da != db {
+            self.err(ElabError::CrossDomain {
+                span: *span,
+                from: self.port_name(a.port),
+                from_dom: self.clocks[da].name.clone(),
+                from_span: self.instances[a.port.instance].span,
+                to: self.port_name(b.port),
+                to_dom: self.clocks[db].name.clone(),
+                to_span: self.instances[b.port.instance].span,
+            });
+            return;
+        }
+        let lat = match latency {
+            Some(e) => self.const_in(module, params, e, "a latency"),
+            None => Some(1),
+        };
+        let Some(lat) = lat else { return };
+        if !(0..=1 << 20).contains(&lat) {
+            let s = latency.as_ref().map_or(*span, |e| e.span);
+            self.err(ElabError::ChannelParam {
+                span: s,
+                what: "latency",
+                value: lat,
+                range: "in 0..=1048576",
+            });
+            return;
+        }
+        let cap = match capacity {
+            Some(e) => self.const_in(module, params, e, "a capacity"),
+            None => Some(lat + 1),
+        };
+        let Some(cap) = cap else { return };
+        if !(1..=1 << 24).contains(&cap) {
+            let s = capacity.as_ref().map_or(*span, |e| e.span);
+            self.err(ElabError::ChannelParam {
+                span: s,
+                what: "capacity",
+                value: cap,
+                range: "in 1..=16777216",
+            });
+            return;
+        }
+        let words = storage_words(&a.ty).saturating_mul(cap as u64);
+        if words > MAX_BUFFER_WORDS {
+            let s = capacity.as_ref().map_or(*span, |e| e.span);
+            self.err(ElabError::ChannelParam {
+                span: s,
+                what: "channel storage in 64-bit words (capacity x payload)",
+                value: i128::from(words),
+                range: "at most 134217728 (1 GiB)",
+            });
+            return;
+        }
+        self.channels.push(d::Channel {
+            from: a.port,
+            to: b.port,
+            latency: lat as u32,
+            capacity: cap as u32,
+            span: *span,
+        });
+    }
+
+    /// `cdc a.out -> b.in depth D sync S;`: a CDC FIFO between two domains.
+    fn cdc(
+        &mut self,
+        module: usize,
+        params: &Params,
+        slots: &HashMap<String, Slot>,
+        member: &SystemMember,
+    ) {
+        let SystemMember::Cdc {
+            from,
+            to,
+            depth,
+            sync,
+            span,
+        } = member
+        else {
+            return;
+        };
+        let a = self.endpoint(module, params, slots, from);
+        let b = self.endpoint(module, params, slots, to);
+        if let Some(b) = &b {
+            self.excused.insert(b.port);
+        }
+        let (Some(a), Some(b)) = (a, b) else {
+            return;
+        };
+        if !self.directions(&a, &b) {
+            return;
+        }
+        let style = match b.kind {
+            PortKind::CdcRegistered => d::ReadStyle::Registered,
+            PortKind::CdcFwft => d::ReadStyle::Fwft,
+            _ => {
+                self.err(ElabError::FifoSide {
+                    span: to.span,
+                    message: format!("`cdc` into input `{}`, which is not declared `cdc`", self.port_name(b.port)),
+                    help: "declare the reader `in name: T cdc;` (or `cdc fwft`), or use `connect` within one domain",
+                });
+                return;
+            }
+        };
+        if let PortKind::Out { rate } = a.kind
+            && rate > 1
+        {
+            self.err(ElabError::FifoSide {
+                span: from.span,
+                message: format!(
+                    "output `{}` has rate {rate}, but a CDC FIFO takes one write per edge",
+                    self.port_name(a.port)
+                ),
+                help: "feed the FIFO from an output of rate 1",
+            });
+            return;
+        }
+        if a.ty != b.ty {
+            self.err(ElabError::PayloadMismatch {
+                span: *span,
+                from: a.ty.to_string(),
+                to: b.ty.to_string(),
+            });
+            return;
+        }
+        if self.fifos.iter().any(|f| f.reader == b.port) {
+            self.err(ElabError::FifoSide {
+                span: to.span,
+                message: format!(
+                    "`cdc` input `{}` already has a FIFO",
+                    self.port_name(b.port)
+                ),
+                help: "a FIFO has one reader port and a reader port one FIFO; add another input",
+            });
+            return;
+        }
+        let Some(dv) = self.const_in(module, params, depth, "a FIFO depth") else {
+            return;
+        };
+        if !(2..=1 << 30).contains(&dv) || (dv & (dv - 1)) != 0 {
+            self.err(ElabError::CdcDepth {
+                span: depth.span,
+                depth: dv,
+            });
+            return;
+        }
+        let words = storage_words(&a.ty).saturating_mul(dv as u64);
+        if words > MAX_BUFFER_WORDS {
+            self.err(ElabError::ChannelParam {
+                span: depth.span,
+                what: "FIFO storage in 64-bit words (depth x payload)",
+                value: i128::from(words),
+                range: "at most 134217728 (1 GiB)",
+            });
+            return;
+        }
+        let sv = match sync {
+            Some(e) => self.const_in(module, params, e, "a synchronizer length"),
+            None => Some(2),
+        };
+        let Some(sv) = sv else { return };
+        if !(2..=64).contains(&sv) {
+            self.err(ElabError::SyncLength {
+                span: sync.as_ref().map_or(*span, |e| e.span),
+                sync: sv,
+            });
+            return;
+        }
+        self.fifos.push(d::CdcFifo {
+            writer: a.port,
+            reader: b.port,
+            depth: dv as u32,
+            sync: sv as u32,
+            style,
+            span: *span,
+        });
     }
 
     fn directions(&mut self, a: &PortView, b: &PortView) -> bool {
