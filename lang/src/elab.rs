@@ -1220,6 +1220,27 @@ impl<'e> Elab<'e> {
         exposed.views.insert(name.name.clone(), v);
     }
 
+    /// The two ends of a `connect` or `cdc`, resolved, when both exist
+    /// and go from an output to an input (else reported). The reader's
+    /// port counts as driven even when the writer is wrong, so it draws no
+    /// second error for being unconnected.
+    fn link_ends(
+        &mut self,
+        module: usize,
+        params: &Params,
+        slots: &HashMap<String, Slot>,
+        from: &ast::Endpoint,
+        to: &ast::Endpoint,
+    ) -> Option<(PortView, PortView)> {
+        let a = self.endpoint(module, params, slots, from);
+        let b = self.endpoint(module, params, slots, to);
+        if let Some(b) = &b {
+            self.excused.insert(b.port);
+        }
+        let (a, b) = (a?, b?);
+        self.directions(&a, &b).then_some((a, b))
+    }
+
     /// `connect a.out -> b.in latency L capacity C;`: a same-domain channel.
     fn connect(
         &mut self,
@@ -1238,17 +1259,9 @@ impl<'e> Elab<'e> {
         else {
             return;
         };
-        let a = self.endpoint(module, params, slots, from);
-        let b = self.endpoint(module, params, slots, to);
-        if let Some(b) = &b {
-            self.excused.insert(b.port);
-        }
-        let (Some(a), Some(b)) = (a, b) else {
+        let Some((a, b)) = self.link_ends(module, params, slots, from, to) else {
             return;
         };
-        if !self.directions(&a, &b) {
-            return;
-        }
         if matches!(b.kind, PortKind::CdcRegistered | PortKind::CdcFwft) {
             self.err(ElabError::FifoSide {
                 span: to.span,
@@ -1347,17 +1360,9 @@ impl<'e> Elab<'e> {
         else {
             return;
         };
-        let a = self.endpoint(module, params, slots, from);
-        let b = self.endpoint(module, params, slots, to);
-        if let Some(b) = &b {
-            self.excused.insert(b.port);
-        }
-        let (Some(a), Some(b)) = (a, b) else {
+        let Some((a, b)) = self.link_ends(module, params, slots, from, to) else {
             return;
         };
-        if !self.directions(&a, &b) {
-            return;
-        }
         let style = match b.kind {
             PortKind::CdcRegistered => d::ReadStyle::Registered,
             PortKind::CdcFwft => d::ReadStyle::Fwft,
