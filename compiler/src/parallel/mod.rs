@@ -160,7 +160,7 @@ pub fn run(
             }
         })
         .collect();
-    let (ends, _, why, started) = worker::run(program, config, jobs, horizon, interrupt, progress)?;
+    let (ends, why, started) = worker::run(program, config, jobs, horizon, interrupt, progress)?;
     let total: f64 = components.iter().map(|c| c.cost).sum();
     let placement = workers
         .iter()

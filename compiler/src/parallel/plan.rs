@@ -12,13 +12,15 @@ pub struct Component {
     /// Its units (IR unit ids, increasing).
     pub units: Vec<u32>,
     /// Static cost: IR nodes per tick times ticks per nanosecond, summed
-    /// over its units; what a nanosecond of simulated time costs it.
+    /// over its units; what a nanosecond of simulated time costs it. Zero
+    /// until [`plan`] needs it (it walks every node of the IR).
     pub cost: f64,
     /// Whether a unit of it can execute `finish`.
     pub finishes: bool,
 }
 
-/// The design's components, ordered by their first unit.
+/// The design's components, ordered by their first unit, their costs not
+/// yet counted.
 pub fn components(program: &Program) -> Vec<Component> {
     let n = program.units.len();
     let mut parent: Vec<u32> = (0..n as u32).collect();
@@ -57,15 +59,28 @@ pub fn components(program: &Program) -> Vec<Component> {
             });
         }
         let c = &mut out[index[r] as usize];
-        let unit = &program.units[u as usize];
-        let period = &program.domains[unit.domain as usize].period_ps;
-        let per_ns = 1000.0 * *period.denom() as f64 / *period.numer() as f64;
-        // A tick costs its call and commit even when its body is empty.
-        c.cost += (TICK_NODES + body_size(&unit.body) as f64) * per_ns;
-        c.finishes |= finishes(&unit.body);
+        c.finishes |= finishes(&program.units[u as usize].body);
         c.units.push(u);
     }
     out
+}
+
+/// Counts each component's [`Component::cost`].
+fn count_costs(program: &Program, components: &mut [Component]) {
+    for c in components {
+        c.cost = c
+            .units
+            .iter()
+            .map(|&u| {
+                let unit = &program.units[u as usize];
+                let period = &program.domains[unit.domain as usize].period_ps;
+                let per_ns = 1000.0 * *period.denom() as f64 / *period.numer() as f64;
+                // A tick costs its call and commit even when its body is
+                // empty.
+                (TICK_NODES + body_size(&unit.body) as f64) * per_ns
+            })
+            .sum();
+    }
 }
 
 /// What a tick costs beyond its body, in IR nodes.
@@ -163,10 +178,12 @@ const EDGE_NODES: f64 = 24.0;
 /// docs/performance.md).
 const MIN_WORK_NODES: f64 = 1e8;
 
-/// Decides how `program` runs, given its components.
+/// Decides how `program` runs, given its components; counts their costs
+/// (only where more than one worker is possible, so a serial run never
+/// walks its IR for it).
 pub fn plan(
     program: &Program,
-    components: &[Component],
+    components: &mut [Component],
     config: &ParallelConfig,
     shape: RunShape,
 ) -> Plan {
@@ -193,6 +210,8 @@ pub fn plan(
     if components.len() < 2 {
         return serial("one component: every unit exchanges data with the others");
     }
+    count_costs(program, components);
+    let components = &*components;
     let edges_per_ns: f64 = program
         .domains
         .iter()

@@ -111,9 +111,9 @@ pub(crate) struct Job {
     pub follows: bool,
 }
 
-/// Runs `jobs` on one thread each; returns each worker's end, the final
-/// horizon, why it is there, and when the workers started running (all
-/// built).
+/// Runs `jobs` on one thread each; returns each worker's end, why the
+/// final horizon is where it is, and when the workers started running
+/// (all built).
 pub(crate) fn run(
     program: &Arc<Program>,
     config: &ExecConfig,
@@ -121,7 +121,7 @@ pub(crate) fn run(
     horizon: Option<Picos>,
     interrupt: Option<&AtomicBool>,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
-) -> Result<(Vec<WorkerEnd>, Option<Picos>, Why, Instant), String> {
+) -> Result<(Vec<WorkerEnd>, Why, Instant), String> {
     let n = jobs.len();
     let coord = Coord {
         state: Mutex::new(State {
@@ -236,7 +236,7 @@ pub(crate) fn run(
             return Err(e.clone());
         }
         let ends = ends.into_iter().collect::<Result<Vec<_>, _>>()?;
-        Ok((ends, s.horizon, s.why, started))
+        Ok((ends, s.why, started))
     })
 }
 

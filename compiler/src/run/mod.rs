@@ -84,7 +84,7 @@ pub struct DomainReport {
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct FaultReport {
     /// Stable code.
-    pub code: String,
+    pub code: &'static str,
     /// Unit instance path.
     pub unit: String,
     /// The construct (`array index`, a stage register's name, an assert's
@@ -108,9 +108,6 @@ pub struct FaultReport {
     /// prints ([`RunReport::fault_diagnostics`]).
     #[serde(skip)]
     pub source: Option<chronon_lang::span::Span>,
-    /// [`FaultReport::code`] as the diagnostic's code.
-    #[serde(skip)]
-    pub static_code: &'static str,
 }
 
 /// A counter's final value.
@@ -199,7 +196,7 @@ impl RunReport {
                     .to_string();
                 let label = format!("faulted here, cycle {} of `{}`", f.cycle, f.domain);
                 Some(
-                    chronon_lang::diag::Diagnostic::error(f.static_code, message, span, label)
+                    chronon_lang::diag::Diagnostic::error(f.code, message, span, label)
                         .with_help(f.help.clone()),
                 )
             })
@@ -247,14 +244,14 @@ pub fn run_recorded(
     )?;
     let program = Arc::new(program);
     let plan_started = Instant::now();
-    let components = parallel::plan::components(&program);
+    let mut components = parallel::plan::components(&program);
     let decision = match &options.stop {
         StopAt::Cycles { count: 0, .. } => {
             parallel::plan::Plan::Serial("`--cycles 0` runs nothing".into())
         }
         _ => parallel::plan::plan(
             &program,
-            &components,
+            &mut components,
             &options.exec.parallel,
             parallel::plan::RunShape {
                 jit: options.engine == EngineKind::Jit,
@@ -345,11 +342,11 @@ fn horizon(program: &crate::ir::Program, stop: &StopAt) -> Result<Option<Picos>,
             let d = &program.domains[d];
             let clock = chronon_runtime::Clock::new(d.period_ps, d.phase_ps)
                 .map_err(|e| RunError::Setup(e.to_string()))?;
-            // Edges 0..count: every instant up to edge count - 1's.
-            clock
-                .edge_time(count.saturating_sub(1))
-                .map(Some)
-                .map_err(|e| RunError::Setup(e.to_string()))
+            // Edges 0..count: every instant up to edge count - 1's. An
+            // edge past exact time's range is never reached: the serial
+            // run stops at the time overflow first, and so does each
+            // worker without a horizon.
+            Ok(clock.edge_time(count.saturating_sub(1)).ok())
         }
     }
 }
@@ -580,7 +577,7 @@ fn report(
                 .unwrap_or(&f.construct)
                 .to_string();
             FaultReport {
-                code: f.code().to_string(),
+                code: f.code(),
                 unit: f.unit.clone(),
                 construct,
                 domain: f.domain.clone(),
@@ -590,7 +587,6 @@ fn report(
                 message,
                 help: crate::simulate::fault_sites::help(&f.kind).to_string(),
                 source: crate::simulate::fault_sites::site_of(program, f).and_then(|s| s.source),
-                static_code: f.code(),
             }
         })
         .collect();
