@@ -295,9 +295,11 @@ fn every_stop_case_stops_where_the_serial_run_does() {
 }
 
 #[test]
-fn a_stop_overtaken_by_other_workers_reruns_them() {
+fn a_late_fault_stops_every_worker_at_its_instant() {
     // The fault comes late in a slow domain's component; the free-running
-    // components on other workers are far past it by then.
+    // components on other workers are usually past it by then and run
+    // again to it (whether they are depends on host timing, so `reruns`
+    // is not asserted: the report must equal the serial one either way).
     let text = stop_design(&[(Then::Nothing, 0), (Then::Nothing, 0), (Then::Fault, 3000)]);
     let args = parse_run_args(Path::new("late"), "--until 100us");
     let serial = run_text("late", &text, &args, ParallelConfig::default());

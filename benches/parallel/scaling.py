@@ -10,6 +10,13 @@ per tick; `skew` multiplies pair 0's work.
 
     benches/parallel/scaling.py design P D WORK SKEW > s.chr   # one design
     benches/parallel/scaling.py run [--reps N] [--threads 1,2,auto] [--rows R]
+    benches/parallel/scaling.py threshold [--reps N]
+
+`threshold` measures what `auto`'s thresholds rest on (compiler/src/parallel/
+plan.rs, MIN_WORK_NODES and the rule for runs without a limit): fresh
+processes of examples/independent_models.chr at three `--until` lengths and
+of a tiny design stopped by `finish`, serial against 2 workers, median
+process wall time of 15 runs each (interleaved).
 
 `run` builds nothing: it runs target/release/chronc (build it first) as
 fresh processes, interleaving the thread counts within each repetition,
@@ -20,8 +27,10 @@ state digest and instant count must equal the serial run's.
 """
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from chronc_json import timed_json_run  # noqa: E402
@@ -90,6 +99,31 @@ def fmt(xs, scale=1e3):
     return f"{statistics.median(xs):.1f} [{xs[0]:.1f}, {xs[-1]:.1f}]"
 
 
+THRESHOLD_CASES = [
+    ("examples/independent_models.chr", ["--until", "100us"]),
+    ("examples/independent_models.chr", ["--until", "500us"]),
+    ("examples/independent_models.chr", ["--until", "2ms"]),
+    ("tests/user_designs/fault_and_finish.chr", []),
+]
+
+
+def threshold(chronc, root, reps):
+    print("| design | args | serial ms | 2 workers ms | ratio |")
+    print("|---|---|---|---|---|")
+    for path, args in THRESHOLD_CASES:
+        times = {"1": [], "2": []}
+        for _ in range(reps):
+            for t in times:
+                start = time.perf_counter()
+                subprocess.run(
+                    [chronc, "run", os.path.join(root, path), *args, "--threads", t, "-q"],
+                    capture_output=True,
+                )
+                times[t].append(time.perf_counter() - start)
+        serial, two = (statistics.median(times[t]) * 1e3 for t in ("1", "2"))
+        print(f"| {path} | {' '.join(args)} | {serial:.2f} | {two:.2f} | {serial / two:.2f}x |")
+
+
 def main(argv):
     if len(argv) >= 1 and argv[0] == "design":
         p, d, w, s = (int(x) for x in argv[1:5])
@@ -106,6 +140,9 @@ def main(argv):
             rows = [int(r) for r in next(args).split(",")]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     chronc = os.path.join(root, "target", "release", "chronc")
+    if argv and argv[0] == "threshold":
+        threshold(chronc, root, reps if "--reps" in argv else 15)
+        return 0
     print("| pairs/domains/work/skew | --until | threads | workers | run ms | ratio | process ms | ratio | CPU ms | plan ms |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
