@@ -127,6 +127,69 @@ pub unsafe extern "C" fn chronon_peek(ctx: *mut c_void, port: u32, out: *mut u64
     }
 }
 
+pub use crate::channel::{ChanState, SendState};
+
+/// Byte offsets of [`ChanState`]'s and [`SendState`]'s fields, for native
+/// code that runs a channel port's common operations inline through the
+/// addresses [`Simulation::chan_send_state`](crate::Simulation::chan_send_state)
+/// and [`Simulation::chan_recv_state`](crate::Simulation::chan_recv_state) give.
+///
+/// Rules for such code (the inline form of [`chronon_can_send`],
+/// [`chronon_send`], [`chronon_recv`] and [`chronon_peek`]):
+/// - it touches a port's state only while a tick of the port's unit runs;
+///   the cycle of that tick is the word at `SEND_CYCLE` (writer) or
+///   `RECV_CYCLE` (reader), read at each operation;
+/// - a send goes inline only where `SINGLE` is non-null (the port has one
+///   connection), else through the host; the reader's side is given only
+///   for an input with one connection;
+/// - per-cycle counters hold the cycle they count in (`SENT_CYCLE`,
+///   `FREED_CYCLE`): a counter of another cycle counts as 0, and the first
+///   update in a cycle stores the cycle and restarts the count;
+/// - `can_send()` is `sent < RATE` and `LEN + freed < CAPACITY`; an
+///   accepted send counts in `SENT`, stores the item at ring slot
+///   `(HEAD + LEN) mod CAPACITY` (word `slot * WIDTH` of `ITEMS`), its
+///   arrival `cycle + LATENCY` (saturating) at `ARRIVALS[slot]`, and adds 1
+///   to `LEN`; a refused `send` (which faults) calls the host;
+/// - an item is ready when `LEN > 0` and `ARRIVALS[HEAD] <= cycle`; `peek`
+///   reads it, `recv` also moves `HEAD` on (wrapping at `CAPACITY`), takes 1
+///   from `LEN` and counts 1 in `FREED`.
+///
+/// Done this way, an operation has exactly the effect of the matching
+/// [`TickCtx`] method.
+pub mod chan_layout {
+    use super::{ChanState, SendState};
+    use core::mem::offset_of;
+
+    /// `*mut u64` ([`ChanState`]): the ring of `capacity * width` words.
+    pub const ITEMS: i32 = offset_of!(ChanState, items) as i32;
+    /// `*mut u64` ([`ChanState`]): the ring slots' arrival cycles.
+    pub const ARRIVALS: i32 = offset_of!(ChanState, arrivals) as i32;
+    /// `*const u64` ([`ChanState`]): the reader's cycle cell.
+    pub const RECV_CYCLE: i32 = offset_of!(ChanState, recv_cycle) as i32;
+    /// `u64` ([`ChanState`]): edges from a send to its arrival.
+    pub const LATENCY: i32 = offset_of!(ChanState, latency) as i32;
+    /// `u64` ([`ChanState`]): the cycle `FREED` counts in.
+    pub const FREED_CYCLE: i32 = offset_of!(ChanState, freed_cycle) as i32;
+    /// `u32` ([`ChanState`]): ring slots.
+    pub const CAPACITY: i32 = offset_of!(ChanState, capacity) as i32;
+    /// `u32` ([`ChanState`]): the oldest item's slot.
+    pub const HEAD: i32 = offset_of!(ChanState, head) as i32;
+    /// `u32` ([`ChanState`]): items in the ring.
+    pub const LEN: i32 = offset_of!(ChanState, len) as i32;
+    /// `u32` ([`ChanState`]): items received in cycle `FREED_CYCLE`.
+    pub const FREED: i32 = offset_of!(ChanState, freed) as i32;
+    /// `*const u64` ([`SendState`]): the writer's cycle cell.
+    pub const SEND_CYCLE: i32 = offset_of!(SendState, send_cycle) as i32;
+    /// `*mut ChanState` ([`SendState`]): the one connection, or null.
+    pub const SINGLE: i32 = offset_of!(SendState, single) as i32;
+    /// `u64` ([`SendState`]): the cycle `SENT` counts in.
+    pub const SENT_CYCLE: i32 = offset_of!(SendState, sent_cycle) as i32;
+    /// `u32` ([`SendState`]): sends in cycle `SENT_CYCLE`.
+    pub const SENT: i32 = offset_of!(SendState, sent) as i32;
+    /// `u32` ([`SendState`]): sends allowed per edge.
+    pub const RATE: i32 = offset_of!(SendState, rate) as i32;
+}
+
 pub use crate::fifo::FifoState;
 
 /// Byte offsets of [`FifoState`]'s fields, for native code that runs a CDC

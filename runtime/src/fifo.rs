@@ -209,7 +209,7 @@ pub(crate) struct Txns {
 
 /// Moves `words` to the heap and returns the allocation's first word;
 /// [`free_words`] with the same length gives it back.
-fn alloc_words(words: usize) -> *mut u64 {
+pub(crate) fn alloc_words(words: usize) -> *mut u64 {
     Box::into_raw(vec![0u64; words].into_boxed_slice()).cast::<u64>()
 }
 
@@ -217,7 +217,7 @@ fn alloc_words(words: usize) -> *mut u64 {
 ///
 /// # Safety
 /// `ptr` came from `alloc_words(words)` and is not used afterwards.
-unsafe fn free_words(ptr: *mut u64, words: usize) {
+pub(crate) unsafe fn free_words(ptr: *mut u64, words: usize) {
     // SAFETY: rebuilds the boxed slice `alloc_words` leaked, same length.
     drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, words)) });
 }

@@ -10,7 +10,7 @@
 use crate::calendar::{Calendar, ReplayEnd, TimeBase};
 use crate::channel::Channels;
 use crate::config::RuntimeConfig;
-use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, UnitId};
+use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, InPort, OutPort, UnitId};
 use crate::fault::{Fault, FaultKind};
 use crate::fifo::CdcFifo;
 use crate::schedule::{Cluster, plan_design};
@@ -70,9 +70,6 @@ pub(crate) struct Core {
     pub(crate) finish: bool,
     /// Set with `finish` or a fault: one check per instant.
     pub(crate) stop_requested: bool,
-    /// Items sent and not yet received over every connection (the FIFOs
-    /// count theirs from their pointers: see [`Simulation::in_flight`]).
-    pub(crate) in_flight: u64,
     /// Set while a domain runs ahead ([`TickCtx::next_edge`] acts only then).
     pub(crate) ahead: bool,
     /// Per domain, what [`TickCtx::next_edge`] commits and how far it moves.
@@ -424,12 +421,12 @@ impl Simulation {
             );
             units[from as usize].domain == units[to as usize].domain
         });
-        let mut channels = Channels::default();
+        let mut channels = Channels::new(design.domains.len());
         for p in design.outputs {
-            channels.add_output(p.name, p.width, p.rate);
+            channels.add_output(p.name, p.width, p.rate, units[p.unit as usize].domain);
         }
         for p in design.inputs {
-            channels.add_input(p.width);
+            channels.add_input(p.width, units[p.unit as usize].domain);
         }
         for c in &design.connections {
             channels.connect(c.from, c.to, c.latency, c.capacity);
@@ -587,7 +584,6 @@ impl Simulation {
             faults: Vec::new(),
             finish: false,
             stop_requested: false,
-            in_flight: 0,
             ahead: false,
             edges,
         };
@@ -828,10 +824,23 @@ impl Simulation {
         self.core.fifos.get(fifo.0 as usize).map(CdcFifo::state_ptr)
     }
 
+    /// The send state of a channel output port with exactly one
+    /// connection, for native ticks that run its operations as loads and stores (layout and rules:
+    /// [`crate::ffi::chan_layout`]); fixed for the simulation's life.
+    pub fn chan_send_state(&self, port: OutPort) -> Option<*mut crate::ffi::SendState> {
+        self.core.channels.send_state(port.0 as usize)
+    }
+
+    /// The connection state of a channel input port with exactly one
+    /// connection, for native ticks (as [`Simulation::chan_send_state`]).
+    pub fn chan_recv_state(&self, port: InPort) -> Option<*mut crate::ffi::ChanState> {
+        self.core.channels.chan_state(port.0 as usize)
+    }
+
     /// Items sent and not yet received, over every connection and CDC FIFO.
     pub fn in_flight(&self) -> u64 {
         let fifos: u64 = self.core.fifos.iter().map(CdcFifo::in_flight).sum();
-        self.core.in_flight + fifos
+        self.core.channels.in_flight() + fifos
     }
 
     /// The exact time of edge `n` of a domain.
@@ -1157,8 +1166,7 @@ impl Simulation {
         let end = calendar.replay(last_tick, |position, time, cycles| {
             let edges = &program.edges[program.spans[position].clone()];
             for edge in edges {
-                ctx.domain = edge.domain;
-                ctx.cycle = cycles[edge.domain as usize];
+                ctx.enter_edge(edge.domain, cycles[edge.domain as usize]);
                 ctx.time = time;
                 for runner in &mut runners[edge.runners.clone()] {
                     ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);

@@ -309,6 +309,7 @@ impl<'a> TickCtx<'a> {
         cycle: u64,
         time: u128,
     ) -> Self {
+        core.channels.set_cycle(domain, cycle);
         TickCtx {
             domain,
             cycle,
@@ -326,6 +327,15 @@ impl<'a> TickCtx<'a> {
             group_len: 0,
             core,
         }
+    }
+
+    /// Moves the context to edge `cycle` of `domain` (the channels' cycle
+    /// cell too, which native channel operations read).
+    #[inline(always)]
+    pub(crate) fn enter_edge(&mut self, domain: u32, cycle: u64) {
+        self.domain = domain;
+        self.cycle = cycle;
+        self.core.channels.set_cycle(domain, cycle);
     }
 
     /// Calls a native group function with this context.
@@ -494,6 +504,7 @@ impl<'a> TickCtx<'a> {
         }
         self.cycle += 1;
         self.time += edge.period;
+        self.core.channels.set_cycle(self.domain, self.cycle);
         if let Some(m) = self.metas.get(self.group_start).copied() {
             self.act_as(&m);
         }
@@ -558,16 +569,9 @@ impl TickCtx<'_> {
     /// `try_send(v)`: sends to every destination or to none.
     #[inline(always)]
     pub fn try_send(&mut self, port: OutPort, item: &[u64]) -> bool {
-        let sent = self
-            .core
+        self.core
             .channels
-            .try_send(port.0 as usize, self.cycle, item);
-        if sent {
-            self.core.in_flight += self.core.channels.outputs[port.0 as usize]
-                .connections
-                .len() as u64;
-        }
-        sent
+            .try_send(port.0 as usize, self.cycle, item)
     }
 
     /// `send(v)`: like `try_send`, but a refused send is a runtime fault.
@@ -592,11 +596,7 @@ impl TickCtx<'_> {
     /// `recv()` into `out`; returns whether an item was received.
     #[inline(always)]
     pub fn recv(&mut self, port: InPort, out: &mut [u64]) -> bool {
-        let got = self.core.channels.recv(port.0 as usize, self.cycle, out);
-        if got {
-            self.core.in_flight -= 1;
-        }
-        got
+        self.core.channels.recv(port.0 as usize, self.cycle, out)
     }
 
     /// `recv()` of a one-word item.

@@ -395,6 +395,7 @@ fn native(ctx: &mut TickCtx<'_>, runner: &Runner) {
 fn edge_native(ctx: &mut TickCtx<'_>, runner: &Runner, d: u32, cycle: u64) {
     match runner.native {
         Some(group) if group.unobserved_is_blind() => {
+            ctx.core.channels.set_cycle(d, cycle);
             let status = TickCtx::call_native_unobserved_blind(group);
             if status != 0 {
                 ctx.cycle = cycle;
@@ -405,8 +406,7 @@ fn edge_native(ctx: &mut TickCtx<'_>, runner: &Runner, d: u32, cycle: u64) {
             }
         }
         _ => {
-            ctx.cycle = cycle;
-            ctx.domain = d;
+            ctx.enter_edge(d, cycle);
             native(ctx, runner);
         }
     }
@@ -509,8 +509,7 @@ impl Simulation {
         macro_rules! edge {
             ($d:expr) => {{
                 let n = count!($d);
-                ctx.cycle = n;
-                ctx.domain = $d as u32;
+                ctx.enter_edge($d as u32, n);
             }};
         }
         // Domain `d`'s edge count moves on; the edge's cycle.
