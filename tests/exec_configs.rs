@@ -1,8 +1,9 @@
 //! Every execution choice the code can make, against the interpreter: the
 //! switches of `ExecConfig` that change how an unrecorded run executes
-//! (IR optimizer, inline FIFO operations, vector code, packed run-ahead
-//! loops, run-ahead, the lean loop; `support::agree::COMPARED_SWITCHES`),
-//! in every combination (64) on a few designs that reach each of them, and
+//! (IR optimizer, inline FIFO and channel operations, vector code, packed
+//! run-ahead loops, run-ahead, the lean loop;
+//! `support::agree::COMPARED_SWITCHES`), in every combination (128) on a
+//! few designs that reach each of them, and
 //! in a pairwise covering set on every example, test design, peer design
 //! and random designs. Each JIT run goes through the same odd split limits
 //! and a drain as the interpreter and must agree with it after each.
@@ -51,14 +52,15 @@ fn pairwise_set_covers_every_pair_of_switches() {
         }
     }
     let every = agree::every_configuration();
-    assert_eq!(every.len(), 64);
+    assert_eq!(every.len(), 1 << COMPARED_SWITCHES.len());
     let distinct: std::collections::HashSet<_> = every.iter().collect();
-    assert_eq!(distinct.len(), 64);
+    assert_eq!(distinct.len(), every.len());
 }
 
 /// Designs that reach every switch: a FIFO between two domains (inline
 /// FIFO operations, the lean loop), one clock with FIFOs inside it
-/// (run-ahead), identical pipeline stages (vector code, packed loops).
+/// (run-ahead), identical pipeline stages (vector code, packed loops),
+/// stage units joined by channels (inline channel operations).
 #[test]
 fn every_configuration_agrees_on_designs_that_reach_each_switch() {
     let every = agree::every_configuration();
@@ -67,6 +69,7 @@ fn every_configuration_agrees_on_designs_that_reach_each_switch() {
         "benches/workloads/two_clocks_fifo.chr",
         "benches/workloads/one_clock.chr",
         "benches/peers/pipeline.chr",
+        "benches/peers/pipeline_units.chr",
         "examples/cdc_pair.chr",
     ] {
         let text = read(path.as_ref());
@@ -78,7 +81,11 @@ fn every_configuration_agrees_on_designs_that_reach_each_switch() {
         .replace(" on c2;", " on c0;");
     assert_configurations_agree("random3_one_clock", &text, &every, 600);
     // Half the configurations have each switch on: both loops were run.
-    assert!(ahead >= 32 && lean >= 32, "ran ahead {ahead}, lean {lean}");
+    let half = every.len() / 2;
+    assert!(
+        ahead >= half && lean >= half,
+        "ran ahead {ahead}, lean {lean}"
+    );
 }
 
 #[test]

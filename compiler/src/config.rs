@@ -17,6 +17,9 @@ pub struct ExecConfig {
     /// Let JIT code operate on the CDC FIFOs bound to its ports inline
     /// (`jit/fifo.rs`); off, every FIFO operation is a host call.
     pub inline_fifo: bool,
+    /// Let JIT code operate on the channel ports with one connection
+    /// inline (`jit/chan.rs`); off, every channel operation is a host call.
+    pub inline_channel: bool,
     /// The code generator's choices.
     pub jit: JitConfig,
     /// The runtime's choices.
@@ -81,6 +84,7 @@ impl Default for ExecConfig {
         ExecConfig {
             ir_opt: true,
             inline_fifo: true,
+            inline_channel: true,
             jit: JitConfig::default(),
             runtime: RuntimeConfig::default(),
             parallel: ParallelConfig::default(),
@@ -93,9 +97,11 @@ impl Default for ExecConfig {
 pub const SWITCHES: &[&str] = &[
     "ir-opt",
     "inline-fifo",
+    "inline-channel",
     "simd",
     "packed",
     "jit-dump",
+    "wire-channels",
     "run-ahead",
     "lean-loop",
     "fifo-stamps",
@@ -108,9 +114,11 @@ impl ExecConfig {
         let field = match name {
             "ir-opt" => &mut self.ir_opt,
             "inline-fifo" => &mut self.inline_fifo,
+            "inline-channel" => &mut self.inline_channel,
             "simd" => &mut self.jit.simd,
             "packed" => &mut self.jit.packed,
             "jit-dump" => &mut self.jit.dump,
+            "wire-channels" => &mut self.jit.wires,
             "run-ahead" => &mut self.runtime.run_ahead,
             "lean-loop" => &mut self.runtime.lean_loop,
             "fifo-stamps" => &mut self.runtime.fifo_stamps,

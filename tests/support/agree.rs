@@ -20,6 +20,8 @@ use chronon_runtime::{DomainId, Picos, RunLimit};
 pub const COMPARED_SWITCHES: &[&str] = &[
     "ir-opt",
     "inline-fifo",
+    "inline-channel",
+    "wire-channels",
     "simd",
     "packed",
     "run-ahead",

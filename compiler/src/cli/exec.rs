@@ -9,9 +9,11 @@ use chronon_compiler::config::ExecConfig;
 const ENVIRONMENT: &[(&str, &str, bool)] = &[
     ("CHRONON_NO_IR_OPT", "ir-opt", false),
     ("CHRONON_NO_INLINE_FIFO", "inline-fifo", false),
+    ("CHRONON_NO_INLINE_CHANNEL", "inline-channel", false),
     ("CHRONON_NO_SIMD", "simd", false),
     ("CHRONON_NO_PACKED", "packed", false),
     ("CHRONON_JIT_DUMP", "jit-dump", true),
+    ("CHRONON_NO_WIRE_CHANNELS", "wire-channels", false),
     ("CHRONON_NO_RUN_AHEAD", "run-ahead", false),
     ("CHRONON_NO_LEAN_LOOP", "lean-loop", false),
     ("CHRONON_NO_FIFO_STAMPS", "fifo-stamps", false),

@@ -22,6 +22,14 @@ use super::{JitError, err};
 #[path = "fifo.rs"]
 mod fifo;
 
+// Channel operations inline, likewise.
+#[path = "chan.rs"]
+mod chan;
+
+// The per-port table entries both load.
+#[path = "entries.rs"]
+mod entries;
+
 /// The SLP vectorizer (`jit/simd.rs`), a child module so that it extends
 /// [`Gen`].
 #[path = "simd.rs"]
@@ -59,11 +67,12 @@ pub(super) fn function(
     imports: &[FuncId],
     buf_words: u32,
     code: super::CodeOptions,
+    wires: &super::Wires,
     unobserved: bool,
 ) -> Result<bool, JitError> {
     let form = super::edges::Form::Once;
     function_in(
-        module, func, fctx, program, units, imports, buf_words, code, form, unobserved,
+        module, func, fctx, program, units, imports, buf_words, code, wires, form, unobserved,
     )
 }
 
@@ -88,6 +97,7 @@ pub(super) fn function_in(
     imports: &[FuncId],
     buf_words: u32,
     code: super::CodeOptions,
+    wires: &super::Wires,
     form: super::edges::Form,
     unobserved: bool,
 ) -> Result<bool, JitError> {
@@ -115,7 +125,10 @@ pub(super) fn function_in(
         vars: Vec::new(),
         known: HashMap::new(),
         consts: HashMap::new(),
-        fifo_entries: HashMap::new(),
+        fifo_entries: entries::Entries::default(),
+        chan_entries: entries::Entries::default(),
+        wires,
+        wire_values: HashMap::new(),
         fifo_join_block: None,
         fifo_host_block: None,
         unobserved,
@@ -124,6 +137,7 @@ pub(super) fn function_in(
         host_calls: false,
     };
     g.fifo_prepare(units);
+    g.chan_prepare(units);
     // A quiet group's long calls run on packed registers (`jit/packed.rs`).
     let layout = match form {
         super::edges::Form::Edges { next_edge: false } if code.simd && code.packed => {
@@ -186,9 +200,16 @@ struct Gen<'a> {
     /// Locals known to hold a constant here (unrolled loop indices), so
     /// indices computed from them select a slot at compile time.
     consts: HashMap<LocalId, u64>,
-    /// Per FIFO port used here: its entry of the context's FIFO table,
-    /// loaded at entry (see the `fifo` module).
-    fifo_entries: HashMap<u32, Value>,
+    /// The FIFO ports used here and their entries of the context's FIFO
+    /// table (see the `fifo` module).
+    fifo_entries: entries::Entries,
+    /// The channel ports used here and their entries of the context's
+    /// channel table (see the `chan` module).
+    chan_entries: entries::Entries,
+    /// The channels compiled as wires, and per wired input the values its
+    /// sender sent at this edge (see `jit/wire.rs`).
+    wires: &'a super::Wires,
+    wire_values: HashMap<u32, Vec<Value>>,
     /// The join block of the FIFO operation being emitted, and its path
     /// to the host call.
     fifo_join_block: Option<cranelift_codegen::ir::Block>,
@@ -270,6 +291,7 @@ impl Gen<'_> {
     ) {
         let edge_loop = super::edges::open_loop(&mut self.b, entry, form);
         self.known.clear();
+        self.wire_values.clear();
         for &u in units {
             let unit = &self.p.units[u as usize];
             self.vars = unit
@@ -665,9 +687,49 @@ impl Gen<'_> {
     }
 
     fn stmt(&mut self, s: &Stmt) {
-        if self.fifo_stmt(s) {
+        if self.wire_stmt(s) || self.chan_stmt(s) || self.fifo_stmt(s) {
             return;
         }
+        self.plain_stmt(s);
+    }
+
+    /// Emits `s` if it is a wired send or receive (`jit/wire.rs`);
+    /// returns whether it did.
+    fn wire_stmt(&mut self, s: &Stmt) -> bool {
+        match s {
+            Stmt::Send {
+                port, value, dst, ..
+            } => {
+                let Some(to) = self.wires.feeds(*port) else {
+                    return false;
+                };
+                let values: Vec<Value> = value.iter().map(|e| self.expr(e)).collect();
+                self.wire_values.insert(to, values);
+                if let Some(d) = dst {
+                    let one = self.i32(1);
+                    self.set_flag(*d, one);
+                }
+                true
+            }
+            Stmt::Recv { port, ok, dst, .. } if self.wires.is_fed(*port) => {
+                let values = self
+                    .wire_values
+                    .get(port)
+                    .cloned()
+                    .expect("a wire's send dominates its receive");
+                let one = self.i32(1);
+                self.set_flag(*ok, one);
+                for (l, v) in dst.iter().zip(values) {
+                    self.define(*l, v);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// `s` with every port operation through the host.
+    fn plain_stmt(&mut self, s: &Stmt) {
         match s {
             Stmt::Assign(l, e) => {
                 let k = constant(e, &self.consts);

@@ -102,22 +102,28 @@ pub(super) fn close_loop(
 /// Whether the group's loop must call the host's `next_edge` after each
 /// edge: some unit's code makes a host call (a port, FIFO, trace, assert,
 /// `finish`, a stage register write or a bounds-checked index, whose fault
-/// is a host call), or owns a port (a FIFO operation that runs inline
-/// still needs the runtime's per-edge commit). Otherwise the loop is the
-/// bodies alone.
-pub(super) fn needs_next_edge(program: &Program, units: &[u32]) -> bool {
-    program.ports.iter().any(|p| units.contains(&p.unit))
-        || units
-            .iter()
-            .any(|&u| !program.units[u as usize].body.iter().all(quiet))
+/// is a host call; an inline channel operation, which reads the cycle the
+/// host moves on), or owns a FIFO port (a FIFO operation that runs inline
+/// still needs the runtime's per-edge commit). `wires` are quiet: values
+/// in registers. Otherwise the loop is the bodies alone.
+pub(super) fn needs_next_edge(program: &Program, units: &[u32], wires: &super::Wires) -> bool {
+    let owned = |p: u32| units.contains(&program.ports[p as usize].unit);
+    program.fifos.iter().any(|f| owned(f.from) || owned(f.to))
+        || units.iter().any(|&u| {
+            !program.units[u as usize]
+                .body
+                .iter()
+                .all(|s| quiet(s, wires))
+        })
 }
 
-/// Whether `s` (and what it contains) is only local and state arithmetic:
-/// no host call, no fault.
-fn quiet(s: &Stmt) -> bool {
+/// Whether `s` (and what it contains) is only local and state arithmetic
+/// (wired channel operations included): no host call, no fault.
+fn quiet(s: &Stmt, wires: &super::Wires) -> bool {
     let mut quiet = true;
     s.visit(&mut |s| {
-        quiet &= matches!(s, Stmt::Assign(..) | Stmt::Store(..) | Stmt::If { .. });
+        quiet &=
+            matches!(s, Stmt::Assign(..) | Stmt::Store(..) | Stmt::If { .. }) || wires.wired(s);
         s.own_exprs(&mut |e| quiet &= quiet_expr(e));
     });
     quiet
@@ -132,20 +138,23 @@ fn quiet_expr(e: &Expr) -> bool {
 
 /// Whether the units can stop the run (the runtime's `Tick::can_stop`):
 /// their code holds a statement that may fault or finish (an assert, a
-/// `send`, a stage register write or retain, `finish`) or a bounds-checked
-/// index.
-pub(crate) fn can_stop(program: &Program, units: &[u32]) -> bool {
-    units
-        .iter()
-        .any(|&u| program.units[u as usize].body.iter().any(may_stop))
+/// `send` that is not a wire, a stage register write or retain, `finish`)
+/// or a bounds-checked index.
+pub(crate) fn can_stop(program: &Program, units: &[u32], wires: &super::Wires) -> bool {
+    units.iter().any(|&u| {
+        program.units[u as usize]
+            .body
+            .iter()
+            .any(|s| may_stop(s, wires))
+    })
 }
 
 /// Whether `s` may fault or finish.
-fn may_stop(s: &Stmt) -> bool {
+fn may_stop(s: &Stmt, wires: &super::Wires) -> bool {
     let mut stops = false;
     s.visit(&mut |s| {
         stops |= match s {
-            Stmt::Send { dst, .. } => dst.is_none(),
+            Stmt::Send { dst, .. } => dst.is_none() && !wires.wired(s),
             Stmt::StoreIndexed(..)
             | Stmt::StageWrite { .. }
             | Stmt::StageRetain { .. }
@@ -174,6 +183,7 @@ pub(super) fn define_group(
     imports: &[cranelift_module::FuncId],
     buf_words: u32,
     code: super::CodeOptions,
+    wires: &super::Wires,
 ) -> Result<cranelift_module::FuncId, super::JitError> {
     use cranelift_codegen::ir::{AbiParam, UserFuncName};
     use cranelift_module::{Linkage, Module};
@@ -189,7 +199,7 @@ pub(super) fn define_group(
     ctx.func.signature = sig;
     ctx.func.name = UserFuncName::user(2, id.as_u32());
     let form = Form::Edges {
-        next_edge: needs_next_edge(program, members),
+        next_edge: needs_next_edge(program, members, wires),
     };
     super::codegen::function_in(
         module,
@@ -200,6 +210,7 @@ pub(super) fn define_group(
         imports,
         buf_words,
         code,
+        wires,
         form,
         false,
     )?;

@@ -71,19 +71,13 @@ pub(super) fn ports(p: &Program, units: &[u32]) -> Vec<PortId> {
 }
 
 impl Gen<'_> {
-    /// At the function's entry: loads the FIFO table entry of every FIFO
-    /// port that `units` use (once per call: entries do not change).
+    /// At the function's entry: the FIFO table entries of the FIFO ports
+    /// that `units` use (entries do not change during a call).
     pub(super) fn fifo_prepare(&mut self, units: &[u32]) {
-        let ports = ports(self.p, units);
-        if ports.is_empty() {
-            return;
-        }
         let offset = std::mem::offset_of!(super::super::HostCtx<'static>, fifos) as i32;
-        let table = self.b.ins().load(self.ptr, flags(), self.ctx, offset);
-        for port in ports {
-            let entry = self.b.ins().load(self.ptr, flags(), table, port as i32 * 8);
-            self.fifo_entries.insert(port, entry);
-        }
+        let ports = ports(self.p, units);
+        self.fifo_entries =
+            super::entries::Entries::prepare(&mut self.b, self.ptr, self.ctx, offset, ports);
     }
 
     /// Emits `s` if it is an operation on a FIFO port prepared above;
@@ -94,8 +88,9 @@ impl Gen<'_> {
             | Stmt::Send { port, .. }
             | Stmt::Recv { port, .. }
             | Stmt::Request { port, .. }
-            | Stmt::Valid { port, .. } => match self.fifo_entries.get(port) {
-                Some(&entry) => (*port, entry),
+            | Stmt::Valid { port, .. } => match self.fifo_entries.get(&mut self.b, self.ptr, *port)
+            {
+                Some(entry) => (*port, entry),
                 None => return false,
             },
             _ => return false,
@@ -201,7 +196,7 @@ impl Gen<'_> {
     }
 
     /// Continues after an operation: its result and item words.
-    fn fifo_join(&mut self, words: usize) -> (Value, Vec<Value>) {
+    pub(super) fn fifo_join(&mut self, words: usize) -> (Value, Vec<Value>) {
         let done = self.fifo_join_block.take().expect("an operation is open");
         self.b.switch_to_block(done);
         let params = self.b.block_params(done).to_vec();
@@ -224,7 +219,7 @@ impl Gen<'_> {
     /// edge written when `can_send()` and no sink records events; a refused
     /// `try_send` answers 0; the rest (recorded, or a refused `send`, which
     /// faults, at the relative fault site `fault`) calls the host.
-    fn fifo_send(
+    pub(super) fn fifo_send(
         &mut self,
         entry: Value,
         port: PortId,

@@ -35,6 +35,11 @@ pub struct HostCtx<'a> {
     /// that port run inline, or null (host call); see the
     /// `jit::codegen::fifo` module. Null entries for a `dyn Host`.
     pub fifos: *const *mut chronon_runtime::ffi::FifoState,
+    /// Per IR port (from `port_base`), the runtime's channel state that
+    /// operations on that port run inline on (a `SendState` for an
+    /// output, a `ChanState` for an input), or null (host call); see the
+    /// `jit::codegen::chan` module. Null entries for a `dyn Host`.
+    pub chans: *const *mut std::ffi::c_void,
 }
 
 /// Runs `$body` with `$h` bound to this call's host: the `dyn Host`, or

@@ -12,6 +12,7 @@ mod codegen;
 mod edges;
 mod host_abi;
 mod reloc;
+mod wire;
 
 use std::collections::HashMap;
 
@@ -29,6 +30,7 @@ pub use codegen::simd::vector_groups;
 pub(crate) use edges::{EdgesFn, can_stop};
 pub(crate) use host_abi::HostCtx;
 use host_abi::Sig;
+pub(crate) use wire::Wires;
 
 /// A JIT failure: always a compiler bug or an unsupported host, never a
 /// user error.
@@ -56,6 +58,9 @@ pub struct JitConfig {
     /// Print each compiled function's Cranelift IR and machine code on
     /// standard error (a debugging aid for code quality work).
     pub dump: bool,
+    /// Compile the latency-0 channels that qualify inside an inline group
+    /// as wires: values passed in registers (`jit/wire.rs`).
+    pub wires: bool,
 }
 
 impl Default for JitConfig {
@@ -66,6 +71,7 @@ impl Default for JitConfig {
             simd: true,
             packed: true,
             dump: false,
+            wires: true,
         }
     }
 }
@@ -104,9 +110,46 @@ pub(crate) struct GroupData {
 }
 
 /// Groups of at most this many units are compiled as one function with
-/// their units' code inline; larger ones call the shared shape functions
+/// their units' code inline; larger ones too while their code is within
+/// [`INLINE_NODE_BUDGET`]; the rest call the shared shape functions
 /// (compile time follows distinct shapes, not instances).
 const INLINE_GROUP_LIMIT: usize = 16;
+
+/// IR nodes (statements and expression nodes) up to which a group of more
+/// than [`INLINE_GROUP_LIMIT`] units is still compiled inline: a pipeline
+/// of a few hundred small stage units joined by channels then runs as one
+/// function with its channels as wires (issue 16), while a design of
+/// thousands of instances keeps one function per shape.
+const INLINE_NODE_BUDGET: usize = 1 << 15;
+
+/// Whether group `members` is compiled inline (see [`INLINE_GROUP_LIMIT`]).
+fn inlines(program: &Program, members: &[u32]) -> bool {
+    if members.len() <= INLINE_GROUP_LIMIT {
+        return true;
+    }
+    let mut nodes = 0;
+    for &u in members {
+        let Some(unit) = program.units.get(u as usize) else {
+            return false;
+        };
+        crate::ir::walk::visit_stmts(&unit.body, &mut |_| nodes += 1);
+        crate::ir::walk::visit_expr_nodes(&unit.body, &mut |_| nodes += 1);
+        if nodes > INLINE_NODE_BUDGET {
+            return false;
+        }
+    }
+    true
+}
+
+/// The channels group `members` compiles as wires under `config`: those
+/// [`Wires::of`] finds where the group is inline and wires are on.
+pub(crate) fn group_wires(program: &Program, members: &[u32], config: &JitConfig) -> Wires {
+    if config.wires && inlines(program, members) {
+        Wires::of(program, members)
+    } else {
+        Wires::default()
+    }
+}
 
 /// A group's compiled code.
 #[derive(Clone, Copy)]
@@ -147,7 +190,8 @@ pub struct Jit {
     unobserved: Vec<Option<(UnitFn, Vec<u32>, bool)>>,
     /// Fault index to fault id for inline groups: the identity.
     fault_ids: Vec<u32>,
-    /// A FIFO table of nulls, one per port: inline groups' default.
+    /// A table of nulls, one per port: inline groups' default FIFO and
+    /// channel tables.
     no_fifos: Box<[*mut chronon_runtime::ffi::FifoState]>,
     slots: usize,
     functions: usize,
@@ -210,6 +254,7 @@ impl Jit {
                         &import_ids,
                         buf_words,
                         code,
+                        &Wires::default(),
                         false,
                     )?;
                     define(&mut module, &mut ctx, id, code.dump, || {
@@ -230,7 +275,9 @@ impl Jit {
                     "group {g} names unit {u}, which does not exist"
                 )));
             }
-            if members.len() <= INLINE_GROUP_LIMIT && ahead.get(g) == Some(&true) {
+            let inline = inlines(program, members);
+            let wires = group_wires(program, members, &config);
+            if inline && ahead.get(g) == Some(&true) {
                 // One form only: the loop serves single edges too.
                 let id = edges::define_group(
                     &mut module,
@@ -242,11 +289,12 @@ impl Jit {
                     &import_ids,
                     buf_words,
                     code,
+                    &wires,
                 )?;
                 group_ids.push((id, Kind::Edges));
                 continue;
             }
-            if members.len() <= INLINE_GROUP_LIMIT {
+            if inline {
                 // The units' code, in order, in one function over the whole
                 // state (slots, ports, traces and faults as the program's);
                 // then, where it differs, its variant for unobserved runs.
@@ -275,6 +323,7 @@ impl Jit {
                         &import_ids,
                         buf_words,
                         code,
+                        &wires,
                         unobserved,
                     )?;
                     define(&mut module, &mut ctx, id, code.dump, || {
@@ -429,6 +478,7 @@ impl Jit {
                 // Every FIFO operation calls the host until the runtime
                 // binding gives the context its own table.
                 fifos: self.no_fifos.as_ptr(),
+                chans: self.no_fifos.as_ptr().cast(),
             };
             return (*f, Box::new([context]));
         }
@@ -446,6 +496,11 @@ impl Jit {
                     faults: r.faults.as_slice() as *const [u32],
                     // Relative ports index the table from the instance's base.
                     fifos: self.no_fifos.as_ptr().wrapping_add(r.port_base as usize),
+                    chans: self
+                        .no_fifos
+                        .as_ptr()
+                        .wrapping_add(r.port_base as usize)
+                        .cast(),
                 }
             })
             .collect();
@@ -565,6 +620,11 @@ impl Engine for Jit {
             faults: r.faults.as_slice() as *const [u32],
             // Every FIFO operation calls the `dyn Host`.
             fifos: self.no_fifos.as_ptr().wrapping_add(r.port_base as usize),
+            chans: self
+                .no_fifos
+                .as_ptr()
+                .wrapping_add(r.port_base as usize)
+                .cast(),
         };
         let base = state[r.slot_base as usize..].as_mut_ptr();
         // SAFETY: `f` runs this unit's code relocated to `slot_base`: every

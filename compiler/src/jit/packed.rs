@@ -581,7 +581,10 @@ mod tests {
             let mut in_place = p.clone();
             opt::optimize(&mut in_place);
             for (label, q) in [("next slots", &p), ("in place", &in_place)] {
-                assert!(!needs_next_edge(q, &[0]), "seed {seed}: not quiet");
+                assert!(
+                    !needs_next_edge(q, &[0], &crate::jit::Wires::default()),
+                    "seed {seed}: not quiet"
+                );
                 let slots = packed_slots(q, &[0]);
                 if slots > 0 {
                     let copies = q.units[0]

@@ -48,11 +48,19 @@ pub(crate) struct RuntimeBinding {
     /// [`crate::config::ExecConfig::inline_fifo`]: off, every entry stays
     /// null, so one binary measures the inline form against host calls.
     pub(super) inline_fifo: bool,
+    /// Per IR port, the channel state inline code operates on directly
+    /// (their contexts' [`crate::jit::HostCtx::chans`]), or null: filled by
+    /// [`RuntimeBinding::bind_chans`] once the runtime exists.
+    pub(super) chan_table: Box<[Cell<*mut c_void>]>,
+    /// [`crate::config::ExecConfig::inline_channel`]: off, every entry of
+    /// `chan_table` stays null.
+    pub(super) inline_channel: bool,
 }
 
 impl RuntimeBinding {
-    /// A FIFO table of `ports` null entries (every operation calls the host).
-    pub(super) fn no_fifo_table(ports: usize) -> Box<[Cell<*mut FifoState>]> {
+    /// A FIFO or channel table of `ports` null entries (every operation
+    /// calls the host).
+    pub(super) fn no_fifo_table<T>(ports: usize) -> Box<[Cell<*mut T>]> {
         (0..ports)
             .map(|_| Cell::new(std::ptr::null_mut()))
             .collect()
@@ -62,6 +70,39 @@ impl RuntimeBinding {
     pub(super) fn fifo_table_ptr(&self) -> *const *mut FifoState {
         // `Cell<T>` has `T`'s layout; the table is never resized.
         self.fifo_table.as_ptr().cast()
+    }
+
+    /// The channel table for group contexts.
+    pub(super) fn chan_table_ptr(&self) -> *const *mut c_void {
+        // `Cell<T>` has `T`'s layout; the table is never resized.
+        self.chan_table.as_ptr().cast()
+    }
+
+    /// Gives JIT code the address of each channel port state it may
+    /// operate on directly: an output that feeds exactly one connection
+    /// and no CDC FIFO (its send state), an input with exactly one
+    /// connection (that connection's state); items of at least one word.
+    /// The runtime's states follow `runtime::channel` field for field, so
+    /// an inline operation equals [`BoundHost`]'s (`jit/chan.rs`).
+    ///
+    /// Without [`RuntimeBinding::inline_channel`] every entry stays null.
+    /// Returns how many entries it filled.
+    pub(super) fn bind_chans(&self, sim: &Simulation, program: &Program) -> usize {
+        let mut bound = 0;
+        for (i, entry) in self.chan_table.iter().enumerate() {
+            let words = program.ports.get(i).map_or(0, |p| p.item.len());
+            let state = match self.links.get(i) {
+                _ if !self.inline_channel || words == 0 => None,
+                Some(Link::Out { port, fifos }) if fifos.is_empty() => {
+                    sim.chan_send_state(*port).map(|s| s.cast::<c_void>())
+                }
+                Some(Link::In(port)) => sim.chan_recv_state(*port).map(|s| s.cast::<c_void>()),
+                _ => None,
+            };
+            bound += usize::from(state.is_some());
+            entry.set(state.unwrap_or(std::ptr::null_mut()));
+        }
+        bound
     }
 
     /// Gives JIT code the address of each FIFO it may operate on directly:

@@ -326,9 +326,25 @@ pub struct Simulator {
     pub sim: Simulation,
     program: Arc<Program>,
     shared: Rc<RefCell<Shared>>,
+    /// Ports whose channel operations JIT code runs inline.
+    inline_channel_ports: usize,
+    /// Channels the JIT compiled as wires.
+    wired_channels: usize,
 }
 
 impl Simulator {
+    /// How many ports' channel operations run inline in JIT code
+    /// ([`ExecConfig::inline_channel`]); 0 for the interpreter.
+    pub fn inline_channel_ports(&self) -> usize {
+        self.inline_channel_ports
+    }
+
+    /// How many channels JIT code passes as wires
+    /// ([`crate::jit::JitConfig::wires`]); 0 for the interpreter.
+    pub fn wired_channels(&self) -> usize {
+        self.wired_channels
+    }
+
     /// Declares `program` to the runtime and compiles it for `engine`, with
     /// the default [`ExecConfig`].
     pub fn new(program: Arc<Program>, engine: EngineKind) -> Result<Simulator, SetupError> {
@@ -408,6 +424,8 @@ impl Simulator {
             sim,
             program,
             shared,
+            inline_channel_ports: 0,
+            wired_channels: 0,
         })
     }
 
@@ -438,10 +456,16 @@ impl Simulator {
         }
         b.set_elsewhere(&elsewhere)?;
         groups.retain(|g| !g.is_empty());
+        let wires: Vec<_> = groups
+            .iter()
+            .map(|g| crate::jit::group_wires(&program, g, &config.jit))
+            .collect();
         let stoppers: Vec<bool> = groups
             .iter()
-            .map(|g| crate::jit::can_stop(&program, g))
+            .zip(&wires)
+            .map(|(g, w)| crate::jit::can_stop(&program, g, w))
             .collect();
+        let wired_channels = wires.iter().map(|w| w.len()).sum();
         // Run-ahead loops only where the runtime can use them: no FIFO
         // between two domains, at most one domain that can stop.
         let unit = |p: u32| program.ports[p as usize].unit as usize;
@@ -500,6 +524,8 @@ impl Simulator {
                 .collect(),
             fifo_table: RuntimeBinding::no_fifo_table(program.ports.len()),
             inline_fifo: config.inline_fifo,
+            chan_table: RuntimeBinding::no_fifo_table(program.ports.len()),
+            inline_channel: config.inline_channel,
         });
         let group_code: Vec<_> = (0..groups.len())
             .map(|g| {
@@ -513,6 +539,7 @@ impl Simulator {
                     // `bind_fifos` fills below (a unit shape's ports are
                     // relative to its instance's base).
                     c.fifos = binding.fifo_table_ptr().wrapping_add(c.port_base as usize);
+                    c.chans = binding.chan_table_ptr().wrapping_add(c.port_base as usize);
                 }
                 (code, unobserved, contexts)
             })
@@ -553,10 +580,13 @@ impl Simulator {
         }
         let sim = b.build_with(config.runtime)?;
         binding.bind_fifos(&sim, &program);
+        let inline_channel_ports = binding.bind_chans(&sim, &program);
         Ok(Simulator {
             sim,
             program,
             shared,
+            inline_channel_ports,
+            wired_channels,
         })
     }
 
