@@ -525,6 +525,42 @@ pub enum UnOp {
     Not,
     /// `~`
     BitNot,
+    /// `&x`: 1 when every bit of `x` is 1 (a `u1`).
+    AndReduce,
+    /// `|x`: 1 when any bit of `x` is 1 (a `u1`).
+    OrReduce,
+    /// `^x`: the parity of `x`'s bits (a `u1`).
+    XorReduce,
+}
+
+impl UnOp {
+    /// Whether the operator folds an integer's bits into one `u1`.
+    pub fn is_reduction(self) -> bool {
+        matches!(self, UnOp::AndReduce | UnOp::OrReduce | UnOp::XorReduce)
+    }
+
+    /// The operator as written.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+            UnOp::AndReduce => "&",
+            UnOp::OrReduce => "|",
+            UnOp::XorReduce => "^",
+        }
+    }
+}
+
+/// The three forms of a bit slice `x[a ? b]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SliceKind {
+    /// `x[hi:lo]`: bits `lo` to `hi`, both constant.
+    Range,
+    /// `x[base +: w]`: `w` bits from `base` up (`w` constant).
+    Up,
+    /// `x[base -: w]`: `w` bits from `base` down (`w` constant).
+    Down,
 }
 
 /// Binary operators.
@@ -623,8 +659,14 @@ pub enum ExprKind {
     Cast(Box<Expr>, TypeExpr),
     /// `e.field`
     Field(Box<Expr>, Ident),
-    /// `e[i]`
+    /// `e[i]`: an array element, or bit `i` of an integer.
     Index(Box<Expr>, Box<Expr>),
+    /// `e[a:b]`, `e[a +: b]`, `e[a -: b]`: a bit slice of an integer.
+    Slice(Box<Expr>, SliceKind, Box<Expr>, Box<Expr>),
+    /// `{a, b, c}`: the bits of each part, the first the most significant.
+    Concat(Vec<Expr>),
+    /// `{n{a, b}}`: the concatenation repeated `n` times.
+    Replicate(Box<Expr>, Vec<Expr>),
     /// `e.method(args)`
     Method(Box<Expr>, Ident, Vec<Expr>),
     /// `f(args)`

@@ -84,6 +84,16 @@ impl Type {
         }
     }
 
+    /// The width of an integer or `bool` (one bit): what bit selects,
+    /// slices, concatenation and reductions take.
+    pub fn scalar_bits(&self) -> Option<u32> {
+        match self {
+            Type::Bool => Some(1),
+            Type::Int { width, .. } => Some(*width),
+            _ => None,
+        }
+    }
+
     /// Whether an integer type.
     pub fn is_int(&self) -> bool {
         matches!(self, Type::Int { .. })
@@ -202,6 +212,21 @@ pub enum ExprKind {
     Field(Box<Expr>, usize),
     /// Array element; an index out of range is a runtime fault.
     Index(Box<Expr>, Box<Expr>),
+    /// Bits `lo` and up of an integer (or `bool`), as many as the
+    /// expression's type is wide: `x[i]`, `x[hi:lo]`, `x[b +: w]`,
+    /// `x[b -: w]`. `check`, when `lo` is known only at run time, is how
+    /// many values of `lo` are valid: one at or past it is a runtime fault.
+    Bits {
+        /// The integer the bits come from.
+        base: Box<Expr>,
+        /// The lowest bit taken (an unsigned integer).
+        lo: Box<Expr>,
+        /// The number of valid `lo`, when `lo` is not a constant.
+        check: Option<u32>,
+    },
+    /// `{a, b}`: the parts' bits side by side, the first the most
+    /// significant; each part is an integer or `bool` (one bit).
+    Concat(Vec<Expr>),
     /// Struct value, fields in declaration order.
     StructLit(Vec<Expr>),
     /// Array value.
@@ -237,13 +262,29 @@ pub enum ExprKind {
     Random(u32),
 }
 
-/// One step of a written place: `.field` or `[index]`.
+/// One step of a written place: `.field`, `[index]` or a bit range.
 #[derive(Clone, Debug)]
 pub enum PlaceElem {
     /// Field by index.
     Field(usize),
     /// Array element (an index out of range is a runtime fault).
     Index(Expr),
+    /// Bits of an integer (`r[3]`, `r[7:4]`, `r[i +: 4]`): the last step;
+    /// the other bits keep their value (for a register, the value it is
+    /// to take at the edge, so later writes win bit by bit).
+    Bits(BitRange),
+}
+
+/// A run of bits of an integer: `width` bits from `lo` up.
+#[derive(Clone, Debug)]
+pub struct BitRange {
+    /// The lowest bit (an unsigned integer).
+    pub lo: Expr,
+    /// How many bits.
+    pub width: u32,
+    /// The number of valid `lo`, when `lo` is not a constant (one at or
+    /// past it is a runtime fault, and nothing is written).
+    pub check: Option<u32>,
 }
 
 /// A match arm over integers, bools or enums.

@@ -245,6 +245,24 @@ pub enum TypeError {
         name: String,
         problem: String,
     },
+    /// E0330: a constant bit position past an integer's width; `what`
+    /// says which bits, with the verb (`bit 8 is`, `bits 11:4 are`).
+    BitOutOfRange {
+        span: Span,
+        what: String,
+        ty: String,
+        width: u32,
+    },
+    /// E0331: a slice that selects no bits or more than its integer has.
+    BadSlice { span: Span, message: String },
+    /// E0332: a concatenation or replication wider than 64 bits.
+    TooWide {
+        span: Span,
+        what: &'static str,
+        width: u64,
+    },
+    /// E0333: an integer literal without a width in a concatenation.
+    UnsizedPart { span: Span },
     /// W0301
     UnusedState {
         span: Span,
@@ -280,11 +298,11 @@ impl IntoDiagnostic for TypeError {
             BadCast { span, from, to } => Diagnostic::error("E0304", format!("cannot convert `{from}` to `{to}` with `as`"), span, "invalid conversion")
                 .with_help("`as` converts between integer types, and from `bool` or an enum to an integer; for `x as bool` write `x != 0`"),
             BadOperand { span, op, ty } => {
-                let help = match (op.as_str(), ty.starts_with('u') || ty.starts_with('i')) {
-                    // Bit selects do not exist yet: say how to get a bit.
-                    ("[]", true) => "indexing takes arrays; to read bit k of an integer, shift and \
-                                     mask: `(x >> k) & 1`",
-                    ("[]", false) => "indexing takes arrays",
+                let help = match op.as_str() {
+                    "[]" => "indexing takes arrays, and integers for their bits (`x[3]`)",
+                    "[:]" | "[+:]" | "[-:]" | "{}" | "unary &" | "unary |" | "unary ^" => {
+                        "bit selects, slices, concatenation and reductions take integers and `bool`"
+                    }
                     _ => "arithmetic and bitwise operators take integers; `!`, `&&`, `||` take bool",
                 };
                 Diagnostic::error("E0305", format!("operator `{op}` is not defined on `{ty}`"), span, format!("`{ty}` here"))
@@ -331,6 +349,14 @@ impl IntoDiagnostic for TypeError {
                 .with_help("match integers with literals, enums with `E::V`, bools with `true`/`false`, options with `Some(x)`/`None`"),
             OutOfRange { span, what, value, range } => Diagnostic::error("E0324", format!("{what} {value} is out of range"), span, format!("must be {range}"))
                 .with_help(format!("{what} must be {range}")),
+            BitOutOfRange { span, what, ty, width } => Diagnostic::error("E0330", format!("{what} out of range for `{ty}`"), span, "out of range")
+                .with_help(format!("the bits of a `{ty}` are 0 (the least significant) to {}", width.saturating_sub(1))),
+            BadSlice { span, message } => Diagnostic::error("E0331", message, span, "in this slice")
+                .with_help("`x[hi:lo]` takes bits lo to hi (hi >= lo, constants); `x[base +: w]` takes w bits from base up, `x[base -: w]` w bits from base down (w a constant of at least 1)"),
+            TooWide { span, what, width } => Diagnostic::error("E0332", format!("this {what} is {width} bits wide; values are at most 64 bits"), span, format!("{width} bits"))
+                .with_help("split it into values of at most 64 bits (a struct or an array holds more)"),
+            UnsizedPart { span } => Diagnostic::error("E0333", "an integer literal in a concatenation needs a width", span, "how many bits is this?")
+                .with_help("give the literal a type suffix (`5u4`), or convert it (`(5 as u4)`)"),
             RandomType { span, found: Some(ty) } => Diagnostic::error("E0325", format!("`random()` cannot give a `{ty}`"), span, format!("a `{ty}` is expected here"))
                 .with_help("`random()` gives an integer or `bool`; draw each field separately"),
             RandomType { span, found: None } => Diagnostic::error("E0325", "the type of `random()` cannot be inferred", span, "no type here tells its width")

@@ -29,6 +29,27 @@ pub fn wrap(v: i128, ty: &Type) -> i128 {
     }
 }
 
+/// A constant integer or `bool` as its two's-complement bits, with its
+/// width.
+pub fn raw_bits(v: &Value, ty: &Type) -> Option<(u128, u32)> {
+    let width = ty.scalar_bits()?;
+    let x = match v {
+        Value::Int(x) => *x,
+        Value::Bool(b) => i128::from(*b),
+        _ => return None,
+    };
+    Some(((x as u128) & low_mask(width), width))
+}
+
+/// The `width` low bits set.
+fn low_mask(width: u32) -> u128 {
+    if width >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << width) - 1
+    }
+}
+
 /// Whether `v` is representable in `ty` without wrapping.
 pub fn fits(v: i128, ty: &Type) -> bool {
     match ty {
@@ -55,8 +76,34 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
                 (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
                 (UnOp::Neg, Value::Int(x)) => Value::Int(wrap(-x, &e.ty)),
                 (UnOp::BitNot, Value::Int(x)) => Value::Int(wrap(!x, &e.ty)),
+                (op, v) if op.is_reduction() => {
+                    let (bits, width) = raw_bits(&v, &a.ty).ok_or(EvalError::NotConstant)?;
+                    let one = match op {
+                        UnOp::AndReduce => bits == low_mask(width),
+                        UnOp::OrReduce => bits != 0,
+                        _ => bits.count_ones() % 2 == 1,
+                    };
+                    Value::Int(i128::from(one))
+                }
                 _ => return Err(EvalError::NotConstant),
             }
+        }
+        ExprKind::Bits { base, lo, check } => {
+            let (bits, _) = raw_bits(&eval(base)?, &base.ty).ok_or(EvalError::NotConstant)?;
+            let lo = eval(lo)?.as_int().ok_or(EvalError::NotConstant)?;
+            if lo < 0 || check.is_some_and(|n| lo >= i128::from(n)) || lo >= 128 {
+                return Err(EvalError::IndexOutOfRange);
+            }
+            let width = e.ty.scalar_bits().ok_or(EvalError::NotConstant)?;
+            Value::Int(wrap(((bits >> lo) & low_mask(width)) as i128, &e.ty))
+        }
+        ExprKind::Concat(parts) => {
+            let mut acc: u128 = 0;
+            for p in parts {
+                let (bits, width) = raw_bits(&eval(p)?, &p.ty).ok_or(EvalError::NotConstant)?;
+                acc = (acc << width) | bits;
+            }
+            Value::Int(wrap(acc as i128, &e.ty))
         }
         ExprKind::Binary(op, a, b) => binary(*op, &a.ty, &eval(a)?, &eval(b)?)?,
         ExprKind::Cast(a) => {

@@ -1400,7 +1400,19 @@ impl Builder<'_> {
             }
             Rule::index_suffix => {
                 let idx = self.expr(it.next().expect("index"), depth + 1);
-                ExprKind::Index(Box::new(base), Box::new(idx))
+                match it.next() {
+                    Some(tail) => {
+                        let mut t = inner(tail);
+                        let kind = match t.next().expect("slice operator").as_str() {
+                            "+:" => SliceKind::Up,
+                            "-:" => SliceKind::Down,
+                            _ => SliceKind::Range,
+                        };
+                        let right = self.expr(t.next().expect("slice bound"), depth + 1);
+                        ExprKind::Slice(Box::new(base), kind, Box::new(idx), Box::new(right))
+                    }
+                    None => ExprKind::Index(Box::new(base), Box::new(idx)),
+                }
             }
             _ => {
                 let name = self.ident(it.next().expect("method name"));
@@ -1412,6 +1424,11 @@ impl Builder<'_> {
             }
         };
         Expr { kind, span }
+    }
+
+    /// The parts of a concatenation.
+    fn concat_parts(&mut self, p: Pair<'_, Rule>, depth: usize) -> Vec<Expr> {
+        inner(p).map(|x| self.expr(x, depth + 1)).collect()
     }
 
     /// Builds an expression; `depth` is the tree depth above it.
@@ -1468,6 +1485,9 @@ impl Builder<'_> {
                             let op = match o {
                                 "-" => UnOp::Neg,
                                 "!" => UnOp::Not,
+                                "&" => UnOp::AndReduce,
+                                "|" => UnOp::OrReduce,
+                                "^" => UnOp::XorReduce,
                                 _ => UnOp::BitNot,
                             };
                             Expr {
@@ -1532,6 +1552,23 @@ impl Builder<'_> {
                     let elems = it.map(|x| self.expr(x, depth + 1)).collect();
                     Expr {
                         kind: ExprKind::ArrayLit(elems),
+                        span,
+                    }
+                }
+            }
+            Rule::concat => {
+                let body = inner(p).next().expect("concat body");
+                if body.as_rule() == Rule::replicate {
+                    let mut it = inner(body);
+                    let n = self.expr(it.next().expect("replication count"), depth + 1);
+                    let parts = self.concat_parts(it.next().expect("replicated parts"), depth);
+                    Expr {
+                        kind: ExprKind::Replicate(Box::new(n), parts),
+                        span,
+                    }
+                } else {
+                    Expr {
+                        kind: ExprKind::Concat(self.concat_parts(body, depth)),
                         span,
                     }
                 }

@@ -232,6 +232,16 @@ fn expr(e: &ast::Expr, found: &mut BTreeSet<&'static str>) {
             expr(a, found);
             expr(b, found);
         }
+        ExprKind::Slice(a, _, l, r) => {
+            expr(a, found);
+            expr(l, found);
+            expr(r, found);
+        }
+        ExprKind::Concat(parts) => parts.iter().for_each(|e| expr(e, found)),
+        ExprKind::Replicate(n, parts) => {
+            expr(n, found);
+            parts.iter().for_each(|e| expr(e, found));
+        }
         ExprKind::StructLit(_, fields) => fields.iter().for_each(|(_, e)| expr(e, found)),
         ExprKind::ArrayLit(items) => items.iter().for_each(|e| expr(e, found)),
         ExprKind::Int(..) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::EnumValue(..) => {}

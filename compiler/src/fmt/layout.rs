@@ -82,6 +82,13 @@ pub struct Layout {
     /// The first word of the current statement.
     head: Option<String>,
     generic_depth: usize,
+    /// The innermost group is a concatenation `{a, b}`, written tight
+    /// inside its braces as Verilog's is.
+    in_concat: bool,
+    /// The group about to be written is a concatenation.
+    concat_next: bool,
+    /// The innermost group opened with `[`: a slice's `:` is tight there.
+    in_index: bool,
     /// Byte offsets in `out` of the space before each trailing line comment,
     /// for [`align_trailing_comments`].
     trailing: Vec<usize>,
@@ -186,6 +193,7 @@ impl Layout {
             self.exploded(g, Seq::Block);
             return;
         }
+        self.concat_next = g.is_brace() && self.opens_concat();
         if self.trial {
             // A comment would have exploded the group: the trial fails.
             self.trial_failed |= g.has_comment();
@@ -230,10 +238,45 @@ impl Layout {
         holds_statements || after_block_word || block_statement
     }
 
+    /// Whether a `{` here opens a concatenation: where an operand is
+    /// expected, or as a replication's inner braces (`{4{b}}`, `{(N){b}}`).
+    fn opens_concat(&self) -> bool {
+        self.operand_expected()
+            || (self.in_concat
+                && self
+                    .prev
+                    .as_ref()
+                    .is_some_and(|p| p.kind == TokenKind::Number || p.text == ")"))
+    }
+
+    /// Writes a group's opening bracket and enters it; returns what
+    /// [`Layout::leave`] restores.
+    fn enter(&mut self, g: &Group) -> (usize, bool, bool) {
+        let concat = std::mem::take(&mut self.concat_next);
+        let saved = (
+            std::mem::take(&mut self.generic_depth),
+            self.in_concat,
+            self.in_index,
+        );
+        self.concat_next = concat;
+        self.token(&g.open);
+        self.concat_next = false;
+        self.in_concat = concat;
+        self.in_index = g.open.text == "[";
+        saved
+    }
+
+    /// Writes a group's closing bracket and restores the state outside it.
+    fn leave(&mut self, g: &Group, (depth, concat, index): (usize, bool, bool)) {
+        self.token(&g.close);
+        self.generic_depth = depth;
+        self.in_concat = concat;
+        self.in_index = index;
+    }
+
     /// A group on the current line.
     fn inline(&mut self, g: &Group) {
-        let depth = std::mem::take(&mut self.generic_depth);
-        self.token(&g.open);
+        let saved = self.enter(g);
         for node in &g.items {
             if self.trial && (self.trial_failed || self.col > MAX_WIDTH) {
                 // Past the limit: the trial has failed, the rest is moot.
@@ -245,15 +288,13 @@ impl Layout {
                 Node::Group(inner) => self.group(inner, false),
             }
         }
-        self.token(&g.close);
-        self.generic_depth = depth;
+        self.leave(g, saved);
     }
 
     /// A group with one statement or element per line.
     fn exploded(&mut self, g: &Group, mode: Seq) {
-        let depth = std::mem::take(&mut self.generic_depth);
         let head = self.head.clone();
-        self.token(&g.open);
+        let saved = self.enter(g);
         if !g.items.is_empty() {
             let continuation = self.continuation;
             let step = 1 + usize::from(continuation);
@@ -263,9 +304,8 @@ impl Layout {
             self.newline();
             self.continuation = continuation;
         }
-        self.token(&g.close);
+        self.leave(g, saved);
         self.head = head;
-        self.generic_depth = depth;
     }
 
     fn token(&mut self, tok: &Token) {
@@ -298,7 +338,7 @@ impl Layout {
         }
         match tok.text.as_str() {
             "!" | "~" => Role::Unary,
-            "-" if self.operand_expected() => Role::Unary,
+            "-" | "&" | "|" | "^" if self.operand_expected() => Role::Unary,
             "<" if self.opens_generics() => Role::GenericOpen,
             ">" if self.generic_depth > 0 => Role::GenericClose,
             _ => Role::Plain,
@@ -348,6 +388,27 @@ impl Layout {
             || matches!(role, Role::GenericOpen | Role::GenericClose)
             || matches!(prev.role, Role::Unary | Role::GenericOpen)
             || (prev.kind == TokenKind::Punct && TIGHT_AFTER.contains(&prev.text.as_str()))
+        {
+            return false;
+        }
+        // Concatenations are tight inside their braces (`{a, b}`,
+        // `{4{b}}`), and a slice's `:` on both sides (`x[7:0]`; `+:` and
+        // `-:` keep their spaces).
+        if punct && text == "{" && self.concat_next && self.in_concat {
+            return !matches!(prev.kind, TokenKind::Number) && prev.text != ")";
+        }
+        if self.in_concat
+            && ((prev.text == "{" && prev.kind == TokenKind::Punct) || (punct && text == "}"))
+        {
+            return false;
+        }
+        if self.in_index
+            && prev.kind == TokenKind::Punct
+            && prev.text == ":"
+            && !self
+                .prev2
+                .as_ref()
+                .is_some_and(|p| p.kind == TokenKind::Punct && matches!(p.text.as_str(), "+" | "-"))
         {
             return false;
         }

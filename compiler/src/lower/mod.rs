@@ -465,6 +465,58 @@ fn not(e: Expr) -> Expr {
     Expr::Unary(UnOp::Not, Ty::BOOL, Box::new(e))
 }
 
+/// A value of type `ty` as its two's-complement bits in a `u64` (a signed
+/// value is not sign-extended).
+fn raw_u64(v: Expr, ty: Ty) -> Expr {
+    let v = if ty.signed {
+        let to = Ty::unsigned(ty.width);
+        Expr::Cast {
+            from: ty,
+            to,
+            arg: Box::new(v),
+        }
+    } else {
+        v
+    };
+    widen(v, Ty::unsigned(ty.width))
+}
+
+/// An unsigned value of type `ty` as a `u64`.
+fn widen(v: Expr, ty: Ty) -> Expr {
+    if ty.width == 64 && !ty.signed {
+        v
+    } else {
+        Expr::Cast {
+            from: ty,
+            to: Ty::U64,
+            arg: Box::new(v),
+        }
+    }
+}
+
+/// A `u64` truncated to `to`.
+fn narrow(v: Expr, to: Ty) -> Expr {
+    if to == Ty::U64 {
+        v
+    } else {
+        Expr::Cast {
+            from: Ty::U64,
+            to,
+            arg: Box::new(v),
+        }
+    }
+}
+
+/// `v` (a `u64`) shifted by a constant.
+fn shift(op: BinOp, v: Expr, by: u32) -> Expr {
+    Expr::Binary(
+        op,
+        Ty::U64,
+        Box::new(v),
+        Box::new(Expr::Const(Ty::U64, u64::from(by))),
+    )
+}
+
 fn scalar(ty: &Type) -> Ty {
     scalars(ty).first().copied().unwrap_or(Ty::BOOL)
 }
@@ -788,6 +840,7 @@ impl UnitLower<'_> {
                 let (offset, fty) = layout::field_offset(ty, *i);
                 self.write(target.offset(offset), &fty, rest, vals, span);
             }
+            PlaceElem::Bits(sel) => self.write_bits(target, ty, sel, vals, span),
             PlaceElem::Index(e) => {
                 let (ety, n) = layout::element(ty);
                 let k = size(&ety);
@@ -817,7 +870,7 @@ impl UnitLower<'_> {
                             let (o, ft) = layout::field_offset(&t, *f);
                             Some((off + o, ft))
                         }
-                        PlaceElem::Index(_) => None,
+                        PlaceElem::Index(_) | PlaceElem::Bits(_) => None,
                     });
                 if let (Target::Slots(base), Some((offset, _))) = (target, fields) {
                     let fault = self.index_fault(span);
@@ -833,7 +886,10 @@ impl UnitLower<'_> {
                     }
                     return;
                 }
-                if let Target::Slots(base) = target {
+                // A bit range inside the element takes the compare per
+                // element below, which writes through `write` again.
+                let bits = rest.iter().any(|p| matches!(p, PlaceElem::Bits(_)));
+                if let (Target::Slots(base), false) = (target, bits) {
                     self.write_nested(base, (ety, n), index, ity, rest, vals, span);
                     return;
                 }
@@ -861,6 +917,78 @@ impl UnitLower<'_> {
                     });
                 }
             }
+        }
+    }
+
+    /// Writes `vals` (one value of `sel.width` bits) into bits `sel` of
+    /// the integer `target` of type `ty`: the other bits keep what the
+    /// target holds now (a register's next value), so writes in program
+    /// order win bit by bit. A run-time position past the valid ones
+    /// faults and writes nothing.
+    fn write_bits(
+        &mut self,
+        target: Target,
+        ty: &Type,
+        sel: &chronon_lang::design::BitRange,
+        vals: Vec<Expr>,
+        span: Span,
+    ) {
+        let tty = scalar(ty);
+        let lty = scalar(&sel.lo.ty);
+        let mut lo = self.expr(&sel.lo).remove(0);
+        let Some(v) = vals.into_iter().next() else {
+            return;
+        };
+        let v = self.pure(v);
+        let guard = sel.check.map(|n| {
+            lo = self.pure(lo.clone());
+            let fault = self.fault(
+                SiteKind::Index,
+                "bit position".into(),
+                "bit position out of range".into(),
+                span,
+            );
+            let cond = in_range(lo.clone(), lty, n);
+            self.out.push(Stmt::Assert {
+                cond: cond.clone(),
+                fault,
+            });
+            cond
+        });
+        let old = match target {
+            Target::Slots(s) => Expr::Load(s),
+            Target::Locals(l) => Expr::Local(l),
+        };
+        let lo = self.pure(widen(lo, lty));
+        let mask = Expr::Const(Ty::U64, Ty::unsigned(sel.width as u8).mask());
+        let at = |e: Expr| Expr::Binary(BinOp::Shl, Ty::U64, Box::new(e), Box::new(lo.clone()));
+        let keep = Expr::Unary(UnOp::Not, Ty::U64, Box::new(at(mask.clone())));
+        let kept = bin(BinOp::And, Ty::U64, raw_u64(old, tty), keep);
+        let part = bin(
+            BinOp::And,
+            Ty::U64,
+            raw_u64(v, Ty::unsigned(sel.width as u8)),
+            mask,
+        );
+        let merged = bin(BinOp::Or, Ty::U64, kept, at(part));
+        let mut new = narrow(merged, Ty::unsigned(tty.width));
+        if tty.signed {
+            new = Expr::Cast {
+                from: Ty::unsigned(tty.width),
+                to: tty,
+                arg: Box::new(new),
+            };
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.assign(target, vec![new]);
+        let write = std::mem::replace(&mut self.out, saved);
+        match guard {
+            Some(cond) => self.out.push(Stmt::If {
+                cond,
+                then: write,
+                els: Vec::new(),
+            }),
+            None => self.out.extend(write),
         }
     }
 
@@ -905,6 +1033,8 @@ impl UnitLower<'_> {
         let mut reachable = true;
         for p in rest {
             match p {
+                // `write` sends a place with a bit range elsewhere.
+                PlaceElem::Bits(_) => unreachable!("a bit range in a nested indexed write"),
                 PlaceElem::Field(f) => {
                     let (o, ft) = layout::field_offset(&ty, *f);
                     fixed += o;
@@ -1085,13 +1215,17 @@ impl UnitLower<'_> {
                     .collect()
             }
             EK::Unary(op, a) => {
+                let aty = scalar(&a.ty);
                 let a = self.expr(a).remove(0);
                 let op = match op {
                     LUn::Neg => UnOp::Neg,
                     LUn::Not | LUn::BitNot => UnOp::Not,
+                    reduce => return vec![self.reduction(*reduce, a, aty)],
                 };
                 vec![Expr::Unary(op, ty, Box::new(a))]
             }
+            EK::Bits { base, lo, check } => vec![self.bits(e, base, lo, *check)],
+            EK::Concat(parts) => vec![self.concat(parts, ty)],
             EK::Binary(op, a, b) => vec![self.binary(*op, a, b)],
             EK::Cast(a) => {
                 let from = scalar(&a.ty);
@@ -1350,6 +1484,73 @@ impl UnitLower<'_> {
                 }
             })
             .collect()
+    }
+
+    /// `&a`, `|a`, `^a` of a value of type `ty`: a `u1`.
+    fn reduction(&mut self, op: LUn, a: Expr, ty: Ty) -> Expr {
+        let bits = raw_u64(a, ty);
+        let cmp = |op, k| Expr::Binary(op, Ty::U64, Box::new(bits.clone()), Box::new(k));
+        match op {
+            LUn::AndReduce => cmp(BinOp::Eq, Expr::Const(Ty::U64, ty.mask())),
+            LUn::OrReduce => cmp(BinOp::Ne, Expr::Const(Ty::U64, 0)),
+            _ => {
+                // Parity: fold the halves together until one bit is left.
+                let mut v = self.pure(bits);
+                let mut half = 32;
+                while half >= 1 {
+                    if half < u32::from(ty.width) {
+                        let shifted = shift(BinOp::Shr, v.clone(), half);
+                        let x = Expr::Binary(BinOp::Xor, Ty::U64, Box::new(v), Box::new(shifted));
+                        v = self.temp(Ty::U64, x);
+                    }
+                    half /= 2;
+                }
+                narrow(v, Ty::BOOL)
+            }
+        }
+    }
+
+    /// `e`'s bits of `base` from `lo` up ([`EK::Bits`]); a `lo` known only
+    /// at run time is checked against `check` first (a fault past it).
+    fn bits(&mut self, e: &LExpr, base: &LExpr, lo: &LExpr, check: Option<u32>) -> Expr {
+        let bty = scalar(&base.ty);
+        let lty = scalar(&lo.ty);
+        let b = raw_u64(self.expr(base).remove(0), bty);
+        let mut lo = self.expr(lo).remove(0);
+        if let Some(n) = check {
+            lo = self.pure(lo);
+            let fault = self.fault(
+                SiteKind::Index,
+                "bit position".into(),
+                "bit position out of range".into(),
+                e.span,
+            );
+            self.out.push(Stmt::Assert {
+                cond: in_range(lo.clone(), lty, n),
+                fault,
+            });
+        }
+        let lo = widen(lo, lty);
+        let shifted = Expr::Binary(BinOp::Shr, Ty::U64, Box::new(b), Box::new(lo));
+        narrow(shifted, scalar(&e.ty))
+    }
+
+    /// `{a, b, ...}` as a value of type `ty`: each part shifted in below
+    /// the ones before it.
+    fn concat(&mut self, parts: &[LExpr], ty: Ty) -> Expr {
+        let mut acc: Option<Expr> = None;
+        for p in parts {
+            let pty = scalar(&p.ty);
+            let v = raw_u64(self.expr(p).remove(0), pty);
+            acc = Some(match acc {
+                None => v,
+                Some(a) => {
+                    let up = shift(BinOp::Shl, a, u32::from(pty.width));
+                    Expr::Binary(BinOp::Or, Ty::U64, Box::new(up), Box::new(v))
+                }
+            });
+        }
+        narrow(acc.unwrap_or(Expr::Const(Ty::U64, 0)), ty)
     }
 
     fn binary(&mut self, op: LBin, a: &LExpr, b: &LExpr) -> Expr {

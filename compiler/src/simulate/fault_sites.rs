@@ -103,8 +103,8 @@ pub(crate) fn help(kind: &FaultKind) -> &'static str {
              the instant, and `--until` just before it replays up to here"
         }
         FaultKind::IndexOutOfRange => {
-            "the index is outside the array: guard it (`if i < N`) or give the index a \
-             type no wider than the array needs"
+            "the index is outside the array (or the bit position outside the integer): \
+             guard it (`if i < N`) or give the index a type no wider than it needs"
         }
         FaultKind::StagePipeOutOfRange => {
             "the pipe index is outside the stage register's pipes: guard it or declare \

@@ -36,6 +36,9 @@ impl<'e> BodyCx<'e> {
             A::StructLit(name, fields) => self.struct_literal(name, fields, want, span),
             A::ArrayLit(elems) => self.array_literal(elems, want, span),
             A::ArrayRepeat(v, n) => self.array_repeat(v, n, want, span),
+            A::Slice(a, kind, l, r) => self.slice((a, *kind), (l, r), want, span),
+            A::Concat(parts) => self.concat(None, parts, want, span),
+            A::Replicate(n, parts) => self.concat(Some(n), parts, want, span),
         }
     }
 
@@ -172,23 +175,21 @@ impl<'e> BodyCx<'e> {
     /// `-a`, `!a`, `~a`.
     fn unary(&mut self, op: &UnOp, a: &ast::Expr, want: Option<&Type>, span: Span) -> Expr {
         let mk = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
+        if op.is_reduction() {
+            return self.reduction(*op, a, want, span);
+        }
         let a = self.check(a, want);
         if a.ty == Type::Error {
             return a;
         }
         let ok = match op {
             UnOp::Not => a.ty == Type::Bool,
-            UnOp::Neg | UnOp::BitNot => a.ty.is_int(),
+            _ => a.ty.is_int(),
         };
         if !ok {
-            let sym = match op {
-                UnOp::Not => "!",
-                UnOp::Neg => "-",
-                UnOp::BitNot => "~",
-            };
             self.err(TypeError::BadOperand {
                 span,
-                op: sym.into(),
+                op: op.symbol().into(),
                 ty: a.ty.to_string(),
             });
             return err_expr(span);
@@ -273,7 +274,7 @@ impl<'e> BodyCx<'e> {
         }
     }
 
-    /// `a[i]` on an array value.
+    /// `a[i]` on an array value, or bit `i` of an integer.
     fn index_expr(
         &mut self,
         a: &ast::Expr,
@@ -283,6 +284,9 @@ impl<'e> BodyCx<'e> {
     ) -> Expr {
         let mk = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
         let a = self.check(a, None);
+        if let Type::Int { width, .. } = a.ty {
+            return self.bit_select(a, width, i, want, span);
+        }
         let idx = self.index(i);
         match &a.ty {
             Type::Array(t, n) => {

@@ -26,6 +26,7 @@ use crate::eval::{EvalError, eval, fits, wrap};
 use crate::span::{SourceMap, Span};
 use rustc_hash::{FxHashMap, FxHashSet};
 
+mod bits;
 mod body;
 mod consts;
 mod env;

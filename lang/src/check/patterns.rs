@@ -179,6 +179,38 @@ impl<'e> BodyCx<'e> {
         })
     }
 
+    /// The width of a place's integer whose bits are written; `None`
+    /// (reported) when the place is not an integer or already a bit range.
+    fn writable_bits(
+        &mut self,
+        path: &[PlaceElem],
+        ty: &Type,
+        op: &str,
+        span: Span,
+    ) -> Option<u32> {
+        if matches!(path.last(), Some(PlaceElem::Bits(_))) {
+            self.err(TypeError::BadSlice {
+                span,
+                message:
+                    "bits of a bit select or slice cannot be written: write bits of the whole value"
+                        .into(),
+            });
+            return None;
+        }
+        match ty {
+            Type::Int { width, .. } => Some(*width),
+            Type::Error => None,
+            other => {
+                self.err(TypeError::BadOperand {
+                    span,
+                    op: op.into(),
+                    ty: other.to_string(),
+                });
+                None
+            }
+        }
+    }
+
     /// Resolves the root and path of a written place; returns the element type.
     pub(super) fn place(&mut self, p: &ast::Expr) -> Option<(Resolved, Vec<PlaceElem>, Type)> {
         match &p.kind {
@@ -235,8 +267,22 @@ impl<'e> BodyCx<'e> {
                     }
                 }
             }
+            A::Slice(base, kind, l, h) => {
+                let (r, mut path, ty) = self.place(base)?;
+                let n = self.writable_bits(&path, &ty, super::bits::slice_op(*kind), p.span)?;
+                let sel = self.slice_range(&ty.to_string(), n, *kind, (l, h), p.span)?;
+                let width = sel.width;
+                path.push(PlaceElem::Bits(sel));
+                Some((r, path, Type::uint(width)))
+            }
             A::Index(base, i) => {
                 let (r, mut path, ty) = self.place(base)?;
+                if ty.is_int() {
+                    let n = self.writable_bits(&path, &ty, "[]", p.span)?;
+                    let sel = self.bit_position(&ty.to_string(), n, i)?;
+                    path.push(PlaceElem::Bits(sel));
+                    return Some((r, path, Type::uint(1)));
+                }
                 let idx = self.index(i);
                 match &ty {
                     Type::Array(t, n) => {
