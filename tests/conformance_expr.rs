@@ -177,6 +177,20 @@ enum E {
         e: Box<E>,
         ty: Ty,
     },
+    /// Bits of an integer (docs/language.md, "Bits"): `e[lo]`, `e[i]`,
+    /// `e[hi:lo]`, `e[p +: w]`, `e[p -: w]`; the result is `U(w)`.
+    Bits {
+        e: Box<E>,
+        sel: Sel,
+        ty: Ty,
+    },
+    /// `{a, b, ...}`, or with `times`, `{times{a}}`: unsigned, the widths
+    /// summed.
+    Concat {
+        parts: Vec<E>,
+        times: Option<u32>,
+        ty: Ty,
+    },
     /// A call of a generated function (its result type is `ty`).
     Call {
         name: String,
@@ -196,9 +210,24 @@ enum E {
     },
 }
 
+/// Which bits an [`E::Bits`] takes.
+#[derive(Clone, Debug)]
+enum Sel {
+    /// One bit at a constant position.
+    Bit(u32),
+    /// One bit at a run-time position (kept in range).
+    At(Box<E>),
+    /// `[hi:lo]`.
+    Range(u32, u32),
+    /// `[p +: w]` and `[p -: w]` at a run-time position (kept in range).
+    Up(Box<E>, u32),
+    Down(Box<E>, u32),
+}
+
 impl E {
     fn ty(&self) -> Ty {
         match self {
+            E::Bits { ty, .. } | E::Concat { ty, .. } => *ty,
             E::Lit { ty, .. }
             | E::Var { ty, .. }
             | E::Index { ty, .. }
@@ -213,7 +242,12 @@ impl E {
     /// Binding strength in docs/language.md's table (loosest 1).
     fn prec(&self) -> u32 {
         match self {
-            E::Lit { .. } | E::Var { .. } | E::Index { .. } | E::Call { .. } => 12,
+            E::Lit { .. }
+            | E::Var { .. }
+            | E::Index { .. }
+            | E::Call { .. }
+            | E::Bits { .. }
+            | E::Concat { .. } => 12,
             E::Un { .. } => 11,
             E::Cast { .. } => 10,
             E::Bin { op, .. } | E::Agg { op, .. } => bin_prec(op),
@@ -273,6 +307,17 @@ fn chr_lit(ty: Ty, bits: u64, bare: bool, style: u64) -> String {
     }
 }
 
+/// The head of an `if` or `match`: in parentheses when it holds a
+/// concatenation, which stands only where a struct literal may
+/// (docs/language.md, "Bits").
+fn head(text: String) -> String {
+    if text.contains('{') {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
 /// Chronon text with the fewest parentheses the precedence table allows
 /// (plus a few redundant ones, which must not matter).
 fn chr(e: &E, rng: &mut Rng) -> String {
@@ -280,6 +325,29 @@ fn chr(e: &E, rng: &mut Rng) -> String {
         E::Lit { ty, bits, bare } => chr_lit(*ty, *bits, *bare, rng.below(5)),
         E::Var { chr, .. } => chr.clone(),
         E::Index { chr: name, idx, .. } => format!("{name}[{}]", self::chr(idx, rng)),
+        E::Bits { e: inner, sel, .. } => {
+            let s = chr(inner, rng);
+            // A literal is parenthesized: `-5i8[3]` is `-(5i8[3])`.
+            let s = if inner.prec() < 12 || matches!(**inner, E::Lit { .. }) {
+                format!("({s})")
+            } else {
+                s
+            };
+            match sel {
+                Sel::Bit(i) => format!("{s}[{i}]"),
+                Sel::At(i) => format!("{s}[{}]", chr(i, rng)),
+                Sel::Range(hi, lo) => format!("{s}[{hi}:{lo}]"),
+                Sel::Up(p, w) => format!("{s}[{} +: {w}]", chr(p, rng)),
+                Sel::Down(p, w) => format!("{s}[{} -: {w}]", chr(p, rng)),
+            }
+        }
+        E::Concat { parts, times, .. } => {
+            let parts: Vec<String> = parts.iter().map(|p| chr(p, rng)).collect();
+            match times {
+                Some(n) => format!("{{{n}{{{}}}}}", parts.join(", ")),
+                None => format!("{{{}}}", parts.join(", ")),
+            }
+        }
         E::Un { op, e: inner, .. } => {
             let s = chr(inner, rng);
             // `-5u8` would be the literal -5 (docs/language.md: a `-`
@@ -329,7 +397,14 @@ fn chr(e: &E, rng: &mut Rng) -> String {
             let ls = chr(l, rng);
             let rs = chr(r, rng);
             let ls = if lp { format!("({ls})") } else { ls };
-            let rs = if r.prec() <= p { format!("({rs})") } else { rs };
+            // `a & &b` and `a | |b` do not parse (`&&`, `||`): a reduction
+            // after them is parenthesized.
+            let reduction_after = matches!(*op, "&" | "|") && rs.starts_with(['&', '|']);
+            let rs = if r.prec() <= p || reduction_after {
+                format!("({rs})")
+            } else {
+                rs
+            };
             format!("{ls} {op} {rs}")
         }
     };
@@ -366,6 +441,30 @@ impl Verilog {
                 t
             }
             E::Var { v, .. } => v.clone(),
+            E::Bits { e: inner, sel, ty } => {
+                let b = self.expr(inner, out);
+                let at = match sel {
+                    Sel::Bit(i) => format!("[{i}]"),
+                    Sel::At(i) => format!("[{}]", self.expr(i, out)),
+                    Sel::Range(hi, lo) => format!("[{hi}:{lo}]"),
+                    Sel::Up(p, w) => format!("[{} +: {w}]", self.expr(p, out)),
+                    Sel::Down(p, w) => format!("[{} -: {w}]", self.expr(p, out)),
+                };
+                let t = self.temp(*ty);
+                let _ = writeln!(out, "{t} = {b}{at};");
+                t
+            }
+            E::Concat { parts, times, ty } => {
+                let names: Vec<String> = parts.iter().map(|p| self.expr(p, out)).collect();
+                let t = self.temp(*ty);
+                let joined = names.join(", ");
+                match times {
+                    Some(n) => writeln!(out, "{t} = {{{n}{{{joined}}}}};"),
+                    None => writeln!(out, "{t} = {{{joined}}};"),
+                }
+                .expect("writing to a String");
+                t
+            }
             E::Index { ty, v, idx, .. } => {
                 let i = self.expr(idx, out);
                 let t = self.temp(*ty);
@@ -613,7 +712,11 @@ impl<'a> UnitGen<'a> {
             return self.bool_expr(depth);
         }
         let d = depth - 1;
-        match self.rng.below(11) {
+        match self.rng.below(13) {
+            11 | 12 => {
+                let e = self.bits_expr(d);
+                E::Cast { e: Box::new(e), ty }
+            }
             0..=3 => {
                 const OPS: [&str; 8] = ["+", "-", "*", "/", "%", "&", "|", "^"];
                 let op = OPS[self.rng.below(8) as usize];
@@ -689,6 +792,98 @@ impl<'a> UnitGen<'a> {
                         r: Box::new(r),
                         ty,
                     }
+                }
+            }
+        }
+    }
+
+    /// A run-time position below `n`: `(e % n)` of a `u8` expression.
+    fn position(&mut self, n: u32, depth: u32) -> E {
+        let e = self.expr(Ty::U(8), depth, false);
+        E::Bin {
+            op: "%",
+            l: Box::new(e),
+            r: Box::new(E::Lit {
+                ty: Ty::U(8),
+                bits: u64::from(n),
+                bare: true,
+            }),
+            ty: Ty::U(8),
+        }
+    }
+
+    /// A bit select, slice, concatenation, replication or reduction of
+    /// random operands: an unsigned value of its own width.
+    fn bits_expr(&mut self, d: u32) -> E {
+        let from = self.rng.int_ty();
+        let w = from.width();
+        let base = Box::new(self.expr(from, d, false));
+        let one = |e: Box<E>, sel| E::Bits {
+            e,
+            sel,
+            ty: Ty::U(1),
+        };
+        match self.rng.below(8) {
+            0 => one(base, Sel::Bit(self.rng.below(u64::from(w)) as u32)),
+            1 => {
+                let at = self.position(w, d);
+                one(base, Sel::At(Box::new(at)))
+            }
+            2 => {
+                let lo = self.rng.below(u64::from(w)) as u32;
+                let hi = lo + self.rng.below(u64::from(w - lo)) as u32;
+                E::Bits {
+                    e: base,
+                    sel: Sel::Range(hi, lo),
+                    ty: Ty::U(hi - lo + 1),
+                }
+            }
+            3 | 4 => {
+                let k = 1 + self.rng.below(u64::from(w)) as u32;
+                let at = self.position(w - k + 1, d);
+                let sel = if self.rng.one_in(2) {
+                    Sel::Up(Box::new(at), k)
+                } else {
+                    let top = E::Bin {
+                        op: "+",
+                        l: Box::new(at),
+                        r: Box::new(E::Lit {
+                            ty: Ty::U(8),
+                            bits: u64::from(k - 1),
+                            bare: true,
+                        }),
+                        ty: Ty::U(8),
+                    };
+                    Sel::Down(Box::new(top), k)
+                };
+                E::Bits {
+                    e: base,
+                    sel,
+                    ty: Ty::U(k),
+                }
+            }
+            5 | 6 => {
+                let mut parts = vec![*base];
+                let mut total = w;
+                while self.rng.one_in(2) || parts.len() == 1 {
+                    let t = self.rng.int_ty();
+                    if total + t.width() > 64 {
+                        break;
+                    }
+                    total += t.width();
+                    parts.push(self.expr(t, d, false));
+                }
+                let times = (parts.len() == 1 || self.rng.one_in(3))
+                    .then(|| 1 + self.rng.below(u64::from(64 / total)) as u32);
+                let ty = Ty::U(total * times.unwrap_or(1));
+                E::Concat { parts, times, ty }
+            }
+            _ => {
+                let op = ["&", "|", "^"][self.rng.below(3) as usize];
+                E::Un {
+                    op,
+                    e: base,
+                    ty: Ty::U(1),
                 }
             }
         }
@@ -1020,7 +1215,7 @@ impl<'a> UnitGen<'a> {
             let (pc, pv) = self.both(&pipe, v);
             let e = self.expr(ty, 2, true);
             let (ec, ev) = self.both(&e, v);
-            let _ = writeln!(c, "if {cc} {{\ns.write({pc}, {ec});\n}}");
+            let _ = writeln!(c, "if {} {{\ns.write({pc}, {ec});\n}}", head(cc));
             let _ = writeln!(
                 v,
                 "if ({cv}) begin {p}_sv[{pv}] <= 1'b1; {p}_sd[{pv}] <= {ev}; end"
@@ -1045,7 +1240,7 @@ impl<'a> UnitGen<'a> {
                 _ => {
                     let cond = self.expr(Ty::Bool, 2, false);
                     let (cc, cv) = self.both(&cond, v);
-                    let _ = writeln!(c, "if {cc} {{");
+                    let _ = writeln!(c, "if {} {{", head(cc));
                     let _ = writeln!(v, "if ({cv}) begin");
                     write(self, c, v);
                     if self.rng.one_in(2) {
@@ -1115,6 +1310,37 @@ impl<'a> UnitGen<'a> {
             return;
         }
         let r = self.regs[self.rng.below(self.regs.len() as u64) as usize].clone();
+        if r.ty != Ty::Bool && self.rng.one_in(3) {
+            // Some bits of the register: the other bits keep their next
+            // value, and later writes win bit by bit (Verilog's
+            // non-blocking part selects).
+            let w = r.ty.width();
+            let k = 1 + self.rng.below(u64::from(w)) as u32;
+            let (sel_c, sel_v) = match self.rng.below(3) {
+                0 => {
+                    let lo = self.rng.below(u64::from(w - k + 1)) as u32;
+                    let hi = lo + k - 1;
+                    (format!("[{hi}:{lo}]"), format!("[{hi}:{lo}]"))
+                }
+                n => {
+                    let at = self.position(w - k + 1, 2);
+                    let (pc, pv) = self.both(&at, v);
+                    if n == 1 {
+                        (format!("[{pc} +: {k}]"), format!("[{pv} +: {k}]"))
+                    } else {
+                        let top = format!("({pc}) + {}", k - 1);
+                        let tv = self.v.temp(Ty::U(8));
+                        let _ = writeln!(v, "{tv} = {pv} + {};", k - 1);
+                        (format!("[{top} -: {k}]"), format!("[{tv} -: {k}]"))
+                    }
+                }
+            };
+            let e = self.expr(Ty::U(k), 3, true);
+            let (ec, ev) = self.both(&e, v);
+            let _ = writeln!(c, "{}{sel_c} <= {ec};", r.chr);
+            let _ = writeln!(v, "{}{sel_v} <= {ev};", r.v);
+            return;
+        }
         let e = self.expr(r.ty, 3, true);
         let (ec, ev) = self.both(&e, v);
         let _ = writeln!(c, "{} <= {ec};", r.chr);
@@ -1190,9 +1416,9 @@ impl<'a> UnitGen<'a> {
             let cond = self.expr(Ty::Bool, 3, false);
             let (cc, cv) = self.both(&cond, v);
             let head = if arm == 0 { "if" } else { " else if" };
-            // A struct literal never heads an `if`, so no parentheses are
-            // needed around the condition.
-            let _ = writeln!(c, "{head} {cc} {{");
+            // A struct literal never heads an `if`, but a concatenation
+            // may: `head` parenthesizes it.
+            let _ = writeln!(c, "{head} {} {{", self::head(cc));
             let _ = writeln!(v, "if ({cv}) begin");
             let n = 1 + self.rng.below(3) as usize;
             self.block(n, depth + 1, c, v);
@@ -1254,7 +1480,7 @@ impl<'a> UnitGen<'a> {
         }
         let ty = if on_enum { Ty::U(8) } else { ty };
         let enum_name = format!("E{}", &self.v.prefix[1..]);
-        let _ = writeln!(c, "match {ec} {{");
+        let _ = writeln!(c, "match {} {{", head(ec));
         let mut first = true;
         let mut rest = values.as_slice();
         // Sometimes `_` comes before other arms: it still runs only when no

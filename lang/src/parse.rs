@@ -377,16 +377,19 @@ fn simplify_expected(words: &mut Vec<String>) {
     const EXPR_START: &[&str] = &[
         "`!`",
         "`(`",
-        "`-`",
         "`0b`",
         "`0x`",
-        "`[`",
         "`_`",
         "`false`",
         "`true`",
+        "`{`",
         "`~`",
         "a unary operator",
     ];
+    // Tokens that start an operand and also continue one (`-x`, `a - b`;
+    // `[1]`, `a[1]`; the reductions `&x` and `a & b`): they count towards
+    // neither list alone.
+    const EITHER: &[&str] = &["`-`", "`[`", "`&`", "`|`", "`^`"];
     // The time-unit rule's description lists the units: drop the same
     // units as literal tokens, so the list is not printed twice.
     const UNITS: &[&str] = &[
@@ -397,21 +400,21 @@ fn simplify_expected(words: &mut Vec<String>) {
     }
     let binary = words
         .iter()
-        .filter(|w| BINARY.contains(&w.as_str()))
+        .filter(|w| BINARY.contains(&w.as_str()) && !EITHER.contains(&w.as_str()))
         .count();
-    if binary >= 4 {
-        words.retain(|w| !BINARY.contains(&w.as_str()));
-        words.push("an operator".to_string());
-    }
     if words.iter().any(|w| w == "an expression")
         || words
             .iter()
             .filter(|w| EXPR_START.contains(&w.as_str()))
             .count()
-            >= 4
+            >= 3
     {
-        words.retain(|w| !EXPR_START.contains(&w.as_str()));
+        words.retain(|w| !EXPR_START.contains(&w.as_str()) && !EITHER.contains(&w.as_str()));
         words.push("an expression".to_string());
+    }
+    if binary >= 3 {
+        words.retain(|w| !BINARY.contains(&w.as_str()));
+        words.push("an operator".to_string());
     }
     let item = "an item (`use`, `const`, `clock`, `struct`, `enum`, `fn`, `unit`, `system`)";
     if words.len() > 1 {
@@ -465,7 +468,10 @@ fn describe(rule: Rule) -> Option<&'static str> {
         trace_arg => "a trace argument `name = value`",
         place => "a register or variable",
         expr | arg_expr | cast_expr | unary_expr | postfix_expr | paren_expr | array_lit
-        | array_count | call_expr | struct_lit | enum_value => "an expression",
+        | array_count | call_expr | struct_lit | enum_value | concat | replicate | concat_parts => {
+            "an expression"
+        }
+        slice_tail | slice_op => "a slice bound (`:`, `+:`, `-:`)",
         field_suffix | index_suffix | method_suffix => "`.`, `[` or a method call",
         args => "arguments",
         field_init => "a field `name: value`",

@@ -15,11 +15,7 @@ use super::rng::Rng;
 const TYPES: &[&str] = &["u1", "u8", "i8", "u13", "i16", "u32", "i32", "u64", "i64"];
 
 fn lit(rng: &mut Rng, ty: &str) -> String {
-    let v = if ty == "u1" {
-        rng.below(2)
-    } else {
-        rng.below(100)
-    };
+    let v = rng.below(100.min(1 << width(ty).min(7)));
     format!("{v}{ty}")
 }
 
@@ -68,7 +64,54 @@ fn expr(rng: &mut Rng, ty: &str, regs: &[(String, String)], depth: u32) -> Strin
             )
         }
         4 if ty.starts_with('i') => format!("(-{})", expr(rng, ty, regs, d)),
+        5 | 6 => format!("({} as {ty})", bits(rng, regs, d)),
         _ => format!("(~{})", expr(rng, ty, regs, d)),
+    }
+}
+
+/// The width of one of [`TYPES`].
+fn width(ty: &str) -> u64 {
+    ty[1..].parse().unwrap_or(1)
+}
+
+/// A bit-level expression (an unsigned value of some width): a bit
+/// select, a slice of each form (run-time positions kept in range, so a
+/// fault is rare), a concatenation, a replication or a reduction.
+fn bits(rng: &mut Rng, regs: &[(String, String)], d: u32) -> String {
+    let from = *rng.pick(TYPES);
+    let w = width(from);
+    let x = expr(rng, from, regs, d + 1);
+    match rng.below(7) {
+        0 => format!("{x}[{}]", rng.below(w)),
+        1 => {
+            let i = expr(rng, "u8", regs, d + 1);
+            format!("{x}[{i} % {w}u8]")
+        }
+        2 => {
+            let lo = rng.below(w);
+            let hi = lo + rng.below(w - lo);
+            format!("{x}[{hi}:{lo}]")
+        }
+        3 | 4 => {
+            let k = 1 + rng.below(w);
+            let i = expr(rng, "u8", regs, d + 1);
+            let at = format!("({i} % {}u8)", w - k + 1);
+            if rng.one_in(2) {
+                format!("{x}[{at} +: {k}]")
+            } else {
+                format!("{x}[{at} + {}u8 -: {k}]", k - 1)
+            }
+        }
+        5 => {
+            let other = *rng.pick(TYPES);
+            if w + width(other) <= 64 {
+                format!("{{{x}, {}}}", expr(rng, other, regs, d + 1))
+            } else {
+                let n = 1 + rng.below(64 / w);
+                format!("{{{n}{{{x}}}}}")
+            }
+        }
+        _ => format!("({}{x})", rng.pick(&["&", "|", "^"])),
     }
 }
 
@@ -232,6 +275,20 @@ pub fn random_design(seed: u64) -> String {
                 "        if {c} {{ {name} <= {a}; }} else {{ {name} <= {b}; }}"
             );
         }
+        // Bits of one register written under a condition, then the bit
+        // or bits at a run-time position: the two combine bit by bit.
+        let (name, ty) = rng.pick(&regs).clone();
+        let w = width(&ty);
+        let (lo, k) = (rng.below(w), 1 + rng.below(w));
+        let k = k.min(w - lo);
+        let v = expr(&mut rng, &format!("u{k}"), &regs, 2);
+        let c = cond(&mut rng, &regs);
+        let at = format!("(k as u8 % {}u8)", w - k + 1);
+        let _ = writeln!(
+            s,
+            "        if {c} {{ {name}[{}:{lo}] <= {v}; }} {name}[{at} +: {k}] <= {v};",
+            lo + k - 1
+        );
         // The struct's fields read as registers of their own types.
         let mut with_fields = regs.clone();
         with_fields.push(("sr.a".to_string(), fields[0].to_string()));
