@@ -52,6 +52,17 @@ const CASES: &[(&str, &str)] = &[
         "const P0 = P { id: 1, data: 2 };\n",
     ),
     ("enum E {A,B}", "enum E { A, B }\n"),
+    // Bit slices are tight around `:`; `+:` and `-:` are spaced like
+    // operators. Concatenations are tight inside their braces, as in
+    // Verilog, replications too; reductions are tight to their operand.
+    (
+        "tick { r [ 7 : 4 ] <= x [ i +: 4 ] ; y = { a , b [ 3 : 0 ] } ; z = { 4 { b } } ; }",
+        "tick {\n    r[7:4] <= x[i +: 4];\n    y = {a, b[3:0]};\n    z = {4{b}};\n}\n",
+    ),
+    (
+        "tick { p = & x | ( | y ) ^ ^ z ; q = { ( N ) { x [ j -: 2 ] } } ; }",
+        "tick {\n    p = &x | (|y) ^ ^z;\n    q = {(N){x[j -: 2]}};\n}\n",
+    ),
     // Arrays, repeats, indexing, calls and keyword calls.
     (
         "tick { a [ 0 ] <= f ( x ) ; let q = [ 0 ; 8 ] ; trace ( \"t\" , v = Some ( 1 ) ) ; }",
