@@ -21,7 +21,49 @@ fn examples_run_alike_on_both_engines() {
             seed: 0,
             exec: Default::default(),
             interrupt: None,
+            dump_state: false,
         });
         insta::assert_snapshot!(name, summary);
+    }
+}
+
+/// `examples/crc32.chr` computes CRC-32 bit by bit with slices,
+/// concatenation and replication; Python's `zlib` (an independent
+/// implementation) must give the same value, and byte-swapped the same
+/// swap.
+#[test]
+fn the_crc32_example_agrees_with_zlib() {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import zlib; c = zlib.crc32(bytes(range(256))); \
+             print(c, int.from_bytes(c.to_bytes(4, 'little'), 'big'))",
+        ])
+        .output()
+        .expect("python3 is required (CI installs it): it runs zlib as the reference");
+    assert!(out.status.success(), "python3 failed: {out:?}");
+    let expected = String::from_utf8_lossy(&out.stdout);
+    let mut want = expected.split_whitespace();
+    let path = std::path::Path::new("examples/crc32.chr");
+    let (_, summary) = summary_on_both_engines(path, |_, engine| RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine,
+        stop: StopAt::Cycles {
+            count: 5_000,
+            domain: None,
+        },
+        drain: None,
+        seed: 0,
+        exec: Default::default(),
+        interrupt: None,
+        dump_state: false,
+    });
+    for counter in ["top.chk.result", "top.chk.swapped"] {
+        let value = want.next().expect("two numbers from python3");
+        assert!(
+            summary.contains(&format!("{counter} = {value}\n")),
+            "{counter} should be {value}:\n{summary}"
+        );
     }
 }

@@ -338,6 +338,9 @@ module.exports = grammar({
         $.cast_expression,
         $.field_expression,
         $.index_expression,
+        $.slice_expression,
+        $.concatenation_expression,
+        $.replication_expression,
         $.call_expression,
         $.builtin_call,
         $.some_expression,
@@ -348,7 +351,9 @@ module.exports = grammar({
 
     range_expression: ($) => prec.left(PREC.range, seq(field('start', $._expression), choice('..', '..='), field('end', $._expression))),
 
-    unary_expression: ($) => prec(PREC.unary, seq(field('operator', choice('-', '!', '~')), field('operand', $._expression))),
+    // `&x`, `|x` and `^x` are the bit reductions.
+    unary_expression: ($) =>
+      prec(PREC.unary, seq(field('operator', choice('-', '!', '~', '&', '|', '^')), field('operand', $._expression))),
 
     binary_expression: ($) => {
       const table = [
@@ -374,6 +379,34 @@ module.exports = grammar({
     field_expression: ($) => prec(PREC.postfix, seq(field('value', $._expression), '.', field('field', $.identifier))),
 
     index_expression: ($) => prec(PREC.postfix, seq(field('value', $._expression), '[', field('index', $._expression), ']')),
+
+    // `x[hi:lo]`, `x[base +: width]`, `x[base -: width]`.
+    slice_expression: ($) =>
+      prec(
+        PREC.postfix,
+        seq(
+          field('value', $._expression),
+          '[',
+          field('left', $._expression),
+          field('operator', choice(':', '+:', '-:')),
+          field('right', $._expression),
+          ']',
+        ),
+      ),
+
+    // `{a, b}`: `a` in the most significant bits.
+    concatenation_expression: ($) => seq('{', commaSep1($._expression), '}'),
+
+    // `{4{b}}`, `{(N){a, b}}`.
+    replication_expression: ($) =>
+      seq(
+        '{',
+        field('count', choice($.integer_literal, $.parenthesized_expression)),
+        '{',
+        commaSep1($._expression),
+        '}',
+        '}',
+      ),
 
     call_expression: ($) => prec(PREC.postfix, seq(field('function', $._expression), field('arguments', $.arguments))),
 

@@ -130,7 +130,12 @@
   "-="
   ".."
   "..="
+  "+:"
+  "-:"
 ] @operator
+
+; A slice's `:` is an operator there (`x[7:0]`).
+(slice_expression ":" @operator)
 
 ; After the general operators: a register write's `<=` is not a comparison.
 (register_write "<=" @operator.register)
