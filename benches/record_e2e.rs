@@ -124,6 +124,7 @@ fn child(config: &str, scale: u64) {
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     let rec = options(config, &dir);
     // Compilation is in the timed region for every configuration alike.

@@ -2152,6 +2152,7 @@ fn error_codes(name: &str, text: &str) -> Vec<&'static str> {
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     match run(&mut sources, &options, &mut |_, _| {}) {
         Err(RunError::Compile(diags)) => diags.iter().map(|d| d.code).collect(),

@@ -125,6 +125,7 @@ fn options_for_engine(engine: EngineKind) -> RunOptions {
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     }
 }
 

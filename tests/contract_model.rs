@@ -285,6 +285,7 @@ fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<Str
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     let record = RecordOptions {
         trace_dir: Some(dir.clone()),

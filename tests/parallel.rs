@@ -54,6 +54,7 @@ fn run_text(label: &str, text: &str, args: &RunArgs, parallel: ParallelConfig) -
             ..ExecConfig::default()
         },
         interrupt: None,
+        dump_state: false,
     };
     run(&mut sources, &options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"))
 }
@@ -337,6 +338,7 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
             ..ExecConfig::default()
         },
         interrupt: Some(&INTERRUPT),
+        dump_state: false,
     };
     let setter = std::thread::spawn(|| {
         std::thread::sleep(Duration::from_millis(300));

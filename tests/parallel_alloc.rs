@@ -41,6 +41,7 @@ fn counted_run(until: &str) -> (RunReport, u64) {
             ..ExecConfig::default()
         },
         interrupt: None,
+        dump_state: false,
     };
     ALLOCATIONS.store(0, Ordering::SeqCst);
     WATCHING_ALL.store(true, Ordering::SeqCst);

@@ -233,6 +233,7 @@ fn run_text(
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     let report = match run(&mut sources, &options, &mut |_, _| {}) {
         Ok(r) => r,

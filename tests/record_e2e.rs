@@ -56,6 +56,7 @@ fn run_design(path: &str, engine: EngineKind, rec: &RecordOptions) -> RunReport 
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     match run_recorded(&mut sources, &options, rec, &mut |_, _| {}) {
         Ok(r) => r,
@@ -229,6 +230,7 @@ fn a_full_disk_stops_recording_with_the_writers_error() {
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     match run_recorded(&mut sources, &options, &rec, &mut |_, _| {}) {
         Err(chronon_compiler::run::RunError::Setup(m)) => {

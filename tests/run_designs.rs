@@ -45,6 +45,7 @@ fn options_for(source: &str, engine: EngineKind) -> RunOptions {
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     }
 }
 
@@ -111,6 +112,7 @@ fn sliced_runs_equal_one_run() {
             seed: 0,
             exec: Default::default(),
             interrupt: None,
+            dump_state: false,
         };
         let sliced = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
         let compiled = chronon_lang::compile(

@@ -136,6 +136,7 @@ fn run_case(
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     let record = RecordOptions {
         trace_dir: traced.then(|| dir.0.clone()),

@@ -516,3 +516,114 @@ fn threads_are_a_count_or_auto_and_never_change_the_result() {
         .expect("a reason");
     assert!(why.contains("interpreter"), "{why}");
 }
+
+#[test]
+fn run_dump_state_writes_every_register_by_element_and_field() {
+    let dir = std::env::temp_dir().join(format!("chronc-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let dump = dir.join("state.json");
+    let dump_arg = dump.display().to_string();
+    let design = "compiler/tests/cli/dump_state.chr";
+    let want = [
+        ("top.a", "n", 4),
+        ("top.a", "s", -4),
+        ("top.a", "mem[0]", 4),
+        ("top.a", "mem[1]", 14),
+        ("top.a", "mem[2]", 24),
+        ("top.a", "p.a", 4),
+        ("top.a", "p.b", 1),
+        ("top.b", "t", 4),
+        ("top.b", "flag", 1),
+    ];
+    // Serial, on both engines, and on two workers: the same file.
+    for extra in [
+        &["--threads", "1"][..],
+        &["--engine", "interp"],
+        &["--threads", "2"],
+    ] {
+        let mut args = vec![
+            "run",
+            design,
+            "--cycles",
+            "4",
+            "-q",
+            "--dump-state",
+            &dump_arg,
+        ];
+        args.extend_from_slice(extra);
+        let out = chronc(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{extra:?}: {}",
+            all_output(&out)
+        );
+        let text = std::fs::read_to_string(&dump).expect("the dump is written");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("the dump is JSON");
+        assert_eq!(json["stop"], "limit");
+        assert_eq!(json["instants"], 4);
+        let got: Vec<(String, String, i64)> = json["registers"]
+            .as_array()
+            .expect("a registers array")
+            .iter()
+            .map(|r| {
+                (
+                    r["unit"].as_str().unwrap_or_default().to_string(),
+                    r["name"].as_str().unwrap_or_default().to_string(),
+                    r["value"].as_i64().unwrap_or(i64::MIN),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String, i64)> = want
+            .iter()
+            .map(|(u, n, v)| (u.to_string(), n.to_string(), *v))
+            .collect();
+        assert_eq!(got, want, "{extra:?}:\n{text}");
+    }
+    // With --json the report carries the registers too.
+    let out = chronc(&[
+        "run",
+        design,
+        "--cycles",
+        "4",
+        "--json",
+        "--dump-state",
+        &dump_arg,
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
+    assert_eq!(json["registers"][1]["value"], -4, "{}", stdout(&out));
+    // The same path as a recording is refused; an unwritable one exits 1.
+    let out = chronc(&[
+        "run",
+        design,
+        "--cycles",
+        "4",
+        "--vcd",
+        &dump_arg,
+        "--dump-state",
+        &dump_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    assert!(
+        all_output(&out).contains("same path"),
+        "{}",
+        all_output(&out)
+    );
+    let missing = dir.join("no/such/dir/state.json").display().to_string();
+    let out = chronc(&[
+        "run",
+        design,
+        "--cycles",
+        "4",
+        "-q",
+        "--dump-state",
+        &missing,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    assert!(
+        all_output(&out).contains("cannot write --dump-state"),
+        "{}",
+        all_output(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

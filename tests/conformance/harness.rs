@@ -170,6 +170,7 @@ pub fn run_chronc_until(
         seed: 0,
         exec: Default::default(),
         interrupt: None,
+        dump_state: false,
     };
     let recording = RecordOptions {
         trace_dir: Some(trace.clone()),

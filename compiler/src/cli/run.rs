@@ -76,6 +76,10 @@ pub struct RunArgs {
     /// results never depend on them): `--exec SWITCH=on|off`.
     #[arg(long = "exec", value_name = "SWITCH=on|off")]
     pub exec: Vec<String>,
+    /// Write every register's and counter's final value to this JSON file
+    /// (with `--json`, the report has the registers too).
+    #[arg(long, value_name = "FILE.json")]
+    pub dump_state: Option<PathBuf>,
     /// Recording outputs (`--trace`, `--perfetto`, `--vcd`, `--counters`, ...).
     #[command(flatten)]
     pub record: crate::cli::trace::RecordArgs,
@@ -100,6 +104,33 @@ fn compile_failure(args: &RunArgs, diags: &[Diagnostic], sources: &SourceMap) ->
         say!("{}", render_human(diags, sources, 100, color));
     }
     ExitCode::from(2)
+}
+
+/// `--dump-state FILE`: the run's end (top, stop reason, time, instants)
+/// and every register's and counter's final value, as JSON.
+fn write_state(
+    path: &std::path::Path,
+    report: &chronon_compiler::run::RunReport,
+) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct StateDump<'a> {
+        top: &'a str,
+        stop: &'a str,
+        time: &'a str,
+        instants: u64,
+        registers: &'a [chronon_compiler::run::RegisterReport],
+        counters: &'a [chronon_compiler::run::CounterReport],
+    }
+    let dump = StateDump {
+        top: &report.top,
+        stop: &report.stop,
+        time: &report.time,
+        instants: report.instants,
+        registers: report.registers.as_deref().unwrap_or_default(),
+        counters: &report.counters,
+    };
+    let text = serde_json::to_string_pretty(&dump).map_err(std::io::Error::other)? + "\n";
+    std::fs::write(path, text)
 }
 
 /// `--threads`: `auto` or a count of at least one.
@@ -161,8 +192,9 @@ pub fn main(args: RunArgs) -> ExitCode {
         seed: args.seed,
         exec,
         interrupt: Some(&super::INTERRUPT),
+        dump_state: args.dump_state.is_some(),
     };
-    let recording = match args.record.options() {
+    let recording = match args.record.options(("--dump-state", &args.dump_state)) {
         Ok(r) => r,
         Err(e) => return usage(&e),
     };
@@ -201,6 +233,12 @@ pub fn main(args: RunArgs) -> ExitCode {
             };
             if let Err(e) = super::out(&text) {
                 sayln!("{e}");
+                return ExitCode::FAILURE;
+            }
+            if let Some(path) = &args.dump_state
+                && let Err(e) = write_state(path, &report)
+            {
+                sayln!("error: cannot write --dump-state {}: {e}", path.display());
                 return ExitCode::FAILURE;
             }
             // Each fault's statement, shown as a compile error is.

@@ -49,13 +49,14 @@ pub struct RecordArgs {
 
 impl RecordArgs {
     /// Refuses two outputs on one path (`--vcd X --counters X` wrote one
-    /// file over the other).
-    fn distinct_outputs(&self) -> Result<(), String> {
+    /// file over the other); `also` is another output of the run.
+    fn distinct_outputs(&self, also: (&'static str, &Option<PathBuf>)) -> Result<(), String> {
         let outputs = [
             ("--trace", &self.trace_dir),
             ("--perfetto", &self.perfetto),
             ("--vcd", &self.vcd),
             ("--counters", &self.counters),
+            also,
         ];
         let given: Vec<(&str, PathBuf)> = outputs
             .iter()
@@ -78,8 +79,10 @@ impl RecordArgs {
         Ok(())
     }
 
-    /// The library's options; an error names the bad flag.
-    pub fn options(&self) -> Result<RecordOptions, String> {
+    /// The library's options; an error names the bad flag. `also` is the
+    /// run's other output file (flag and path), which must not be one of
+    /// the recordings' either.
+    pub fn options(&self, also: (&'static str, &Option<PathBuf>)) -> Result<RecordOptions, String> {
         let mut filter = TraceFilter::default();
         for f in &self.trace_filter {
             filter.add(f).map_err(|e| format!("--trace-filter: {e}"))?;
@@ -87,7 +90,7 @@ impl RecordArgs {
         if self.counter_interval == 0 {
             return Err("--counter-interval must be at least 1".into());
         }
-        self.distinct_outputs()?;
+        self.distinct_outputs(also)?;
         Ok(RecordOptions {
             trace_dir: self.trace_dir.clone(),
             perfetto: self.perfetto.clone(),

@@ -119,6 +119,56 @@ pub struct Program {
     pub faults: Vec<FaultSite>,
     /// Counters: a name and the slot that holds the count.
     pub counters: Vec<Counter>,
+    /// Registers whose current value spans several slots (arrays,
+    /// structs): their first current slot and how the scalars are named,
+    /// for reports that name each (`chronc run --dump-state`).
+    pub aggregates: Vec<Aggregate>,
+}
+
+/// A register of several scalars, from its first current slot.
+#[derive(Clone, Debug)]
+pub struct Aggregate {
+    /// Its first current-value slot.
+    pub first: SlotId,
+    /// The names of its scalars, in slot order.
+    pub shape: Shape,
+}
+
+/// How a value's scalars are named, in layout order.
+#[derive(Clone, Debug)]
+pub enum Shape {
+    /// One scalar.
+    Scalar,
+    /// `[0]`, `[1]`, ...: elements of one shape.
+    Array(Box<Shape>, u32),
+    /// `.name`: fields in order.
+    Struct(Vec<(String, Shape)>),
+    /// `.valid`, then `.value` and its shape.
+    Option(Box<Shape>),
+}
+
+impl Shape {
+    /// Appends the suffix of each scalar (`[2].len`) to `out`, each after
+    /// `prefix`.
+    pub fn names(&self, prefix: &str, out: &mut Vec<String>) {
+        match self {
+            Shape::Scalar => out.push(prefix.to_string()),
+            Shape::Array(element, n) => {
+                for k in 0..*n {
+                    element.names(&format!("{prefix}[{k}]"), out);
+                }
+            }
+            Shape::Struct(fields) => {
+                for (name, shape) in fields {
+                    shape.names(&format!("{prefix}.{name}"), out);
+                }
+            }
+            Shape::Option(value) => {
+                out.push(format!("{prefix}.valid"));
+                value.names(&format!("{prefix}.value"), out);
+            }
+        }
+    }
 }
 
 /// A clock domain.

@@ -38,6 +38,22 @@ fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
     }
 }
 
+/// How a value of type `ty` names its scalars ([`crate::ir::Shape`]).
+pub fn shape(ty: &Type) -> crate::ir::Shape {
+    use crate::ir::Shape;
+    match ty {
+        Type::Array(t, n) => Shape::Array(Box::new(shape(t)), *n),
+        Type::Struct(s) => Shape::Struct(
+            s.fields
+                .iter()
+                .map(|(n, t)| (n.clone(), shape(t)))
+                .collect(),
+        ),
+        Type::Option(t) => Shape::Option(Box::new(shape(t))),
+        _ => Shape::Scalar,
+    }
+}
+
 /// Number of scalar fields of a type.
 pub fn size(ty: &Type) -> usize {
     match ty {

@@ -286,6 +286,12 @@ fn declare_instance(
             .collect();
         let cur = add_slots(p, &format!("{path}.{}", r.name), &tys, &init);
         let next = add_slots(p, &format!("{path}.{}'", r.name), &tys, &init);
+        if tys.len() > 1 {
+            p.aggregates.push(crate::ir::Aggregate {
+                first: cur,
+                shape: layout::shape(&r.ty),
+            });
+        }
         if !tys.is_empty() {
             commits.push(Commit::Copy {
                 from: next,

@@ -5,7 +5,7 @@ use chronon_record::{
     CounterInfo, DomainInfo, EventInfo, FifoInfo, Schema, SignalInfo, Time, UnitInfo,
 };
 
-use crate::ir::{Commit, Picos, Program};
+use crate::ir::{Picos, Program};
 
 /// A register slot that can be dumped to VCD.
 #[derive(Clone, Debug)]
@@ -125,28 +125,16 @@ pub fn program_schema(
     }
     let mut signals = Vec::new();
     let mut signal_slots = Vec::new();
-    for (u, unit) in program.units.iter().enumerate() {
-        let prefix = format!("{}.", unit.path);
-        for commit in &unit.commits {
-            let (to, count) = match commit {
-                Commit::Copy { to, count, .. } => (to, count),
-                Commit::Sparse(c) => (&c.to, &c.count),
-                Commit::Stage(_) => continue,
-            };
-            for slot in *to..to + count {
-                let s = &program.slots[slot as usize];
-                let name = s.name.strip_prefix(&prefix).unwrap_or(&s.name);
-                signals.push(SignalInfo {
-                    unit: u as u32,
-                    name: name.to_string(),
-                    width: u32::from(s.ty.width),
-                });
-                signal_slots.push(RegisterSignal {
-                    slot,
-                    unit: u as u32,
-                });
-            }
-        }
+    for (unit, slot) in crate::simulate::register_slots(program) {
+        let prefix = format!("{}.", program.units[unit as usize].path);
+        let s = &program.slots[slot as usize];
+        let name = s.name.strip_prefix(&prefix).unwrap_or(&s.name);
+        signals.push(SignalInfo {
+            unit,
+            name: name.to_string(),
+            width: u32::from(s.ty.width),
+        });
+        signal_slots.push(RegisterSignal { slot, unit });
     }
     let schema = Schema {
         design: design.to_string(),

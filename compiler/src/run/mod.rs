@@ -60,6 +60,8 @@ pub struct RunOptions {
     /// `interrupted`, skips any drain and closes every recording on a
     /// whole record.
     pub interrupt: Option<&'static AtomicBool>,
+    /// Report every register's final value ([`RunReport::registers`]).
+    pub dump_state: bool,
 }
 
 /// Why a run could not start.
@@ -121,6 +123,18 @@ pub struct CounterReport {
     pub value: u64,
 }
 
+/// A register's final value (`chronc run --dump-state`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RegisterReport {
+    /// Unit instance path.
+    pub unit: String,
+    /// The register's name in its unit, with the element or field of an
+    /// array or struct register (`mem[3]`, `pkt.len`).
+    pub name: String,
+    /// Its value; negative for a signed register whose sign bit is set.
+    pub value: i128,
+}
+
 /// The result of a run. Everything but `wall_seconds` and `edges_per_second`
 /// is deterministic.
 #[derive(Clone, Debug, Serialize)]
@@ -145,6 +159,9 @@ pub struct RunReport {
     pub domains: Vec<DomainReport>,
     /// Counters.
     pub counters: Vec<CounterReport>,
+    /// Every register's final value, when [`RunOptions::dump_state`] asks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub registers: Option<Vec<RegisterReport>>,
     /// Faults of the stopping instant.
     pub faults: Vec<FaultReport>,
     /// Digest of the final state (equal across engines).
@@ -606,6 +623,12 @@ fn report(
             .into_iter()
             .map(|(unit, name, value)| CounterReport { unit, name, value })
             .collect(),
+        registers: options.dump_state.then(|| {
+            crate::simulate::registers_of(program, &facts.state)
+                .into_iter()
+                .map(|(unit, name, value)| RegisterReport { unit, name, value })
+                .collect()
+        }),
         faults,
         state_digest: format!("{:016x}", crate::simulate::digest_of(&facts.state)),
         wall_seconds: wall,

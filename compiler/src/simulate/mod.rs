@@ -633,6 +633,63 @@ pub fn counters_of(program: &Program, state: &[u64]) -> Vec<(String, String, u64
         .collect()
 }
 
+/// Every register's current-value slots, `(unit, slot)`, unit by unit in
+/// the order their commits list them (what VCD dumps and `--dump-state`
+/// reports); stage registers are not listed.
+pub fn register_slots(program: &Program) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (u, unit) in program.units.iter().enumerate() {
+        for commit in &unit.commits {
+            let (to, count) = match commit {
+                crate::ir::Commit::Copy { to, count, .. } => (*to, *count),
+                crate::ir::Commit::Sparse(c) => (c.to, c.count),
+                crate::ir::Commit::Stage(_) => continue,
+            };
+            out.extend((to..to + count).map(|slot| (u as u32, slot)));
+        }
+    }
+    out
+}
+
+/// Every register's value in `state`: `(unit path, name in the unit,
+/// value)`, a signed register's value negative where its sign bit is set.
+pub fn registers_of(program: &Program, state: &[u64]) -> Vec<(String, String, i128)> {
+    // The scalars of arrays and structs by element and field (`mem[3]`,
+    // `pkt.len`): their slots are named by flat index (`mem.3`).
+    let mut named: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+    for a in &program.aggregates {
+        let mut names = Vec::new();
+        a.shape.names("", &mut names);
+        named.extend((a.first..).zip(names));
+    }
+    register_slots(program)
+        .into_iter()
+        .map(|(u, slot)| {
+            let path = &program.units[u as usize].path;
+            let s = &program.slots[slot as usize];
+            let flat = s
+                .name
+                .strip_prefix(path.as_str())
+                .and_then(|n| n.strip_prefix('.'))
+                .unwrap_or(&s.name);
+            let name = match (named.get(&slot), flat.split_once('.')) {
+                (Some(suffix), Some((reg, _))) => format!("{reg}{suffix}"),
+                _ => flat.to_string(),
+            };
+            let raw = state[slot as usize];
+            let value = if s.ty.signed && s.ty.width < 64 {
+                let shift = 64 - u32::from(s.ty.width);
+                i128::from(((raw << shift) as i64) >> shift)
+            } else if s.ty.signed {
+                i128::from(raw as i64)
+            } else {
+                i128::from(raw)
+            };
+            (path.clone(), name, value)
+        })
+        .collect()
+}
+
 /// A 64-bit FNV-1a digest of a state, for comparing engines and runs.
 pub fn digest_of(state: &[u64]) -> u64 {
     state.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
@@ -677,6 +734,7 @@ mod tests {
             seed: 0,
             exec: Default::default(),
             interrupt: None,
+            dump_state: false,
         };
         let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
         report.summary(true).replacen(&report.engine, "ENGINE", 1)
