@@ -4,25 +4,31 @@
 //! checked in `tests/engines.rs`.
 
 use chronon_compiler::run::{RunOptions, StopAt};
+use chronon_compiler::simulate::EngineKind;
 use chronon_suite::designs::{chr_files, summary_on_both_engines};
+
+/// At most 5,000 edges of the first clock, or until `finish`.
+fn options(engine: EngineKind) -> RunOptions {
+    RunOptions {
+        top: None,
+        params: Vec::new(),
+        engine,
+        stop: StopAt::Cycles {
+            count: 5_000,
+            domain: None,
+        },
+        drain: None,
+        seed: 0,
+        exec: Default::default(),
+        interrupt: None,
+        dump_state: false,
+    }
+}
 
 #[test]
 fn examples_run_alike_on_both_engines() {
     for path in chr_files("examples") {
-        let (name, summary) = summary_on_both_engines(&path, |_, engine| RunOptions {
-            top: None,
-            params: Vec::new(),
-            engine,
-            stop: StopAt::Cycles {
-                count: 5_000,
-                domain: None,
-            },
-            drain: None,
-            seed: 0,
-            exec: Default::default(),
-            interrupt: None,
-            dump_state: false,
-        });
+        let (name, summary) = summary_on_both_engines(&path, |_, engine| options(engine));
         insta::assert_snapshot!(name, summary);
     }
 }
@@ -45,20 +51,7 @@ fn the_crc32_example_agrees_with_zlib() {
     let expected = String::from_utf8_lossy(&out.stdout);
     let mut want = expected.split_whitespace();
     let path = std::path::Path::new("examples/crc32.chr");
-    let (_, summary) = summary_on_both_engines(path, |_, engine| RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine,
-        stop: StopAt::Cycles {
-            count: 5_000,
-            domain: None,
-        },
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-    });
+    let (_, summary) = summary_on_both_engines(path, |_, engine| options(engine));
     for counter in ["top.chk.result", "top.chk.swapped"] {
         let value = want.next().expect("two numbers from python3");
         assert!(

@@ -592,38 +592,28 @@ fn run_dump_state_writes_every_register_by_element_and_field() {
     ]);
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON on stdout");
     assert_eq!(json["registers"][1]["value"], -4, "{}", stdout(&out));
-    // The same path as a recording is refused; an unwritable one exits 1.
-    let out = chronc(&[
-        "run",
-        design,
-        "--cycles",
-        "4",
-        "--vcd",
-        &dump_arg,
-        "--dump-state",
-        &dump_arg,
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
-    assert!(
-        all_output(&out).contains("same path"),
-        "{}",
-        all_output(&out)
-    );
+    // The same path as a recording is refused (2); an unwritable one
+    // exits 1.
     let missing = dir.join("no/such/dir/state.json").display().to_string();
-    let out = chronc(&[
-        "run",
-        design,
-        "--cycles",
-        "4",
-        "-q",
-        "--dump-state",
-        &missing,
-    ]);
-    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
-    assert!(
-        all_output(&out).contains("cannot write --dump-state"),
-        "{}",
-        all_output(&out)
-    );
+    let refused: [(&[&str], i32, &str); 2] = [
+        (
+            &["--vcd", &dump_arg, "--dump-state", &dump_arg],
+            2,
+            "same path",
+        ),
+        (
+            &["-q", "--dump-state", &missing],
+            1,
+            "cannot write --dump-state",
+        ),
+    ];
+    for (extra, code, says) in refused {
+        let mut args = vec!["run", design, "--cycles", "4"];
+        args.extend_from_slice(extra);
+        let out = chronc(&args);
+        let text = all_output(&out);
+        assert_eq!(out.status.code(), Some(code), "{extra:?}: {text}");
+        assert!(text.contains(says), "{extra:?}: {text}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
