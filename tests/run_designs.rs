@@ -151,3 +151,43 @@ fn sliced_runs_equal_one_run() {
         );
     }
 }
+
+/// `tests/designs/conditional_generate.chr` under each arm: the source
+/// sends 0, 2, 4, ... from the first edge, so after 10 edges the sink has
+/// summed the items that arrived: over one latency-1 hop 0..=16 (72), over
+/// two 0..=14 (56), over two latency-2 hops 0..=10 (30).
+#[test]
+fn conditional_generate_declares_the_arm_its_parameters_pick() {
+    let path = "tests/designs/conditional_generate.chr";
+    let text = std::fs::read_to_string(path).expect("readable design");
+    let cases: [(&[(&str, &str)], u64); 4] = [
+        (&[("MODE", "0")], 72),
+        (&[("MODE", "1")], 56),
+        (&[("MODE", "2")], 30),
+        (&[("MODE", "1"), ("BUFFERED", "false")], 30),
+    ];
+    for (params, want) in cases {
+        for engine in [EngineKind::Interp, EngineKind::Jit] {
+            let mut sources = SourceMap::new();
+            sources.add(path, text.clone());
+            let mut options = options_for(&text, engine);
+            options.params = params
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let report = run(&mut sources, &options, &mut |_, _| {})
+                .unwrap_or_else(|e| panic!("{params:?}: {e:?}"));
+            let got = report
+                .counters
+                .iter()
+                .find(|c| c.name == "got")
+                .map(|c| c.value);
+            assert_eq!(
+                got,
+                Some(want),
+                "{params:?} {engine:?}: {}",
+                report.summary(true)
+            );
+        }
+    }
+}

@@ -204,7 +204,7 @@ module.exports = grammar({
     system_body: ($) => seq('{', repeat($._system_member), '}'),
 
     _system_member: ($) =>
-      choice($.port_declaration, $.instance_declaration, $.connect_declaration, $.cdc_declaration, $.system_for),
+      choice($.port_declaration, $.instance_declaration, $.connect_declaration, $.cdc_declaration, $.system_for, $.system_if),
 
     instance_declaration: ($) =>
       seq(
@@ -245,6 +245,15 @@ module.exports = grammar({
 
     system_for: ($) =>
       seq('for', field('variable', $.identifier), 'in', field('range', $.range_expression), '{', repeat($._system_member), '}'),
+
+    // Conditional generate: members declared when a constant holds.
+    system_if: ($) =>
+      seq(
+        'if',
+        field('condition', $._expression),
+        field('consequence', $.system_body),
+        optional(seq('else', field('alternative', choice($.system_body, $.system_if)))),
+      ),
 
     // --- statements ---
 

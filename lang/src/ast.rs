@@ -343,6 +343,18 @@ pub enum SystemMember {
         /// The whole loop.
         span: Span,
     },
+    /// `if cond { ... } else { ... }` on constants (conditional generate);
+    /// `else if` is an `If` alone in `otherwise`.
+    If {
+        /// A constant `bool`.
+        cond: Expr,
+        /// The members declared when it holds.
+        then: Vec<SystemMember>,
+        /// The members declared when it does not (empty without `else`).
+        otherwise: Vec<SystemMember>,
+        /// The whole `if`, its `else` arms included.
+        span: Span,
+    },
 }
 
 /// A system.

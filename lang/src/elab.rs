@@ -119,6 +119,12 @@ fn skipped_insts(members: &[SystemMember], out: &mut Vec<(String, Span)>) {
         match m {
             SystemMember::Inst { name, span, .. } => out.push((name.name.clone(), *span)),
             SystemMember::For { body, .. } => skipped_insts(body, out),
+            SystemMember::If {
+                then, otherwise, ..
+            } => {
+                skipped_insts(then, out);
+                skipped_insts(otherwise, out);
+            }
             _ => {}
         }
     }
@@ -200,7 +206,8 @@ fn member_span(m: &SystemMember) -> Span {
         | SystemMember::Inst { span, .. }
         | SystemMember::Connect { span, .. }
         | SystemMember::Cdc { span, .. }
-        | SystemMember::For { span, .. } => *span,
+        | SystemMember::For { span, .. }
+        | SystemMember::If { span, .. } => *span,
     }
 }
 
@@ -647,6 +654,26 @@ impl<'e> Elab<'e> {
         for m in members {
             if self.too_large {
                 return;
+            }
+            if let SystemMember::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } = m
+            {
+                // Conditional generate: only the arm the constant picks is
+                // declared; both are skipped when it has no value.
+                let what = "a system `if` condition";
+                match self.env.const_expr(module, params, cond, &Type::Bool, what) {
+                    Some(Value::Bool(true)) => self.unroll(module, then, params, in_for, out),
+                    Some(Value::Bool(false)) => self.unroll(module, otherwise, params, in_for, out),
+                    _ => {
+                        skipped_insts(then, &mut self.skipped);
+                        skipped_insts(otherwise, &mut self.skipped);
+                    }
+                }
+                continue;
             }
             let SystemMember::For {
                 var,
@@ -1149,7 +1176,7 @@ impl<'e> Elab<'e> {
         for u in members {
             let params = &*u.params;
             match u.member {
-                SystemMember::For { .. } | SystemMember::Inst { .. } => {}
+                SystemMember::For { .. } | SystemMember::If { .. } | SystemMember::Inst { .. } => {}
                 SystemMember::Expose { .. } => {
                     self.expose(module, params, slots, u.member, exposed)
                 }

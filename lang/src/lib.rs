@@ -273,6 +273,13 @@ fn inst_sites(members: &[ast::SystemMember]) -> Vec<(String, Span)> {
         .flat_map(|m| match m {
             ast::SystemMember::Inst { target, span, .. } => vec![(target.name.clone(), *span)],
             ast::SystemMember::For { body, .. } => inst_sites(body),
+            ast::SystemMember::If {
+                then, otherwise, ..
+            } => {
+                let mut sites = inst_sites(then);
+                sites.extend(inst_sites(otherwise));
+                sites
+            }
             _ => Vec::new(),
         })
         .collect()
@@ -354,6 +361,13 @@ fn inst_targets(members: &[ast::SystemMember]) -> Vec<String> {
         .flat_map(|m| match m {
             ast::SystemMember::Inst { target, .. } => vec![target.name.clone()],
             ast::SystemMember::For { body, .. } => inst_targets(body),
+            ast::SystemMember::If {
+                then, otherwise, ..
+            } => {
+                let mut targets = inst_targets(then);
+                targets.extend(inst_targets(otherwise));
+                targets
+            }
             _ => Vec::new(),
         })
         .collect()

@@ -447,10 +447,11 @@ fn describe(rule: Rule) -> Option<&'static str> {
             "a unit member (`in`, `out`, `reg`, `stage`, `counter`, `tick`)"
         }
         port_kind | cdc_fwft | cdc_plain | rate_spec => "a port kind (`cdc`, `cdc fwft`, `rate N`)",
-        expose_decl | inst_decl | connect_decl | cdc_decl | sys_for => {
-            "a system member (`in`, `out`, `inst`, `connect`, `cdc`, `for`)"
+        expose_decl | inst_decl | connect_decl | cdc_decl | sys_for | sys_if => {
+            "a system member (`in`, `out`, `inst`, `connect`, `cdc`, `for`, `if`)"
         }
         generic_args | generic_arg => "parameter values `<NAME = value>`",
+        sys_block => "a block `{ ... }` of system members",
         latency_spec => "`latency`",
         capacity_spec => "`capacity`",
         depth_spec => "`depth`",
@@ -1054,6 +1055,23 @@ impl Builder<'_> {
                     span,
                 }
             }
+            Rule::sys_if => {
+                let cond = self.expr(it.next()?, 0);
+                let then = self.sys_block(it.next()?);
+                let otherwise = match it.next() {
+                    Some(e) if e.as_rule() == Rule::sys_if => {
+                        self.system_member(e).into_iter().collect()
+                    }
+                    Some(block) => self.sys_block(block),
+                    None => Vec::new(),
+                };
+                SystemMember::If {
+                    cond,
+                    then,
+                    otherwise,
+                    span,
+                }
+            }
             Rule::sys_for => {
                 let var = self.ident(it.next()?);
                 let start = self.expr(it.next()?, 0);
@@ -1069,6 +1087,11 @@ impl Builder<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// The members of a `sys_block`.
+    fn sys_block(&mut self, p: Pair<'_, Rule>) -> Vec<SystemMember> {
+        inner(p).filter_map(|m| self.system_member(m)).collect()
     }
 
     fn type_expr(&mut self, p: Pair<'_, Rule>) -> TypeExpr {

@@ -582,9 +582,43 @@ impl Parser<'_> {
                     span: self.span_from(first),
                 }
             }
+            Tok::Kw(Kw::If) => self.sys_if()?,
             _ => return Err(Bail),
         };
         Ok(member)
+    }
+
+    /// `if cond { ... }` with its `else` arms, the `if` next.
+    fn sys_if(&mut self) -> R<SystemMember> {
+        let first = self.bump();
+        let cond = self.head(|p| p.expr_top(false))?;
+        self.expect(Tok::LBrace)?;
+        let then = self.system_members()?;
+        // The rule ends with an optional `else`: without one, or with an
+        // `else if` (which ends the same way), pest's span runs to the
+        // next token; after an `else { ... }` it ends at the brace.
+        let (otherwise, span) = if self.eat(Tok::Kw(Kw::Else)) {
+            if self.peek() == Tok::Kw(Kw::If) {
+                let inner = self.sys_if()?;
+                let end = match &inner {
+                    SystemMember::If { span, .. } => *span,
+                    _ => return Err(Bail),
+                };
+                (vec![inner], self.span(first).to(end))
+            } else {
+                self.expect(Tok::LBrace)?;
+                let members = self.system_members()?;
+                (members, self.span_from(first))
+            }
+        } else {
+            (Vec::new(), self.span_to_next(first))
+        };
+        Ok(SystemMember::If {
+            cond,
+            then,
+            otherwise,
+            span,
+        })
     }
 
     fn type_expr(&mut self) -> R<TypeExpr> {
@@ -1492,6 +1526,26 @@ mod tests {
             "fn f() -> u8 { return x[1:2:3]; }",
         ];
         for c in tricky {
+            compare(c);
+        }
+    }
+
+    #[test]
+    fn system_if_matches_pest() {
+        let clean = [
+            "system T<N: u32 = 1> { if N == 0 { inst a: U on c; } }",
+            "system T { if A { } else if B && C { for i in 0..N { inst b[i]: U on c; } } else { connect a.x -> b.y; } }",
+            "system T { for i in 0..2 { if i == 1 { inst q: U on c; } else { } } if (S { a: 1 }).a == 1 {} }",
+        ];
+        for c in clean {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        for c in [
+            "system T { if { } }",
+            "system T { if A { } else }",
+            "system T { if A inst a: U; }",
+        ] {
             compare(c);
         }
     }
