@@ -8,15 +8,14 @@
 //! The generated code follows the interpreter's evaluation order exactly
 //! (see [`crate::interp`]), so the two make identical host calls.
 
+mod build;
 mod codegen;
 mod edges;
 mod host_abi;
 mod reloc;
 mod wire;
 
-use std::collections::HashMap;
-
-use cranelift_codegen::ir::{AbiParam, InstBuilder, UserFuncName, types};
+use cranelift_codegen::ir::{AbiParam, types};
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
@@ -222,51 +221,8 @@ impl Jit {
         groups: &[Vec<u32>],
         ahead: &[bool],
     ) -> Result<Jit, JitError> {
-        let (mut module, import_ids, code) = new_module(config)?;
-        let ptr = module.target_config().pointer_type();
-        let mut sig = module.make_signature();
-        sig.params.push(AbiParam::new(ptr));
-        sig.params.push(AbiParam::new(ptr));
-        sig.returns.push(AbiParam::new(types::I32));
-        let buf_words = codegen::buffer_words(program);
-        let mut ctx = module.make_context();
-        let mut fctx = cranelift_frontend::FunctionBuilderContext::new();
-        let mut shapes: HashMap<reloc::Shape, usize> = HashMap::new();
-        let mut ids: Vec<FuncId> = Vec::new();
-        let mut instances = Vec::with_capacity(program.units.len());
-        for u in 0..program.units.len() as u32 {
-            let (shape, relocation) = reloc::relocate(program, u);
-            let index = match shapes.get(&shape) {
-                Some(i) => *i,
-                None => {
-                    let id = module
-                        .declare_function(&format!("shape{}", ids.len()), Linkage::Local, &sig)
-                        .map_err(err)?;
-                    ctx.func.signature = sig.clone();
-                    ctx.func.name = UserFuncName::user(0, id.as_u32());
-                    let one = reloc::shape_program(&shape);
-                    codegen::function(
-                        &mut module,
-                        &mut ctx.func,
-                        &mut fctx,
-                        &one,
-                        &[0],
-                        &import_ids,
-                        buf_words,
-                        code,
-                        &Wires::default(),
-                        false,
-                    )?;
-                    define(&mut module, &mut ctx, id, code.dump, || {
-                        format!("unit shape of {}", program.units[u as usize].path)
-                    })?;
-                    ids.push(id);
-                    shapes.insert(shape, ids.len() - 1);
-                    ids.len() - 1
-                }
-            };
-            instances.push((index, relocation));
-        }
+        let mut b = build::Build::new(program, config)?;
+        let (ids, instances) = b.unit_shapes()?;
         let mut group_ids = Vec::with_capacity(groups.len());
         let mut unobserved_ids = Vec::new();
         for (g, members) in groups.iter().enumerate() {
@@ -275,167 +231,23 @@ impl Jit {
                     "group {g} names unit {u}, which does not exist"
                 )));
             }
-            let inline = inlines(program, members);
+            if !inlines(program, members) {
+                group_ids.push((b.calls_group(g, members, &ids, &instances)?, Kind::Calls));
+                continue;
+            }
             let wires = group_wires(program, members, &config);
-            if inline && ahead.get(g) == Some(&true) {
+            if ahead.get(g) == Some(&true) {
                 // One form only: the loop serves single edges too.
-                let id = edges::define_group(
-                    &mut module,
-                    &mut ctx,
-                    &mut fctx,
-                    program,
-                    g,
-                    members,
-                    &import_ids,
-                    buf_words,
-                    code,
-                    &wires,
-                )?;
-                group_ids.push((id, Kind::Edges));
+                group_ids.push((b.edges_group(g, members, &wires)?, Kind::Edges));
                 continue;
             }
-            if inline {
-                // The units' code, in order, in one function over the whole
-                // state (slots, ports, traces and faults as the program's);
-                // then, where it differs, its variant for unobserved runs.
-                let ports = codegen::fifo_ports(program, members);
-                let variants: &[bool] = if ports.is_empty() {
-                    &[false]
-                } else {
-                    &[false, true]
-                };
-                for &unobserved in variants {
-                    let (name, what) = match unobserved {
-                        false => (format!("group{g}"), ""),
-                        true => (format!("group{g}_unobserved"), " unobserved"),
-                    };
-                    let id = module
-                        .declare_function(&name, Linkage::Local, &sig)
-                        .map_err(err)?;
-                    ctx.func.signature = sig.clone();
-                    ctx.func.name = UserFuncName::user(1 + u32::from(unobserved), id.as_u32());
-                    let calls_host = codegen::function(
-                        &mut module,
-                        &mut ctx.func,
-                        &mut fctx,
-                        program,
-                        members,
-                        &import_ids,
-                        buf_words,
-                        code,
-                        &wires,
-                        unobserved,
-                    )?;
-                    define(&mut module, &mut ctx, id, code.dump, || {
-                        format!(
-                            "group {g}{what} (units inline: {})",
-                            group_paths(program, members)
-                        )
-                    })?;
-                    match unobserved {
-                        false => group_ids.push((id, Kind::Inline)),
-                        true => unobserved_ids.push((g, id, ports.clone(), calls_host)),
-                    }
-                }
-                continue;
+            let (id, variant) = b.inline_group(g, members, &wires)?;
+            group_ids.push((id, Kind::Inline));
+            if let Some(variant) = variant {
+                unobserved_ids.push((g, variant));
             }
-            // (tick context, group data) -> i32, like a unit function's shape.
-            let id = module
-                .declare_function(&format!("group{g}"), Linkage::Local, &sig)
-                .map_err(err)?;
-            ctx.func.signature = sig.clone();
-            ctx.func.name = UserFuncName::user(1, id.as_u32());
-            let mut b = cranelift_frontend::FunctionBuilder::new(&mut ctx.func, &mut fctx);
-            let entry = b.create_block();
-            b.append_block_params_for_function_params(entry);
-            b.switch_to_block(entry);
-            let (tick, data) = (b.block_params(entry)[0], b.block_params(entry)[1]);
-            let trusted = cranelift_codegen::ir::MemFlagsData::trusted();
-            let state = b.ins().load(ptr, trusted, data, 0);
-            let envs = b.ins().load(ptr, trusted, data, 8);
-            let tick_cell = b.ins().load(ptr, trusted, data, 16);
-            // Host calls of the units below reach the runtime through it.
-            b.ins().store(trusted, tick, tick_cell, 0);
-            let ctx_size = std::mem::size_of::<HostCtx<'static>>() as i64;
-            for (i, &u) in members.iter().enumerate() {
-                let (shape, relocation) = instances.get(u as usize).ok_or_else(|| {
-                    err(format!("group {g} names unit {u}, which does not exist"))
-                })?;
-                // A direct call to the shape's function: no table, no dispatch.
-                let callee = module.declare_func_in_func(ids[*shape], b.func);
-                let base = b
-                    .ins()
-                    .iadd_imm_s(state, i64::from(relocation.slot_base) * 8);
-                let env = b.ins().iadd_imm_s(envs, i as i64 * ctx_size);
-                b.ins().call(callee, &[base, env]);
-            }
-            let ok = b.ins().iconst(types::I32, 0);
-            b.ins().return_(&[ok]);
-            b.seal_all_blocks();
-            b.finalize(module.target_config());
-            define(&mut module, &mut ctx, id, code.dump, || {
-                format!("group {g} (calls: {})", group_paths(program, members))
-            })?;
-            group_ids.push((id, Kind::Calls));
         }
-        module.finalize_definitions().map_err(err)?;
-        let groups = group_ids
-            .iter()
-            .zip(groups)
-            .map(|(&(id, kind), members)| {
-                let code = module.get_finalized_function(id);
-                // SAFETY: `Inline` and `Calls` were defined above with the
-                // signature (pointer, pointer) -> i32, `Edges` by
-                // `edges::define_group` with (pointer, pointer, i64) -> i64,
-                // the platform's `extern "C"`.
-                let f = unsafe {
-                    match kind {
-                        Kind::Inline => {
-                            GroupCode::Inline(std::mem::transmute::<*const u8, UnitFn>(code))
-                        }
-                        Kind::Calls => {
-                            GroupCode::Calls(std::mem::transmute::<*const u8, GroupFn>(code))
-                        }
-                        Kind::Edges => {
-                            GroupCode::Edges(std::mem::transmute::<*const u8, EdgesFn>(code))
-                        }
-                    }
-                };
-                (f, members.clone())
-            })
-            .collect();
-        let mut unobserved: Vec<Option<(UnitFn, Vec<u32>, bool)>> = vec![None; group_ids.len()];
-        for (g, id, ports, calls_host) in unobserved_ids {
-            let code = module.get_finalized_function(id);
-            // SAFETY: defined above with the signature (pointer, pointer)
-            // -> i32, the platform's `extern "C"`.
-            let f = unsafe { std::mem::transmute::<*const u8, UnitFn>(code) };
-            unobserved[g] = Some((f, ports, calls_host));
-        }
-        let functions: Vec<UnitFn> = ids
-            .iter()
-            .map(|id| {
-                let code = module.get_finalized_function(*id);
-                // SAFETY: the function was defined with the signature
-                // (state pointer, context pointer) -> i32 in the platform's
-                // default calling convention, which is `extern "C"`.
-                unsafe { std::mem::transmute::<*const u8, UnitFn>(code) }
-            })
-            .collect();
-        let units = instances
-            .into_iter()
-            .map(|(i, r)| (functions[i], r))
-            .collect();
-        Ok(Jit {
-            module: Some(module),
-            units,
-            groups,
-            unobserved,
-            fault_ids: (0..program.faults.len() as u32).collect(),
-            no_fifos: vec![std::ptr::null_mut(); program.ports.len()].into_boxed_slice(),
-            slots: program.slots.len(),
-            functions: functions.len(),
-        })
+        b.finish(groups, group_ids, unobserved_ids, (ids, instances))
     }
 
     /// Number of distinct native functions (units with equal code share one).
