@@ -227,6 +227,9 @@ pub enum ExprKind {
     /// `{a, b}`: the parts' bits side by side, the first the most
     /// significant; each part is an integer or `bool` (one bit).
     Concat(Vec<Expr>),
+    /// `{n{a}}`: the bits of `a` (an integer, `bool` or concatenation) `n`
+    /// times side by side.
+    Replicate(Box<Expr>, u32),
     /// Struct value, fields in declaration order.
     StructLit(Vec<Expr>),
     /// Array value.

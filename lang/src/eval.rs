@@ -97,6 +97,14 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
             let width = e.ty.scalar_bits().ok_or(EvalError::NotConstant)?;
             Value::Int(wrap(((bits >> lo) & low_mask(width)) as i128, &e.ty))
         }
+        ExprKind::Replicate(part, times) => {
+            let (bits, width) = raw_bits(&eval(part)?, &part.ty).ok_or(EvalError::NotConstant)?;
+            let mut acc: u128 = 0;
+            for _ in 0..*times {
+                acc = (acc << width) | bits;
+            }
+            Value::Int(wrap(acc as i128, &e.ty))
+        }
         ExprKind::Concat(parts) => {
             let mut acc: u128 = 0;
             for p in parts {

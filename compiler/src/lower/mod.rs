@@ -1232,6 +1232,17 @@ impl UnitLower<'_> {
             }
             EK::Bits { base, lo, check } => vec![self.bits(e, base, lo, *check)],
             EK::Concat(parts) => vec![self.concat(parts, ty)],
+            EK::Replicate(part, times) => {
+                // The part's value (below 2^w) times 1 + 2^w + 2^2w + ...:
+                // the copies do not overlap, so one multiplication places
+                // them all.
+                let pty = scalar(&part.ty);
+                let v = raw_u64(self.expr(part).remove(0), pty);
+                let w = u32::from(pty.width);
+                let spread = (0..*times).fold(0u64, |k, i| k | (1u64 << (i * w)));
+                let k = Expr::Const(Ty::U64, spread);
+                vec![narrow(bin(BinOp::Mul, Ty::U64, v, k), ty)]
+            }
             EK::Binary(op, a, b) => vec![self.binary(*op, a, b)],
             EK::Cast(a) => {
                 let from = scalar(&a.ty);

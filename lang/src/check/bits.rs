@@ -3,7 +3,7 @@
 //! `{n{a}}` and the reductions `&x`, `|x`, `^x`.
 //!
 //! Each becomes a [`ExprKind::Bits`] (a run of bits from a low position,
-//! as wide as its type) or a [`ExprKind::Concat`], which the back ends
+//! as wide as its type), a [`ExprKind::Concat`] or a [`ExprKind::Replicate`], which the back ends
 //! compute with shifts and masks. Positions count from 0, the least
 //! significant bit, as Verilog's do; a signed value is taken as its two's-
 //! complement bits, and every result is unsigned. Values are at most 64
@@ -318,14 +318,22 @@ impl BodyCx<'_> {
             });
             return err_expr(span);
         }
-        let mut all = Vec::with_capacity(checked.len() * times as usize);
-        for _ in 0..times {
-            all.extend(checked.iter().cloned());
-        }
-        let e = Expr {
-            kind: ExprKind::Concat(all),
-            ty: Type::uint(total as u32),
-            span,
+        let once = if checked.len() == 1 && count.is_some() {
+            checked.remove(0)
+        } else {
+            Expr {
+                kind: ExprKind::Concat(checked),
+                ty: Type::uint(width as u32),
+                span,
+            }
+        };
+        let e = match count {
+            None => once,
+            Some(_) => Expr {
+                kind: ExprKind::Replicate(Box::new(once), times as u32),
+                ty: Type::uint(total as u32),
+                span,
+            },
         };
         self.expect(e, want)
     }
