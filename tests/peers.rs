@@ -59,6 +59,40 @@ fn crc32_model(cycles: u64) -> u64 {
     checksum
 }
 
+/// The immediate of a RISC-V instruction in its opcode's format, from the
+/// ISA manual's bit tables (0 for other opcodes).
+fn riscv_imm(x: u32) -> u32 {
+    let bits = |hi: u32, lo: u32| (x >> lo) & ((1u32 << (hi - lo + 1)) - 1);
+    // The sign bit, extended above bit `from`.
+    let sign = |from: u32| if x >> 31 == 1 { u32::MAX << from } else { 0 };
+    match x & 0x7f {
+        0x13 | 0x03 | 0x67 => sign(12) | bits(31, 20),
+        0x23 => sign(12) | bits(31, 25) << 5 | bits(11, 7),
+        0x63 => sign(12) | bits(7, 7) << 11 | bits(30, 25) << 5 | bits(11, 8) << 1,
+        0x37 | 0x17 => bits(31, 12) << 12,
+        0x6f => sign(20) | bits(19, 12) << 12 | bits(20, 20) << 11 | bits(30, 21) << 1,
+        _ => 0,
+    }
+}
+
+/// `decode.chr` after `cycles` edges.
+fn decode_model(cycles: u64) -> u64 {
+    let regs = |x: u32| u64::from((x >> 7 & 31) << 10 | (x >> 15 & 31) << 5 | (x >> 20 & 31));
+    let (mut word, mut checksum) = (0x9E37_79B9_7F4A_7C15u64, 0u64);
+    for _ in 0..cycles {
+        let (lo, hi) = (word as u32, (word >> 32) as u32);
+        checksum = checksum
+            .wrapping_add(u64::from(riscv_imm(lo)))
+            .wrapping_add(u64::from(riscv_imm(hi)))
+            .wrapping_add(regs(lo) << 15 | regs(hi));
+        let mut w = word ^ (word << 13);
+        w ^= w >> 7;
+        w ^= w << 17;
+        word = w;
+    }
+    checksum
+}
+
 /// A clock in integer picoseconds.
 #[derive(Clone, Copy, Debug)]
 struct Clock {
@@ -289,6 +323,21 @@ fn crc32_matches_the_model() {
 }
 
 #[test]
+fn decode_matches_the_model() {
+    for cycles in [0, 1, 3, 2_000] {
+        let want = decode_model(cycles);
+        for engine in ENGINES {
+            let report = run_chr("decode.chr", &[], engine, cycles);
+            assert_eq!(
+                counter(&report, "checksum"),
+                want,
+                "{cycles} cycles, {engine:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn async_fifo_matches_the_model() {
     for cycles in [0, 1, 7, 40, 3_000] {
         let want = fifo_model(WCLK, RCLK, 16, 2, cycles);
@@ -385,7 +434,7 @@ fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> String {
 
 #[test]
 fn icarus_agrees_when_installed() {
-    let cases: [(&str, &str, &str, Option<u32>, u64); 4] = [
+    let cases: [(&str, &str, &str, Option<u32>, u64); 5] = [
         (
             "pipeline_tb.v",
             "pipeline.v",
@@ -408,6 +457,7 @@ fn icarus_agrees_when_installed() {
             3_000,
         ),
         ("crc32_tb.v", "crc32.v", "crc32.chr", None, 2_000),
+        ("decode_tb.v", "decode.v", "decode.chr", None, 2_000),
     ];
     for (tb, design, chr, stages, cycles) in cases {
         let defines: Vec<String> = stages

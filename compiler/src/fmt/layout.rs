@@ -395,7 +395,8 @@ impl Layout {
         // `{4{b}}`), and a slice's `:` on both sides (`x[7:0]`; `+:` and
         // `-:` keep their spaces).
         if punct && text == "{" && self.concat_next && self.in_concat {
-            return !matches!(prev.kind, TokenKind::Number) && prev.text != ")";
+            let tight = prev.kind == TokenKind::Number || prev.text == ")" || prev.text == "{";
+            return !tight;
         }
         if self.in_concat
             && ((prev.text == "{" && prev.kind == TokenKind::Punct) || (punct && text == "}"))

@@ -63,6 +63,11 @@ const CASES: &[(&str, &str)] = &[
         "tick { p = & x | ( | y ) ^ ^ z ; q = { ( N ) { x [ j -: 2 ] } } ; }",
         "tick {\n    p = &x | (|y) ^ ^z;\n    q = {(N){x[j -: 2]}};\n}\n",
     ),
+    // A concatenation inside another, first or later.
+    (
+        "tick { i = { { 20 { s } } , x [ 31 : 20 ] , { a , b } } ; }",
+        "tick {\n    i = {{20{s}}, x[31:20], {a, b}};\n}\n",
+    ),
     // Arrays, repeats, indexing, calls and keyword calls.
     (
         "tick { a [ 0 ] <= f ( x ) ; let q = [ 0 ; 8 ] ; trace ( \"t\" , v = Some ( 1 ) ) ; }",
