@@ -56,6 +56,17 @@ fn expected_args_text(cycle: i64) -> String {
 /// A fresh directory, removed when the test passes.
 struct Scratch(PathBuf);
 
+/// A fresh scratch directory named for `test`.
+fn scratch(test: &str) -> Scratch {
+    let dir = Scratch(std::env::temp_dir().join(format!(
+        "chronon-signed-trace-{test}-{}",
+        std::process::id()
+    )));
+    let _ = std::fs::remove_dir_all(&dir.0);
+    std::fs::create_dir_all(&dir.0).expect("a scratch directory");
+    dir
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         if !std::thread::panicking() {
@@ -69,9 +80,7 @@ fn signed_values_print_signed_in_text_and_perfetto() {
     // The expectations cover both signs and the extremes of i64.
     let all: Vec<i128> = (0..CYCLES).flat_map(expected).map(|(_, v)| v).collect();
     assert!(all.contains(&i128::from(i64::MIN)) && all.iter().any(|&v| v > 0));
-    let dir =
-        Scratch(std::env::temp_dir().join(format!("chronon-signed-trace-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&dir.0);
+    let dir = scratch("signed");
     let mut logs = Vec::new();
     for engine in ["interp", "jit"] {
         let text = dir.0.join(format!("{engine}-text"));
@@ -131,6 +140,13 @@ fn signed_values_print_signed_in_text_and_perfetto() {
 /// arguments with [`expected`]: negative values can only come out of an
 /// `int_value`, so raw bits in a `uint_value` would fail.
 fn check_perfetto(trace: &Path, engine: &str) {
+    let dump = dump_perfetto(trace);
+    check_dump(&dump, engine);
+}
+
+/// `trace` decoded by tests/py/dump_perfetto.py (the test fails without
+/// python3 and the `perfetto` package).
+fn dump_perfetto(trace: &Path) -> serde_json::Value {
     let probe = Command::new("python3")
         .args([
             "-c",
@@ -150,12 +166,16 @@ fn check_perfetto(trace: &Path, engine: &str) {
         .expect("python3 runs");
     assert!(
         out.status.success(),
-        "{engine}: {}{}",
+        "{}: {}{}",
+        trace.display(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    let dump: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&dump).expect("dump")).expect("dump JSON");
+    serde_json::from_slice(&std::fs::read(&dump).expect("dump")).expect("dump JSON")
+}
+
+/// Each `v` event's arguments in `dump` against [`expected`].
+fn check_dump(dump: &serde_json::Value, engine: &str) {
     let got: Vec<&serde_json::Value> = dump["events"]
         .as_array()
         .expect("events")
@@ -181,5 +201,42 @@ fn check_perfetto(trace: &Path, engine: &str) {
     assert_eq!(got.len(), want.len(), "{engine}: v events");
     for (c, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(*g, w, "{engine}: cycle {c}");
+    }
+}
+
+/// A counter past `int64` reaches Perfetto as `double_counter_value` (the
+/// nearest double; Python protobuf decodes it independently), where it
+/// used to saturate at `i64::MAX`; below 2^63 it stays an exact
+/// `counter_value`.
+#[test]
+fn counters_past_int64_are_double_counter_values_in_perfetto() {
+    let dir = scratch("wide_counter");
+    let trace = dir.0.join("t.pftrace");
+    chronc(&[
+        "run",
+        "compiler/tests/signed_trace/wide_counter.chr",
+        "--cycles",
+        "3",
+        "-q",
+        "--threads",
+        "1",
+        "--perfetto",
+        trace.to_str().expect("utf-8 path"),
+    ]);
+    let dump = dump_perfetto(&trace);
+    let samples: Vec<&serde_json::Value> = dump["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .map(|row| &row[7])
+        .filter(|c| !c.is_null())
+        .collect();
+    let step = 0x5000_0000_0000_0000u64;
+    assert_eq!(samples.len(), 3, "{dump}");
+    assert_eq!(samples[0].as_i64(), Some(step as i64), "{dump}");
+    for (k, sample) in samples.iter().enumerate().skip(1) {
+        let want = step.wrapping_mul(k as u64 + 1) as f64;
+        assert_eq!(sample.as_f64(), Some(want), "sample {k}: {dump}");
+        assert!(sample.is_f64(), "sample {k} is a double: {dump}");
     }
 }

@@ -206,7 +206,13 @@ def content(packets):
             arg_names[a.name_iid]: a.int_value if a.HasField("int_value") else a.uint_value
             for a in e.debug_annotations
         }
-        counter = e.counter_value if e.type == pb.TrackEvent.TYPE_COUNTER else None
+        counter = None
+        if e.type == pb.TrackEvent.TYPE_COUNTER:
+            # Counts past int64 come as double_counter_value.
+            if e.HasField("double_counter_value"):
+                counter = e.double_counter_value
+            else:
+                counter = e.counter_value
         row = [now, e.type, name, args, list(e.flow_ids), list(e.terminating_flow_ids), counter]
         if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
             if open_slices.get(e.track_uuid):

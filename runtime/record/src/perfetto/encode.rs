@@ -238,6 +238,9 @@ pub(crate) struct Template {
     /// The track event's `type` and `name_iid` (at most 22 bytes).
     name: Piece<32>,
     counter: bool,
+    /// The counter is `double_counter_value` (its 8 bytes are the `f64`'s
+    /// bits, passed as the counter value) rather than `counter_value`.
+    double: bool,
     /// The tags of `flow_ids` and `terminating_flow_ids` present, in order.
     flow_tags: [[u8; 2]; 2],
     flows: usize,
@@ -313,10 +316,18 @@ impl Template {
             fixed_te,
             name,
             counter,
+            double: false,
             flow_tags,
             flows,
             tail: Piece::new().byte(0x68).varint(u64::from(flags)), // sequence_flags = 13
         })
+    }
+
+    /// This counter template with the value as `double_counter_value`:
+    /// for counts past `int64`, whose `counter_value` cannot hold them.
+    pub(crate) fn with_double_counter(mut self) -> Template {
+        self.double = self.counter;
+        self
     }
 }
 
@@ -348,7 +359,11 @@ pub(crate) fn put_packet(
         te += n;
     }
     let counter = counter as u64;
-    let counter_len = varint_len(counter);
+    let counter_len = if template.double {
+        8
+    } else {
+        varint_len(counter)
+    };
     if template.counter {
         te += counter_len;
     }
@@ -386,7 +401,11 @@ pub(crate) fn put_packet(
     }
     at = template.name.put(w, at);
     at = track.put(w, at);
-    if template.counter {
+    if template.double {
+        w[at..at + 2].copy_from_slice(&[0xe1, 0x02]); // double_counter_value = 44, fixed64
+        w[at + 2..at + 10].copy_from_slice(&counter.to_le_bytes());
+        at += 10;
+    } else if template.counter {
         w[at..at + 2].copy_from_slice(&[0xf0, 0x01]); // counter_value = 30, varint
         at = varint_n(w, at + 2, counter, counter_len);
     }
@@ -690,6 +709,7 @@ mod tests {
                     name_iid: (e.name_iid != 0).then_some(e.name_iid),
                     track_uuid: Some(e.track),
                     counter_value: e.counter,
+                    double_counter_value: None,
                     flow_ids: e.flow.into_iter().collect(),
                     terminating_flow_ids: e.terminating_flow.into_iter().collect(),
                 }),
@@ -697,6 +717,31 @@ mod tests {
             }],
         }
         .encode_to_vec()
+    }
+
+    /// A counter past `int64` through the double template decodes (prost)
+    /// as `double_counter_value`, the nearest double, and nothing else.
+    #[test]
+    fn a_count_past_int64_is_a_double_counter_value() {
+        let e = Event {
+            kind: 4,
+            track: 77,
+            counter: Some(0),
+            ..Event::NONE
+        };
+        let template = Template::new(&e, 1, 2)
+            .expect("a counter template")
+            .with_double_counter();
+        for count in [1u64 << 63, u64::MAX, (1 << 63) + 12_345] {
+            let mut w = [0xee; WINDOW];
+            let bits = (count as f64).to_bits() as i64;
+            let len = put_packet(&mut w, 9, &template, &track(77), &[], bits, [0; 2]);
+            let trace = Trace::decode(&w[..len]).expect("prost decodes it");
+            let te = trace.packet[0].track_event.as_ref().expect("a track event");
+            assert_eq!(te.double_counter_value, Some(count as f64), "{count}");
+            assert_eq!(te.counter_value, None);
+            assert_eq!(te.track_uuid, Some(77));
+        }
     }
 
     /// Random events (every field at random bit lengths, so every varint

@@ -152,6 +152,9 @@ pub struct TrackEvent {
     /// Counter value.
     #[prost(int64, optional, tag = "30")]
     pub counter_value: Option<i64>,
+    /// Counter value as a double (counts past `int64`).
+    #[prost(double, optional, tag = "44")]
+    pub double_counter_value: Option<f64>,
     /// Flows through this event; unpacked fixed64 as trace_processor expects.
     #[prost(fixed64, repeated, packed = "false", tag = "47")]
     pub flow_ids: Vec<u64>,

@@ -85,6 +85,8 @@ struct Templates {
     fifo: [Template; 9],
     /// A counter value.
     counter: Template,
+    /// A counter value past `int64`, as a double.
+    counter_wide: Template,
     /// A tick slice's begin and end.
     slice_begin: Template,
     slice_end: Template,
@@ -533,6 +535,7 @@ impl Templates {
         Ok(Templates {
             events,
             fifo: [f0, f1, f2, f3, f4, f5, f6, f7, f8],
+            counter_wide: counter.clone().with_double_counter(),
             counter,
             slice_begin,
             slice_end,
@@ -730,10 +733,17 @@ impl Recorder for PerfettoWriter {
         let Some(track) = t.counters.get(c) else {
             return Err(unknown("counter", r.counter));
         };
-        // Perfetto's counter values are int64: a count past its range shows
-        // as its largest value there (the text log and the CSV keep it).
-        let value = i64::try_from(r.value).unwrap_or(i64::MAX);
-        self.packets.put(delta, &t.counter, track, &[], value, 0)
+        // Perfetto's `counter_value` is an int64: a count past its range
+        // goes as `double_counter_value`, the nearest double (the text log
+        // and the CSV keep it exact).
+        match i64::try_from(r.value) {
+            Ok(value) => self.packets.put(delta, &t.counter, track, &[], value, 0),
+            Err(_) => {
+                let bits = (r.value as f64).to_bits() as i64;
+                self.packets
+                    .put(delta, &t.counter_wide, track, &[], bits, 0)
+            }
+        }
     }
 
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
