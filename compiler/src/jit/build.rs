@@ -17,6 +17,35 @@ use super::{
 };
 use crate::ir::Program;
 
+/// Runs of at least this many calls of one shape are a loop over a table
+/// of their state offsets in a calls group.
+const ROLLED_CALLS: usize = 8;
+
+/// Consecutive calls of one shape.
+#[derive(Debug, PartialEq, Eq)]
+struct CallRun {
+    shape: usize,
+    /// The first call's position in the group (its context's index).
+    first: usize,
+    count: usize,
+}
+
+/// `calls` (shape, slot base) as maximal runs of one shape, in order.
+fn call_runs(calls: &[(usize, i64)]) -> Vec<CallRun> {
+    let mut runs: Vec<CallRun> = Vec::new();
+    for (i, &(shape, _)) in calls.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if run.shape == shape => run.count += 1,
+            _ => runs.push(CallRun {
+                shape,
+                first: i,
+                count: 1,
+            }),
+        }
+    }
+    runs
+}
+
 /// Each unit's shape function and relocation.
 pub(super) type Instances = Vec<(usize, reloc::Reloc)>;
 
@@ -207,17 +236,64 @@ impl<'p> Build<'p> {
         // Host calls of the units below reach the runtime through it.
         b.ins().store(trusted, tick, tick_cell, 0);
         let ctx_size = std::mem::size_of::<HostCtx<'static>>() as i64;
-        for (i, &u) in members.iter().enumerate() {
+        let mut calls = Vec::with_capacity(members.len());
+        for &u in members {
             let (shape, relocation) = instances
                 .get(u as usize)
                 .ok_or_else(|| err(format!("group {g} names unit {u}, which does not exist")))?;
-            // A direct call to the shape's function: no table, no dispatch.
-            let callee = self.module.declare_func_in_func(ids[*shape], b.func);
-            let base = b
-                .ins()
-                .iadd_imm_s(state, i64::from(relocation.slot_base) * 8);
-            let env = b.ins().iadd_imm_s(envs, i as i64 * ctx_size);
+            calls.push((*shape, i64::from(relocation.slot_base)));
+        }
+        for run in call_runs(&calls) {
+            // A direct call to the shape's function: no dispatch.
+            let callee = self.module.declare_func_in_func(ids[run.shape], b.func);
+            let env0 = run.first as i64 * ctx_size;
+            let bases = &calls[run.first..run.first + run.count];
+            if run.count < ROLLED_CALLS {
+                for (k, &(_, base)) in bases.iter().enumerate() {
+                    let base = b.ins().iadd_imm_s(state, base * 8);
+                    let env = b.ins().iadd_imm_s(envs, env0 + k as i64 * ctx_size);
+                    b.ins().call(callee, &[base, env]);
+                }
+                continue;
+            }
+            // Many units of one shape: one loop over a table of their
+            // state offsets, so the function's size follows the shapes,
+            // not the units (2^19 instances of a cell).
+            let table = self
+                .module
+                .declare_anonymous_data(false, false)
+                .map_err(err)?;
+            let mut data = cranelift_module::DataDescription::new();
+            let bytes: Vec<u8> = bases
+                .iter()
+                .flat_map(|&(_, base)| (base * 8).to_le_bytes())
+                .collect();
+            data.define(bytes.into_boxed_slice());
+            data.set_align(8);
+            self.module.define_data(table, &data).map_err(err)?;
+            let gv = self.module.declare_data_in_func(table, b.func);
+            let table = b.ins().symbol_value(ptr, gv);
+            let (body, done) = (b.create_block(), b.create_block());
+            let k = b.append_block_param(body, types::I64);
+            let zero = b.ins().iconst(types::I64, 0);
+            b.ins().jump(body, &[zero.into()]);
+            b.switch_to_block(body);
+            let entry = b.ins().imul_imm_s(k, 8);
+            let at = b.ins().iadd(table, entry);
+            let offset = b.ins().load(types::I64, trusted, at, 0);
+            let base = b.ins().iadd(state, offset);
+            let step = b.ins().imul_imm_s(k, ctx_size);
+            let at = b.ins().iadd(envs, step);
+            let env = b.ins().iadd_imm_s(at, env0);
             b.ins().call(callee, &[base, env]);
+            let next = b.ins().iadd_imm_s(k, 1);
+            let more = b.ins().icmp_imm_u(
+                cranelift_codegen::ir::condcodes::IntCC::UnsignedLessThan,
+                next,
+                run.count as i64,
+            );
+            b.ins().brif(more, body, &[next.into()], done, &[]);
+            b.switch_to_block(done);
         }
         let ok = b.ins().iconst(types::I32, 0);
         b.ins().return_(&[ok]);
@@ -302,5 +378,25 @@ impl<'p> Build<'p> {
             slots: program.slots.len(),
             functions: functions.len(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CallRun, call_runs};
+
+    #[test]
+    fn calls_fall_into_runs_of_one_shape() {
+        let calls = [(0, 10), (0, 12), (0, 99), (1, 16), (1, 30), (0, 40)];
+        let run = |shape, first, count| CallRun {
+            shape,
+            first,
+            count,
+        };
+        assert_eq!(
+            call_runs(&calls),
+            vec![run(0, 0, 3), run(1, 3, 2), run(0, 5, 1)]
+        );
+        assert_eq!(call_runs(&[]), vec![]);
     }
 }
