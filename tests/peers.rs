@@ -456,13 +456,18 @@ fn icarus_agrees_when_installed() {
             None,
             3_000,
         ),
-        ("crc32_tb.v", "crc32.v", "crc32.chr", None, 2_000),
-        ("decode_tb.v", "decode.v", "decode.chr", None, 2_000),
+        ("checksum_tb.v", "crc32.v", "crc32.chr", None, 2_000),
+        ("checksum_tb.v", "decode.v", "decode.chr", None, 2_000),
     ];
     for (tb, design, chr, stages, cycles) in cases {
-        let defines: Vec<String> = stages
-            .map(|n| vec![format!("-Ppipeline_tb.N={n}")])
-            .unwrap_or_default();
+        // The shared testbench names its design's module by `DUT`.
+        let defines: Vec<String> = match stages {
+            Some(n) => vec![format!("-Ppipeline_tb.N={n}")],
+            None if tb == "checksum_tb.v" => {
+                vec![format!("-DDUT={}", design.trim_end_matches(".v"))]
+            }
+            None => Vec::new(),
+        };
         let line = icarus(tb, design, &defines, cycles);
         let params: Vec<(&str, String)> =
             stages.map(|n| ("N", n.to_string())).into_iter().collect();

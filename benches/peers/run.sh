@@ -211,7 +211,7 @@ bench() {
         t0="$(now)"
         # shellcheck disable=SC2086
         verilator -O3 --cc --exe --build -j "$jobs" -Wno-fatal \
-            --top-module "$vtop" $vparams -Mdir "$dir/obj" \
+            --top-module "$vtop" $vparams -CFLAGS "-DVTOP=V$vtop" -Mdir "$dir/obj" \
             "$vsrc" "$main" >"$dir/verilator.log" 2>&1 ||
             die "verilator failed on $vsrc; see the log:
 $(tail -20 "$dir/verilator.log")"
@@ -318,22 +318,22 @@ echo "$(iverilog -V 2>&1 | head -1)"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench pipe16 "$here/pipeline.chr" "N=16" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
+    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
     "${PIPE16_CYCLES:-25000000}" "${PIPE16_ICARUS_CYCLES:-25000}"
 bench pipe256 "$here/pipeline.chr" "N=256" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
+    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
     "${PIPE256_CYCLES:-3000000}" "${PIPE256_ICARUS_CYCLES:-1200}"
 bench pipe16u "$here/pipeline_units.chr" "N=16" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
+    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
     "${PIPE16U_CYCLES:-25000000}" "${PIPE16U_ICARUS_CYCLES:-25000}"
 bench pipe256u "$here/pipeline_units.chr" "N=256" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/pipeline_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
+    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
     "${PIPE256U_CYCLES:-3000000}" "${PIPE256U_ICARUS_CYCLES:-1200}"
 bench crc32 "$here/crc32.chr" "" crc32 "$here/crc32.v" \
-    "$here/crc32_tb.v" "$here/crc32_main.cpp" "" "" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "" "-DDUT=crc32" \
     "${CRC32_CYCLES:-5000000}" "${CRC32_ICARUS_CYCLES:-20000}"
 bench decode "$here/decode.chr" "" decode "$here/decode.v" \
-    "$here/decode_tb.v" "$here/decode_main.cpp" "" "" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "" "-DDUT=decode" \
     "${DECODE_CYCLES:-10000000}" "${DECODE_ICARUS_CYCLES:-20000}"
 bench fifo "$here/async_fifo.chr" "" async_fifo "$here/async_fifo.v" \
     "$here/async_fifo_tb.v" "$here/async_fifo_main.cpp" "" "" \

@@ -1,12 +1,14 @@
-// decode_tb.v: Icarus testbench for decode.v. Runs +cycles=C rising edges
-// (default 1000) and prints the checksum in the format run.sh parses.
+// checksum_tb.v: Icarus testbench for the one-clock peer designs without
+// parameters (crc32.v, decode.v): compile with -DDUT=<module>. Runs
+// +cycles=C rising edges (default 1000) and prints the checksum in the
+// format run.sh parses.
 `timescale 1ns / 1ns
-module decode_tb;
+module checksum_tb;
     reg clk = 0;
     wire [63:0] checksum;
     reg [63:0] cycles;
 
-    decode dut (.clk(clk), .checksum(checksum));
+    `DUT dut (.clk(clk), .checksum(checksum));
 
     initial begin
         if (!$value$plusargs("cycles=%d", cycles)) cycles = 1000;

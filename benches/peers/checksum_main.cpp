@@ -1,12 +1,16 @@
-// pipeline_main.cpp: Verilator harness for pipeline.v. Usage: Vpipeline
-// CYCLES. Runs CYCLES rising edges and prints the checksum in the format
-// run.sh parses.
+// checksum_main.cpp: Verilator harness for the one-clock peer designs
+// (crc32.v, decode.v, pipeline.v: a `clk` input and a 64-bit `checksum`
+// output). Build with -CFLAGS -DVTOP=Vname (Verilator's class for module
+// `name`; run.sh passes it). Usage: Vname CYCLES. Runs CYCLES rising edges
+// and prints the checksum in the format run.sh parses.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 
-#include "Vpipeline.h"
+#define CHECKSUM_STR2(x) #x
+#define CHECKSUM_STR(x) CHECKSUM_STR2(x)
+#include CHECKSUM_STR(VTOP.h)
 #include "verilated.h"
 
 int main(int argc, char** argv) {
@@ -16,7 +20,7 @@ int main(int argc, char** argv) {
     }
     const uint64_t cycles = std::strtoull(argv[1], nullptr, 10);
     auto context = std::make_unique<VerilatedContext>();
-    auto top = std::make_unique<Vpipeline>(context.get());
+    auto top = std::make_unique<VTOP>(context.get());
     top->clk = 0;
     top->eval();
     for (uint64_t c = 0; c < cycles; ++c) {
