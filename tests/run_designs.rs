@@ -191,3 +191,28 @@ fn conditional_generate_declares_the_arm_its_parameters_pick() {
         }
     }
 }
+
+/// `tests/designs/fault_bit_position.chr`: bits 14 and 15 of `y` are
+/// written at cycles 0 and 1; at cycle 2 the position 16 faults and
+/// writes nothing, so `y` ends as 0xC000 on both engines.
+#[test]
+fn a_faulting_bit_write_writes_nothing() {
+    let path = "tests/designs/fault_bit_position.chr";
+    let text = std::fs::read_to_string(path).expect("readable design");
+    for engine in [EngineKind::Interp, EngineKind::Jit] {
+        let mut sources = SourceMap::new();
+        sources.add(path, text.clone());
+        let mut options = options_for(&text, engine);
+        options.dump_state = true;
+        let report = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
+        assert_eq!(report.stop, "fault", "{engine:?}");
+        let y = report
+            .registers
+            .as_deref()
+            .unwrap_or_default()
+            .iter()
+            .find(|r| r.name == "y")
+            .map(|r| r.value);
+        assert_eq!(y, Some(0xC000), "{engine:?}: {}", report.summary(true));
+    }
+}

@@ -948,18 +948,7 @@ impl UnitLower<'_> {
         let v = self.pure(v);
         let guard = sel.check.map(|n| {
             lo = self.pure(lo.clone());
-            let fault = self.fault(
-                SiteKind::Index,
-                "bit position".into(),
-                "bit position out of range".into(),
-                span,
-            );
-            let cond = in_range(lo.clone(), lty, n);
-            self.out.push(Stmt::Assert {
-                cond: cond.clone(),
-                fault,
-            });
-            cond
+            self.check_bit_position(lo.clone(), lty, n, span)
         });
         let old = match target {
             Target::Slots(s) => Expr::Load(s),
@@ -1527,6 +1516,23 @@ impl UnitLower<'_> {
         }
     }
 
+    /// Faults ("bit position out of range") unless `lo < n`; returns that
+    /// condition.
+    fn check_bit_position(&mut self, lo: Expr, lty: Ty, n: u32, span: Span) -> Expr {
+        let fault = self.fault(
+            SiteKind::Index,
+            "bit position".into(),
+            "bit position out of range".into(),
+            span,
+        );
+        let cond = in_range(lo, lty, n);
+        self.out.push(Stmt::Assert {
+            cond: cond.clone(),
+            fault,
+        });
+        cond
+    }
+
     /// `e`'s bits of `base` from `lo` up ([`EK::Bits`]); a `lo` known only
     /// at run time is checked against `check` first (a fault past it).
     fn bits(&mut self, e: &LExpr, base: &LExpr, lo: &LExpr, check: Option<u32>) -> Expr {
@@ -1536,16 +1542,7 @@ impl UnitLower<'_> {
         let mut lo = self.expr(lo).remove(0);
         if let Some(n) = check {
             lo = self.pure(lo);
-            let fault = self.fault(
-                SiteKind::Index,
-                "bit position".into(),
-                "bit position out of range".into(),
-                e.span,
-            );
-            self.out.push(Stmt::Assert {
-                cond: in_range(lo.clone(), lty, n),
-                fault,
-            });
+            self.check_bit_position(lo.clone(), lty, n, e.span);
         }
         let lo = widen(lo, lty);
         let shifted = Expr::Binary(BinOp::Shr, Ty::U64, Box::new(b), Box::new(lo));
