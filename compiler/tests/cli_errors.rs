@@ -645,6 +645,14 @@ fn outputs_follow_one_rule_and_silent_options_warn() {
     ] {
         expect(&out, 0, needle, "silent options");
     }
+    // Alone, with no recording at all, too.
+    let out = chronc(&["run", CDC, "-q", "--trace-ticks"]);
+    expect(
+        &out,
+        0,
+        "warning: --trace-ticks records tick slices only in a Perfetto trace",
+        "--trace-ticks alone",
+    );
     let quiet = chronc(&[
         "run",
         CDC,

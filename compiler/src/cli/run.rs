@@ -198,6 +198,13 @@ pub fn main(args: RunArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return usage(&e),
     };
+    // With a recording, its warnings say this; without one nothing would.
+    if recording.ticks && !recording.any() {
+        sayln!(
+            "warning: --trace-ticks records tick slices only in a Perfetto trace (--perfetto), \
+             and no recording was asked for"
+        );
+    }
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let mut bar: Option<ProgressBar> = None;
     let mut progress = |edges: u64, elapsed: Duration| {
