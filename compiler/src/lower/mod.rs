@@ -8,6 +8,7 @@
 //! local, a range check followed by a select chain. Fault sites keep the
 //! source location of the construct.
 
+mod bits;
 mod layout;
 mod order;
 pub mod random;
@@ -471,58 +472,6 @@ fn not(e: Expr) -> Expr {
     Expr::Unary(UnOp::Not, Ty::BOOL, Box::new(e))
 }
 
-/// A value of type `ty` as its two's-complement bits in a `u64` (a signed
-/// value is not sign-extended).
-fn raw_u64(v: Expr, ty: Ty) -> Expr {
-    let v = if ty.signed {
-        let to = Ty::unsigned(ty.width);
-        Expr::Cast {
-            from: ty,
-            to,
-            arg: Box::new(v),
-        }
-    } else {
-        v
-    };
-    widen(v, Ty::unsigned(ty.width))
-}
-
-/// An unsigned value of type `ty` as a `u64`.
-fn widen(v: Expr, ty: Ty) -> Expr {
-    if ty.width == 64 && !ty.signed {
-        v
-    } else {
-        Expr::Cast {
-            from: ty,
-            to: Ty::U64,
-            arg: Box::new(v),
-        }
-    }
-}
-
-/// A `u64` truncated to `to`.
-fn narrow(v: Expr, to: Ty) -> Expr {
-    if to == Ty::U64 {
-        v
-    } else {
-        Expr::Cast {
-            from: Ty::U64,
-            to,
-            arg: Box::new(v),
-        }
-    }
-}
-
-/// `v` (a `u64`) shifted by a constant.
-fn shift(op: BinOp, v: Expr, by: u32) -> Expr {
-    Expr::Binary(
-        op,
-        Ty::U64,
-        Box::new(v),
-        Box::new(Expr::Const(Ty::U64, u64::from(by))),
-    )
-}
-
 fn scalar(ty: &Type) -> Ty {
     scalars(ty).first().copied().unwrap_or(Ty::BOOL)
 }
@@ -926,67 +875,6 @@ impl UnitLower<'_> {
         }
     }
 
-    /// Writes `vals` (one value of `sel.width` bits) into bits `sel` of
-    /// the integer `target` of type `ty`: the other bits keep what the
-    /// target holds now (a register's next value), so writes in program
-    /// order win bit by bit. A run-time position past the valid ones
-    /// faults and writes nothing.
-    fn write_bits(
-        &mut self,
-        target: Target,
-        ty: &Type,
-        sel: &chronon_lang::design::BitRange,
-        vals: Vec<Expr>,
-        span: Span,
-    ) {
-        let tty = scalar(ty);
-        let lty = scalar(&sel.lo.ty);
-        let mut lo = self.expr(&sel.lo).remove(0);
-        let Some(v) = vals.into_iter().next() else {
-            return;
-        };
-        let v = self.pure(v);
-        let guard = sel.check.map(|n| {
-            lo = self.pure(lo.clone());
-            self.check_bit_position(lo.clone(), lty, n, span)
-        });
-        let old = match target {
-            Target::Slots(s) => Expr::Load(s),
-            Target::Locals(l) => Expr::Local(l),
-        };
-        let lo = self.pure(widen(lo, lty));
-        let mask = Expr::Const(Ty::U64, Ty::unsigned(sel.width as u8).mask());
-        let at = |e: Expr| Expr::Binary(BinOp::Shl, Ty::U64, Box::new(e), Box::new(lo.clone()));
-        let keep = Expr::Unary(UnOp::Not, Ty::U64, Box::new(at(mask.clone())));
-        let kept = bin(BinOp::And, Ty::U64, raw_u64(old, tty), keep);
-        let part = bin(
-            BinOp::And,
-            Ty::U64,
-            raw_u64(v, Ty::unsigned(sel.width as u8)),
-            mask,
-        );
-        let merged = bin(BinOp::Or, Ty::U64, kept, at(part));
-        let mut new = narrow(merged, Ty::unsigned(tty.width));
-        if tty.signed {
-            new = Expr::Cast {
-                from: Ty::unsigned(tty.width),
-                to: tty,
-                arg: Box::new(new),
-            };
-        }
-        let saved = std::mem::take(&mut self.out);
-        self.assign(target, vec![new]);
-        let write = std::mem::replace(&mut self.out, saved);
-        match guard {
-            Some(cond) => self.out.push(Stmt::If {
-                cond,
-                then: write,
-                els: Vec::new(),
-            }),
-            None => self.out.extend(write),
-        }
-    }
-
     /// A write into register slots from `base` at the run-time `index` of
     /// an array of `n` elements of type `ety`, whose place goes on with
     /// further indices into the element (`m[i][j].f <= v`): each run-time
@@ -1221,17 +1109,7 @@ impl UnitLower<'_> {
             }
             EK::Bits { base, lo, check } => vec![self.bits(e, base, lo, *check)],
             EK::Concat(parts) => vec![self.concat(parts, ty)],
-            EK::Replicate(part, times) => {
-                // The part's value (below 2^w) times 1 + 2^w + 2^2w + ...:
-                // the copies do not overlap, so one multiplication places
-                // them all.
-                let pty = scalar(&part.ty);
-                let v = raw_u64(self.expr(part).remove(0), pty);
-                let w = u32::from(pty.width);
-                let spread = (0..*times).fold(0u64, |k, i| k | (1u64 << (i * w)));
-                let k = Expr::Const(Ty::U64, spread);
-                vec![narrow(bin(BinOp::Mul, Ty::U64, v, k), ty)]
-            }
+            EK::Replicate(part, times) => vec![self.replicate(part, *times, ty)],
             EK::Binary(op, a, b) => vec![self.binary(*op, a, b)],
             EK::Cast(a) => {
                 let from = scalar(&a.ty);
@@ -1490,81 +1368,6 @@ impl UnitLower<'_> {
                 }
             })
             .collect()
-    }
-
-    /// `&a`, `|a`, `^a` of a value of type `ty`: a `u1`.
-    fn reduction(&mut self, op: LUn, a: Expr, ty: Ty) -> Expr {
-        let bits = raw_u64(a, ty);
-        let cmp = |op, k| Expr::Binary(op, Ty::U64, Box::new(bits.clone()), Box::new(k));
-        match op {
-            LUn::AndReduce => cmp(BinOp::Eq, Expr::Const(Ty::U64, ty.mask())),
-            LUn::OrReduce => cmp(BinOp::Ne, Expr::Const(Ty::U64, 0)),
-            _ => {
-                // Parity: fold the halves together until one bit is left.
-                let mut v = self.pure(bits);
-                let mut half = 32;
-                while half >= 1 {
-                    if half < u32::from(ty.width) {
-                        let shifted = shift(BinOp::Shr, v.clone(), half);
-                        let x = Expr::Binary(BinOp::Xor, Ty::U64, Box::new(v), Box::new(shifted));
-                        v = self.temp(Ty::U64, x);
-                    }
-                    half /= 2;
-                }
-                narrow(v, Ty::BOOL)
-            }
-        }
-    }
-
-    /// Faults ("bit position out of range") unless `lo < n`; returns that
-    /// condition.
-    fn check_bit_position(&mut self, lo: Expr, lty: Ty, n: u32, span: Span) -> Expr {
-        let fault = self.fault(
-            SiteKind::Index,
-            "bit position".into(),
-            "bit position out of range".into(),
-            span,
-        );
-        let cond = in_range(lo, lty, n);
-        self.out.push(Stmt::Assert {
-            cond: cond.clone(),
-            fault,
-        });
-        cond
-    }
-
-    /// `e`'s bits of `base` from `lo` up ([`EK::Bits`]); a `lo` known only
-    /// at run time is checked against `check` first (a fault past it).
-    fn bits(&mut self, e: &LExpr, base: &LExpr, lo: &LExpr, check: Option<u32>) -> Expr {
-        let bty = scalar(&base.ty);
-        let lty = scalar(&lo.ty);
-        let b = raw_u64(self.expr(base).remove(0), bty);
-        let mut lo = self.expr(lo).remove(0);
-        if let Some(n) = check {
-            lo = self.pure(lo);
-            self.check_bit_position(lo.clone(), lty, n, e.span);
-        }
-        let lo = widen(lo, lty);
-        let shifted = Expr::Binary(BinOp::Shr, Ty::U64, Box::new(b), Box::new(lo));
-        narrow(shifted, scalar(&e.ty))
-    }
-
-    /// `{a, b, ...}` as a value of type `ty`: each part shifted in below
-    /// the ones before it.
-    fn concat(&mut self, parts: &[LExpr], ty: Ty) -> Expr {
-        let mut acc: Option<Expr> = None;
-        for p in parts {
-            let pty = scalar(&p.ty);
-            let v = raw_u64(self.expr(p).remove(0), pty);
-            acc = Some(match acc {
-                None => v,
-                Some(a) => {
-                    let up = shift(BinOp::Shl, a, u32::from(pty.width));
-                    Expr::Binary(BinOp::Or, Ty::U64, Box::new(up), Box::new(v))
-                }
-            });
-        }
-        narrow(acc.unwrap_or(Expr::Const(Ty::U64, 0)), ty)
     }
 
     fn binary(&mut self, op: LBin, a: &LExpr, b: &LExpr) -> Expr {
