@@ -1,5 +1,6 @@
-// checksum_tb.v: Icarus testbench for the one-clock peer designs without
-// parameters (crc32.v, decode.v): compile with -DDUT=<module>. Runs
+// checksum_tb.v: Icarus testbench for the one-clock peer designs (crc32.v,
+// decode.v, pipeline.v): compile with -DDUT=<module>, and -DDUT_N=<n> for a
+// design with a parameter N (the pipeline's stages). Runs
 // +cycles=C rising edges (default 1000) and prints the checksum in the
 // format run.sh parses.
 `timescale 1ns / 1ns
@@ -8,7 +9,11 @@ module checksum_tb;
     wire [63:0] checksum;
     reg [63:0] cycles;
 
+`ifdef DUT_N
+    `DUT #(.N(`DUT_N)) dut (.clk(clk), .checksum(checksum));
+`else
     `DUT dut (.clk(clk), .checksum(checksum));
+`endif
 
     initial begin
         if (!$value$plusargs("cycles=%d", cycles)) cycles = 1000;

@@ -318,16 +318,16 @@ echo "$(iverilog -V 2>&1 | head -1)"
 echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 bench pipe16 "$here/pipeline.chr" "N=16" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=16" "-DDUT=pipeline -DDUT_N=16" \
     "${PIPE16_CYCLES:-25000000}" "${PIPE16_ICARUS_CYCLES:-25000}"
 bench pipe256 "$here/pipeline.chr" "N=256" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=256" "-DDUT=pipeline -DDUT_N=256" \
     "${PIPE256_CYCLES:-3000000}" "${PIPE256_ICARUS_CYCLES:-1200}"
 bench pipe16u "$here/pipeline_units.chr" "N=16" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=16" "-Ppipeline_tb.N=16" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=16" "-DDUT=pipeline -DDUT_N=16" \
     "${PIPE16U_CYCLES:-25000000}" "${PIPE16U_ICARUS_CYCLES:-25000}"
 bench pipe256u "$here/pipeline_units.chr" "N=256" pipeline "$here/pipeline.v" \
-    "$here/pipeline_tb.v" "$here/checksum_main.cpp" "-GN=256" "-Ppipeline_tb.N=256" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=256" "-DDUT=pipeline -DDUT_N=256" \
     "${PIPE256U_CYCLES:-3000000}" "${PIPE256U_ICARUS_CYCLES:-1200}"
 bench crc32 "$here/crc32.chr" "" crc32 "$here/crc32.v" \
     "$here/checksum_tb.v" "$here/checksum_main.cpp" "" "-DDUT=crc32" \
