@@ -22,7 +22,7 @@
 //!
 //! Besides the expected lines, every design must give the same merged log
 //! and the same summary on the interpreter and the JIT, the same final
-//! state with and without a recording (the unrecorded run takes the lean
+//! state with and without a recording (the unrecorded run takes the replay
 //! loop and run-ahead where it can), and the same log and state when run to
 //! 1, half and all but one of the first domain's edges first and then on
 //! (contract §6, "running to X and then on to Y gives exactly the state and
@@ -164,7 +164,7 @@ fn run_traced(label: &str, text: &str, case: &Case, engine: EngineKind) -> (Stri
     (run_summary(&report), merged(&dir))
 }
 
-/// The same run without a recording (the lean loop and run-ahead may take
+/// The same run without a recording (the replay loop and run-ahead may take
 /// it).
 fn run_plain(label: &str, text: &str, case: &Case, engine: EngineKind) -> String {
     let mut sources = SourceMap::new();

@@ -41,6 +41,15 @@ fn scratch(name: &str) -> Scratch {
 }
 
 fn run_design(path: &str, engine: EngineKind, rec: &RecordOptions) -> RunReport {
+    run_design_with(path, engine, rec, Default::default())
+}
+
+fn run_design_with(
+    path: &str,
+    engine: EngineKind,
+    rec: &RecordOptions,
+    exec: chronon_compiler::config::ExecConfig,
+) -> RunReport {
     let mut sources = SourceMap::new();
     let text = std::fs::read_to_string(path).expect("example exists");
     sources.add(path.to_string(), text);
@@ -54,7 +63,7 @@ fn run_design(path: &str, engine: EngineKind, rec: &RecordOptions) -> RunReport 
         },
         drain: None,
         seed: 0,
-        exec: Default::default(),
+        exec,
         interrupt: None,
         dump_state: false,
     };
@@ -115,6 +124,58 @@ fn every_recorder_writes_the_same_bytes_on_both_engines() {
             assert_eq!(a.0, b.0);
             assert!(a.1 == b.1, "{design}: {} differs between engines", a.0);
             assert!(!a.1.is_empty(), "{design}: {} is empty", a.0);
+        }
+    }
+}
+
+/// Each recorder alone writes the same bytes whether pattern-mode instants
+/// run through the replay loop (in its observed form wherever the recorder
+/// takes no FIFO events, as the VCD and counter writers do) or in checked
+/// steps.
+#[test]
+fn every_recorder_alone_writes_the_same_bytes_with_and_without_the_replay_loop() {
+    let alone = |dir: &Path| {
+        let base = RecordOptions {
+            counter_interval: 3,
+            ..RecordOptions::default()
+        };
+        [
+            RecordOptions {
+                trace_dir: Some(dir.join("text")),
+                ..base.clone()
+            },
+            RecordOptions {
+                perfetto: Some(dir.join("trace.pftrace")),
+                ..base.clone()
+            },
+            RecordOptions {
+                vcd: Some(dir.join("wave.vcd")),
+                ..base.clone()
+            },
+            RecordOptions {
+                counters: Some(dir.join("counters.csv")),
+                ..base.clone()
+            },
+        ]
+    };
+    for design in [
+        "examples/cdc_pair.chr",
+        "examples/three_clocks.chr",
+        "benches/record_e2e.chr",
+    ] {
+        for which in 0..4 {
+            let mut outputs = Vec::new();
+            for replay in [true, false] {
+                let dir = scratch(&format!("alone-{which}-{replay}-{}", design.len()));
+                let mut exec = chronon_compiler::config::ExecConfig::default();
+                exec.set("replay-loop", replay).expect("a switch");
+                let rec = alone(&dir)[which].clone();
+                let report = run_design_with(design, EngineKind::Jit, &rec, exec);
+                assert_eq!(report.recording.and_then(|r| r.error), None, "{design}");
+                outputs.push(files(&dir));
+            }
+            assert!(!outputs[0].is_empty(), "{design}: output {which}");
+            assert_eq!(outputs[0], outputs[1], "{design}: output {which}");
         }
     }
 }

@@ -25,7 +25,7 @@
 //! - `// twin: FILE.v`: the Verilog twin (run once, against the first case).
 //!
 //! Each case runs on the interpreter and the JIT with a text trace (merged
-//! logs and summaries equal) and on both without a recording (the lean
+//! logs and summaries equal) and on both without a recording (the replay
 //! loop and run-ahead may take it: the same summary, state digest
 //! included).
 

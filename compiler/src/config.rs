@@ -102,8 +102,10 @@ pub const SWITCHES: &[&str] = &[
     "packed",
     "jit-dump",
     "wire-channels",
+    "unobserved-variants",
     "run-ahead",
-    "lean-loop",
+    "replay-loop",
+    "blind-calls",
     "fifo-stamps",
 ];
 
@@ -119,8 +121,10 @@ impl ExecConfig {
             "packed" => &mut self.jit.packed,
             "jit-dump" => &mut self.jit.dump,
             "wire-channels" => &mut self.jit.wires,
+            "unobserved-variants" => &mut self.jit.unobserved_variants,
             "run-ahead" => &mut self.runtime.run_ahead,
-            "lean-loop" => &mut self.runtime.lean_loop,
+            "replay-loop" => &mut self.runtime.replay_loop,
+            "blind-calls" => &mut self.runtime.blind_calls,
             "fifo-stamps" => &mut self.runtime.fifo_stamps,
             _ => {
                 return Err(format!(

@@ -252,7 +252,7 @@ fn jit_dump_prints_every_unit_shape_and_group_function() {
     );
 }
 
-/// The JIT's group functions for unobserved runs (the lean loop's, which
+/// The JIT's group functions for unobserved runs (the replay loop's, which
 /// skip the FIFO table's null tests) are chosen only where every FIFO
 /// port they operate on is bound inline: with `CHRONON_NO_INLINE_FIFO`
 /// (every entry null, every operation a host call) the FIFO designs run
@@ -312,13 +312,13 @@ fn exec_switches_come_from_the_command_line_over_the_environment() {
     let slow = run(
         &[
             &json[..],
-            &["--exec", "lean-loop=off", "--exec", "run-ahead=off"],
+            &["--exec", "replay-loop=off", "--exec", "run-ahead=off"],
         ]
         .concat(),
         false,
     );
     assert_eq!(report_of(slow), report_of(run(&json, false)));
-    for bad in ["warp=on", "lean-loop=maybe", "lean-loop"] {
+    for bad in ["warp=on", "replay-loop=maybe", "replay-loop"] {
         let out = run(&["--exec", bad], false);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");

@@ -139,18 +139,6 @@ struct Pattern {
     offsets: Vec<u128>,
 }
 
-/// Why [`Calendar::replay`] returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ReplayEnd {
-    /// The next instant is after the limit.
-    Limit,
-    /// The instant callback asked to stop (after its instant).
-    Stop,
-    /// Not in pattern mode, or the next step might overflow a cycle index
-    /// or the time: the caller takes one checked step instead.
-    Fallback,
-}
-
 /// The state of a caller-driven replay: see [`Calendar::replay_cursor`].
 pub(crate) struct ReplayCursor<'a> {
     /// Instants that can be stepped with no overflow check.
@@ -162,8 +150,6 @@ pub(crate) struct ReplayCursor<'a> {
     pub(crate) cycle: &'a mut [u64],
     pub(crate) next_cycle: &'a mut [u64],
     instants: &'a [PatternInstant],
-    /// The pattern's domain lists (`PatternInstant::span` ranges).
-    domains: &'a [u32],
     /// Where `finish` writes back: position, upcoming, and the current
     /// instant's time, position and span.
     #[allow(clippy::type_complexity)]
@@ -451,74 +437,21 @@ impl Calendar {
         }
     }
 
-    /// Replays pattern instants with plain integer arithmetic: while the next
-    /// instant is at or before `last_tick`, steps to it and calls
-    /// `instant(position, time, cycles)` (its pattern position, its time in
-    /// ticks, every domain's latest cycle); stops after an instant for which
-    /// `instant` returns true.
-    ///
-    /// The overflow checks of [`Calendar::advance`] are done once, up front:
-    /// each instant adds one to a domain's edge index at most and at most
-    /// `max_step` to the time, so the instants that cannot overflow are
-    /// counted before the loop; after them (never, in practice) it returns
-    /// [`ReplayEnd::Fallback`] and the caller's checked step takes over, so
-    /// the stream and its overflow point are exactly those of `advance`.
-    #[inline(always)]
-    pub(crate) fn replay(
-        &mut self,
-        last_tick: u128,
-        mut instant: impl FnMut(usize, u128, &[u64]) -> bool,
-    ) -> ReplayEnd {
-        let Some(mut cursor) = self.replay_cursor() else {
-            return ReplayEnd::Fallback;
-        };
-        let (mut next_position, mut next_time) = (cursor.position, cursor.upcoming);
-        let mut budget = cursor.budget;
-        let mut ran = false;
-        let mut end = ReplayEnd::Fallback;
-        while budget > 0 {
-            if next_time > last_tick {
-                end = ReplayEnd::Limit;
-                break;
-            }
-            budget -= 1;
-            let this = next_position;
-            let PatternInstant { step, span } = cursor.instants[this];
-            for &d in &cursor.domains[span.0 as usize..span.1 as usize] {
-                let d = d as usize;
-                let n = cursor.next_cycle[d];
-                cursor.cycle[d] = n;
-                // Cannot overflow: `budget` counted the edges left before u64::MAX.
-                cursor.next_cycle[d] = n + 1;
-            }
-            let time = next_time;
-            next_position = if this + 1 == cursor.instants.len() {
-                0
-            } else {
-                this + 1
-            };
-            // Cannot overflow: `budget` counted the `max_step`s left.
-            next_time += step;
-            ran = true;
-            if instant(this, time, cursor.cycle) {
-                end = ReplayEnd::Stop;
-                break;
-            }
-        }
-        (cursor.position, cursor.upcoming) = (next_position, next_time);
-        cursor.finish(ran);
-        end
-    }
-
-    /// A caller-driven replay (the lean loop's): the calendar's replay state
-    /// while it replays its pattern with no overflow ahead, else `None`.
-    /// The caller steps instants itself, as [`Calendar::replay`] does,
-    /// with the per-position steps of [`Calendar::pattern_steps`]: at most
+    /// A caller-driven replay (the replay loop's, `sim/replay.rs`): the
+    /// calendar's replay state while it replays its pattern with no
+    /// overflow ahead, else `None`. The caller steps instants itself with
+    /// the per-position steps of [`Calendar::pattern_steps`]: at most
     /// [`ReplayCursor::budget`] instants, each adding one to the cycle of
     /// every domain with an edge there (`cycle[d] = next_cycle[d]`,
     /// `next_cycle[d] += 1`); then [`ReplayCursor::finish`] records where
-    /// it ended. The stream, limits and overflow point are those of
-    /// [`Calendar::replay`].
+    /// it ended.
+    ///
+    /// The overflow checks of [`Calendar::advance`] are made here, once:
+    /// each instant adds one to a domain's edge index at most and at most
+    /// `max_step` to the time, so the budget counts the instants that
+    /// cannot overflow; past them (never, in practice) the caller's
+    /// checked steps take over, so the stream and its overflow point are
+    /// exactly those of `advance`.
     #[inline]
     pub(crate) fn replay_cursor(&mut self) -> Option<ReplayCursor<'_>> {
         let Calendar {
@@ -546,7 +479,6 @@ impl Calendar {
             cycle,
             next_cycle,
             instants: &p.instants,
-            domains: &p.domains,
             state: (
                 position,
                 upcoming,

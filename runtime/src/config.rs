@@ -12,10 +12,15 @@ pub struct RuntimeConfig {
     /// §7, [`crate::Tick::tick_edges`]); off, every instant runs through
     /// the instant loop.
     pub run_ahead: bool,
-    /// Replay pattern-mode instants of runs without a trace sink through
-    /// the lean loop (a precomputed per-position program); off, through
-    /// the general replay loop.
-    pub lean_loop: bool,
+    /// Run pattern-mode instants through the replay loop (a precomputed
+    /// per-position program, `sim/replay.rs`); off, each instant is a
+    /// checked step.
+    pub replay_loop: bool,
+    /// Let the replay loop call a JIT group's variant for unobserved runs
+    /// that never reaches the context without storing the context or
+    /// setting its edge and unit fields (they are set only if it faults);
+    /// off, every call sets them up.
+    pub blind_calls: bool,
     /// Derive an observed FIFO's `Write`, `Read` and `Consume` events at
     /// its commit from sequence numbers its operations take during the
     /// tick (so JIT code keeps its inline FIFO operations while
@@ -27,7 +32,8 @@ impl Default for RuntimeConfig {
     fn default() -> Self {
         RuntimeConfig {
             run_ahead: true,
-            lean_loop: true,
+            replay_loop: true,
+            blind_calls: true,
             fifo_stamps: true,
         }
     }

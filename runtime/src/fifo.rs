@@ -497,7 +497,7 @@ impl CdcFifo {
     }
 
     /// [`CdcFifo::commit`] of an instant where only the writer has an edge,
-    /// without the generic branches (the lean loop knows the sides).
+    /// without the generic branches (the replay loop knows the sides).
     #[inline]
     pub(crate) fn commit_writer(&mut self) {
         let (depth, mask) = (self.depth, self.pointer_mask);

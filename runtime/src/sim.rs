@@ -7,7 +7,7 @@
 //! the stage registers of every ticking domain and the CDC FIFOs touching it
 //! commit. Nothing on this path allocates.
 
-use crate::calendar::{Calendar, ReplayEnd, TimeBase};
+use crate::calendar::{Calendar, TimeBase};
 use crate::channel::Channels;
 use crate::config::RuntimeConfig;
 use crate::design::{BuildError, DesignBuilder, DomainId, FifoId, InPort, OutPort, UnitId};
@@ -20,7 +20,8 @@ use crate::time::{Clock, Picos, TimeError};
 use crate::trace::{Timestamp, TraceBuffer, TraceSink};
 
 mod build;
-mod lean;
+mod replay;
+use replay::ReplayEnd;
 
 /// Per-unit layout and names.
 #[derive(Debug)]
@@ -243,41 +244,6 @@ struct DomainPlan {
     can_stop: bool,
 }
 
-/// Pattern mode's instant program: per calendar pattern position, the domain
-/// edges of the instant with what each runs and commits, copied out of the
-/// plans so the replay loop does no per-domain plan look-up.
-struct InstantProgram {
-    /// Per pattern position, its range of `edges`.
-    spans: Vec<std::ops::Range<usize>>,
-    edges: Vec<EdgeProgram>,
-}
-
-/// One domain edge of an [`InstantProgram`] position.
-struct EdgeProgram {
-    domain: u32,
-    runners: std::ops::Range<usize>,
-    regs: std::ops::Range<usize>,
-}
-
-impl InstantProgram {
-    /// The program for the calendar's pattern, if it has one.
-    fn build(calendar: &Calendar, plans: &[DomainPlan]) -> Option<InstantProgram> {
-        let positions = calendar.pattern_domains()?;
-        let mut spans = Vec::with_capacity(positions.len());
-        let mut edges = Vec::new();
-        for domains in positions {
-            let start = edges.len();
-            edges.extend(domains.iter().map(|&d| EdgeProgram {
-                domain: d,
-                runners: plans[d as usize].runners.clone(),
-                regs: plans[d as usize].regs.clone(),
-            }));
-            spans.push(start..edges.len());
-        }
-        Some(InstantProgram { spans, edges })
-    }
-}
-
 impl FifoProgram {
     /// The most commits the program may hold (memory bound: a long pattern
     /// times many FIFOs falls back to the per-instant loop).
@@ -331,13 +297,11 @@ pub struct Simulation {
     /// Per unit, domain by domain in evaluation order.
     metas: Vec<SlotMeta>,
     fifo_program: Option<FifoProgram>,
-    /// Set with pattern mode: the replay loop of [`Simulation::replay`].
-    instant_program: Option<InstantProgram>,
-    /// Set with pattern mode: the lean loop of runs without a sink
-    /// ([`Simulation::replay_lean`]).
-    lean: Option<lean::LeanProgram>,
-    /// Switched by [`Simulation::set_lean_loop`].
-    lean_enabled: bool,
+    /// Set with pattern mode: the program of the replay loop
+    /// ([`Simulation::replay`]).
+    replay: Option<replay::ReplayProgram>,
+    /// Switched by [`Simulation::set_replay_loop`].
+    replay_enabled: bool,
     clusters: Vec<Cluster>,
     sink: Option<Box<dyn TraceSink>>,
     instants: u64,
@@ -372,19 +336,20 @@ impl Simulation {
         self.ahead.enabled = on;
     }
 
-    /// Turns the lean loop on or off ([`RuntimeConfig::lean_loop`] says
-    /// how it starts). On, runs without a trace sink replay pattern-mode instants through
-    /// a precomputed per-position program; off, through the general replay
-    /// loop; the result is the same (for tests and measurements).
-    pub fn set_lean_loop(&mut self, on: bool) {
-        self.lean_enabled = on;
+    /// Turns the replay loop on or off ([`RuntimeConfig::replay_loop`]
+    /// says how it starts). On, pattern-mode instants run through a
+    /// precomputed per-position program (`sim/replay.rs`); off, each is a
+    /// checked step; the result is the same (for tests and measurements).
+    pub fn set_replay_loop(&mut self, on: bool) {
+        self.replay_enabled = on;
     }
 
-    /// Whether [`Simulation::run`] would replay pattern-mode instants
-    /// through the lean loop now: it is on, the calendar replays a pattern
-    /// and no trace sink is installed (where run-ahead does not apply).
-    pub fn runs_lean(&self) -> bool {
-        self.lean_ready()
+    /// Whether [`Simulation::run`] would run pattern-mode instants through
+    /// the replay loop now: it is on, the calendar replays a pattern and
+    /// no installed trace sink takes FIFO events (where run-ahead does not
+    /// apply).
+    pub fn runs_replay(&self) -> bool {
+        self.replay_ready()
     }
 
     /// Whether [`Simulation::run`] would run ahead now: it is on, no channel
@@ -649,21 +614,13 @@ impl Simulation {
                 }
             }
         }
-        // The replay loop can run the instants when the sink takes no FIFO
-        // event (commit calls it makes itself) and every FIFO commit is
-        // precomputed; it hands back to the checked step below before
-        // pattern mode and near an overflow.
-        let replayable = !self.core.fifo_observed
-            && self.instant_program.is_some()
-            && (self.core.fifos.is_empty() || self.fifo_program.is_some());
+        // The replay loop runs the instants when the sink takes no FIFO
+        // event (its commit calls it makes itself); it hands back to the
+        // checked step below before pattern mode and near an overflow.
+        let replayable = self.replay_ready();
         loop {
             if replayable {
-                let end = if self.lean_ready() {
-                    self.replay_lean(last_tick)
-                } else {
-                    self.replay(last_tick)
-                };
-                match end {
+                match self.replay(last_tick) {
                     ReplayEnd::Limit => return Stop::LimitReached,
                     ReplayEnd::Stop => return self.requested_stop(),
                     ReplayEnd::Fallback => {}
@@ -888,109 +845,6 @@ impl Simulation {
             let reader = c.reader.then(|| (calendar.cycle(rd as usize), ru));
             fifo.commit_observed(c.fifo, writer, reader, &mut core.trace);
         }
-    }
-
-    /// Runs pattern-mode instants up to `last_tick` with the instant program:
-    /// the same work as [`Simulation::step`] in the same order, for runs
-    /// whose sink does not observe commits (checked by the caller) and whose
-    /// FIFO commits are precomputed, with the calendar's overflow checks done
-    /// once (see [`Calendar::replay`]) and one tick context for the whole run.
-    #[inline(never)]
-    fn replay(&mut self, last_tick: u128) -> ReplayEnd {
-        let Simulation {
-            calendar,
-            core,
-            plans,
-            runners,
-            metas,
-            fifo_program,
-            instant_program: Some(program),
-            sink,
-            instants,
-            any_extras,
-            ..
-        } = self
-        else {
-            return ReplayEnd::Fallback;
-        };
-        let any_extras = *any_extras;
-        let ticks_per_ps = core.ticks_per_ps;
-        // The caller checked that the sink takes no FIFO event, so this is
-        // commit calls and watched occupancies only.
-        let (observe, commits) = (core.observe, core.commits);
-        let mut ctx = TickCtx::at_edge(&mut *core, &metas[..], 0, 0, 0);
-        let mut done = *instants;
-        let end = calendar.replay(last_tick, |position, time, cycles| {
-            let edges = &program.edges[program.spans[position].clone()];
-            for edge in edges {
-                ctx.enter_edge(edge.domain, cycles[edge.domain as usize]);
-                ctx.time = time;
-                for runner in &mut runners[edge.runners.clone()] {
-                    ctx.set_group(runner.metas.start, runner.metas.len(), &runner.first);
-                    match runner.native {
-                        Some(native) => ctx.call_native(native),
-                        None => runner.tick.tick(&mut ctx),
-                    }
-                }
-                // As in `step`: a domain's registers commit right after its units.
-                let core = &mut *ctx.core;
-                let (cur, next) = (
-                    &mut core.cur[edge.regs.clone()],
-                    &core.next[edge.regs.clone()],
-                );
-                if cur.len() <= 8 {
-                    for (c, n) in cur.iter_mut().zip(next) {
-                        *c = *n;
-                    }
-                } else {
-                    cur.copy_from_slice(next);
-                }
-            }
-            let core = &mut *ctx.core;
-            if !observe && !core.trace.is_empty() {
-                let stamp = Timestamp {
-                    ticks: time,
-                    ticks_per_ps,
-                };
-                match sink {
-                    Some(sink) => core.trace.flush(stamp, sink.as_mut()),
-                    None => core.trace.clear(),
-                }
-            }
-            if any_extras {
-                for edge in edges {
-                    for &s in &plans[edge.domain as usize].stages {
-                        core.stages[s as usize].commit();
-                    }
-                }
-                if let Some(fifos) = fifo_program {
-                    for c in &fifos.commits[fifos.spans[position].clone()] {
-                        core.fifos[c.fifo as usize].commit(c.writer, c.reader);
-                    }
-                }
-            }
-            if let Some(sink) = sink {
-                // As in `step`: the sink's commit calls (it takes no FIFO
-                // event here), after every commit of the instant.
-                if observe {
-                    let stamp = Timestamp {
-                        ticks: time,
-                        ticks_per_ps,
-                    };
-                    let edges = edges.iter().map(|e| (e.domain, cycles[e.domain as usize]));
-                    core.trace
-                        .flush_observed(stamp, edges, commits, &core.fifos, sink.as_mut());
-                }
-                if core.stop_poll_due() && sink.stop_requested() {
-                    core.sink_stopped = true;
-                    core.stop_requested = true;
-                }
-            }
-            done += 1;
-            core.stop_requested
-        });
-        *instants = done;
-        end
     }
 
     /// Processes one instant; returns whether a unit asked to stop (fault or `finish`).

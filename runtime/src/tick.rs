@@ -149,7 +149,7 @@ pub type NativeGroupFn =
 #[derive(Debug, Clone, Copy)]
 pub struct NativeGroup {
     function: NativeGroupFn,
-    /// What the lean loop calls instead, called the same way: `function`
+    /// What the replay loop calls instead, called the same way: `function`
     /// unless [`NativeGroup::with_unobserved`] says otherwise.
     unobserved: NativeGroupFn,
     /// The first argument, unless the context goes there (null).
@@ -206,12 +206,12 @@ impl NativeGroup {
     }
 
     /// The same, with `unobserved` called instead of the function (with
-    /// the same arguments) where no trace sink is installed: the lean loop
-    /// (`sim::lean`), whose runs record nothing, so no CDC FIFO is
+    /// the same arguments) where no trace sink is installed: the replay loop
+    /// (`sim::replay`), whose runs record nothing, so no CDC FIFO is
     /// observed (`CdcFifo::set_observed` follows the sink).
     ///
     /// `reads_context` false says that `unobserved` never reaches the
-    /// context (it makes no host call): the lean loop then neither stores
+    /// context (it makes no host call): the replay loop then neither stores
     /// the context in the slot nor sets the context's edge and unit fields
     /// for the call, and sets them only if it returns a fault status.
     ///
@@ -345,11 +345,11 @@ impl<'a> TickCtx<'a> {
     }
 
     /// Calls a native group function's variant for runs with no trace
-    /// sink ([`NativeGroup::with_unobserved`]): only the lean loop, which
+    /// sink ([`NativeGroup::with_unobserved`]): only the replay loop, which
     /// runs only while none is installed, calls this.
     #[inline(always)]
     pub(crate) fn call_native_unobserved(&mut self, native: NativeGroup) {
-        debug_assert!(!self.core.fifo_observed, "lean loop with FIFOs observed");
+        debug_assert!(!self.core.fifo_observed, "replay loop with FIFOs observed");
         self.call_native_fn(native, native.unobserved);
     }
 

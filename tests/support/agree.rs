@@ -1,5 +1,5 @@
 //! Differential runs: simulators of one design (engines, or one engine
-//! with a switch such as run-ahead or the lean loop set differently) run
+//! with a switch such as run-ahead or the replay loop set differently) run
 //! through the same odd split limits and a drain, and must agree on stop
 //! reasons, faults, state digests, edges, instants and time after each.
 //!
@@ -25,7 +25,9 @@ pub const COMPARED_SWITCHES: &[&str] = &[
     "simd",
     "packed",
     "run-ahead",
-    "lean-loop",
+    "replay-loop",
+    "blind-calls",
+    "unobserved-variants",
 ];
 
 /// The configuration with switch `k` of [`COMPARED_SWITCHES`] on where bit
@@ -38,7 +40,7 @@ fn configuration(bits: u32) -> ExecConfig {
     config
 }
 
-/// Every combination of [`COMPARED_SWITCHES`] (64).
+/// Every combination of [`COMPARED_SWITCHES`] (2 to the number of them).
 pub fn every_configuration() -> Vec<ExecConfig> {
     (0..1u32 << COMPARED_SWITCHES.len())
         .map(configuration)

@@ -14,8 +14,14 @@ const ENVIRONMENT: &[(&str, &str, bool)] = &[
     ("CHRONON_NO_PACKED", "packed", false),
     ("CHRONON_JIT_DUMP", "jit-dump", true),
     ("CHRONON_NO_WIRE_CHANNELS", "wire-channels", false),
+    (
+        "CHRONON_NO_UNOBSERVED_VARIANTS",
+        "unobserved-variants",
+        false,
+    ),
     ("CHRONON_NO_RUN_AHEAD", "run-ahead", false),
-    ("CHRONON_NO_LEAN_LOOP", "lean-loop", false),
+    ("CHRONON_NO_REPLAY_LOOP", "replay-loop", false),
+    ("CHRONON_NO_BLIND_CALLS", "blind-calls", false),
     ("CHRONON_NO_FIFO_STAMPS", "fifo-stamps", false),
 ];
 
@@ -60,16 +66,16 @@ mod tests {
 
     #[test]
     fn overrides_set_switches_and_bad_ones_are_named() {
-        let c = config(&["lean-loop=off".into(), "jit-dump=on".into()]).expect("valid");
-        assert_eq!(c.get("lean-loop"), Some(false));
+        let c = config(&["replay-loop=off".into(), "jit-dump=on".into()]).expect("valid");
+        assert_eq!(c.get("replay-loop"), Some(false));
         assert_eq!(c.get("jit-dump"), Some(true));
         assert!(
-            config(&["lean-loop".into()])
+            config(&["replay-loop".into()])
                 .unwrap_err()
                 .contains("SWITCH=on|off")
         );
         assert!(
-            config(&["lean-loop=maybe".into()])
+            config(&["replay-loop=maybe".into()])
                 .unwrap_err()
                 .contains("maybe")
         );

@@ -72,7 +72,7 @@ pub struct RunArgs {
     /// on it.
     #[arg(long, default_value = "auto", value_name = "N|auto")]
     pub threads: String,
-    /// Set an execution switch (`run-ahead`, `lean-loop`, `simd`, ...;
+    /// Set an execution switch (`run-ahead`, `replay-loop`, `simd`, ...;
     /// results never depend on them): `--exec SWITCH=on|off`.
     #[arg(long = "exec", value_name = "SWITCH=on|off")]
     pub exec: Vec<String>,

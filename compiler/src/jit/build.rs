@@ -173,7 +173,7 @@ impl<'p> Build<'p> {
     ) -> Result<(FuncId, Option<Unobserved>), JitError> {
         let program = self.program;
         let ports = codegen::fifo_ports(program, members);
-        let variants: &[bool] = if ports.is_empty() {
+        let variants: &[bool] = if ports.is_empty() || !self.code.unobserved_variants {
             &[false]
         } else {
             &[false, true]

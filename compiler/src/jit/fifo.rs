@@ -22,7 +22,7 @@
 //! unobserved runs (`Gen::unobserved`, see `codegen::function`): there
 //! each operation is the inline path alone, with no null or `observed`
 //! test and no host call, except a `send`'s refusal, which faults through
-//! the host. The runtime's lean loop calls it (it runs only with no sink,
+//! the host. The runtime's replay loop calls it (it runs only with no sink,
 //! so no FIFO is observed), and only where the binding gives every FIFO
 //! port of the group an entry (`RuntimeBinding::fifo_to_bind`).
 
@@ -734,16 +734,16 @@ mod tests {
             .expect("a clock")
     }
 
-    /// The lean loop calls each inline group's variant for unobserved runs
+    /// The replay loop calls each inline group's variant for unobserved runs
     /// (`codegen::function_unobserved`: no entry or observation test, no
     /// host path but a `send`'s): registered and FWFT reads, depths 2 and
     /// 16, runs that fill and empty the FIFO, `try_send` and `send` (which
-    /// faults); a sink attached mid-run leaves the lean loop (the ordinary
-    /// functions, which call the host to record) and removing it comes
-    /// back; the JIT equals the interpreter (no lean loop) after every
+    /// faults); a sink of FIFO events attached mid-run leaves the replay
+    /// loop for checked steps (the ordinary functions, which call the host
+    /// to record) and removing it comes back; the JIT equals the interpreter (no replay loop) after every
     /// instant.
     #[test]
-    fn unobserved_variants_agree_in_the_lean_loop_and_around_a_sink() {
+    fn unobserved_variants_agree_in_the_replay_loop_and_around_a_sink() {
         let cases = [
             ("1 GHz", "1 GHz", false),
             ("1326 MHz phase 137 ps", "914 MHz", false),
@@ -758,7 +758,7 @@ mod tests {
                     let mut interp = simulator(&text, EngineKind::Interp);
                     jit.sim.set_run_ahead(false);
                     interp.sim.set_run_ahead(false);
-                    interp.sim.set_lean_loop(false);
+                    interp.sim.set_replay_loop(false);
                     let events = Rc::new(RefCell::new(Vec::new()));
                     let mut faulted = false;
                     for instant in 0..1500 {
@@ -769,7 +769,7 @@ mod tests {
                             assert!(jit.sim.take_trace_sink().is_some());
                         }
                         let sink = (400..700).contains(&instant);
-                        assert_eq!(jit.sim.runs_lean(), !sink, "instant {instant}\n{text}");
+                        assert_eq!(jit.sim.runs_replay(), !sink, "instant {instant}\n{text}");
                         let next = next_instant(&interp);
                         let stop = jit.sim.run(RunLimit::Time(next));
                         assert_eq!(stop, interp.sim.run(RunLimit::Time(next)), "{text}");

@@ -60,6 +60,11 @@ pub struct JitConfig {
     /// Compile the latency-0 channels that qualify inside an inline group
     /// as wires: values passed in registers (`jit/wire.rs`).
     pub wires: bool,
+    /// Compile an inline group with CDC FIFO operations a second time, as
+    /// the variant the replay loop calls in runs with no sink (no entry or
+    /// observation test per operation, `jit/fifo.rs`); off, those runs
+    /// call the one function.
+    pub unobserved_variants: bool,
 }
 
 impl Default for JitConfig {
@@ -71,6 +76,7 @@ impl Default for JitConfig {
             packed: true,
             dump: false,
             wires: true,
+            unobserved_variants: true,
         }
     }
 }
@@ -85,6 +91,8 @@ pub(crate) struct CodeOptions {
     pub packed: bool,
     /// [`JitConfig::dump`].
     pub dump: bool,
+    /// [`JitConfig::unobserved_variants`].
+    pub unobserved_variants: bool,
 }
 
 pub(crate) type UnitFn = unsafe extern "C" fn(*mut u64, *mut HostCtx<'_>) -> u32;
@@ -344,6 +352,7 @@ fn new_module(config: JitConfig) -> Result<(JITModule, Vec<FuncId>, CodeOptions)
         simd: config.simd && codegen::simd::host_supports(&*isa),
         packed: config.packed,
         dump: config.dump,
+        unobserved_variants: config.unobserved_variants,
     };
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
     let imports = host_abi::imports();

@@ -42,9 +42,8 @@ impl Simulation {
         let stages = place_stages(&mut plans, stages, &units);
         let fifos = place_fifos(&mut plans, fifos, &units);
         let (runners, metas) = build_runners(&mut plans, &units, unit_ticks, groups)?;
-        let lean = lean::LeanProgram::build(&calendar, &plans, &runners, &fifos);
+        let replay = replay::ReplayProgram::build(&calendar, &plans, &runners, &fifos, &config);
         let fifo_program = FifoProgram::build(&calendar, &plans, &fifos);
-        let instant_program = InstantProgram::build(&calendar, &plans);
         let any_extras = plans.iter().any(|p| p.extras);
         let ahead = run_ahead(&config, &calendar, &plans, &fifos, channels_in_domains);
         let edges = domain_edges(&plans, &calendar, &fifos);
@@ -82,9 +81,8 @@ impl Simulation {
             runners,
             metas,
             fifo_program,
-            instant_program,
-            lean,
-            lean_enabled: config.lean_loop,
+            replay,
+            replay_enabled: config.replay_loop,
             clusters: schedule.clusters,
             sink: None,
             instants: 0,

@@ -1,67 +1,125 @@
-//! The lean pattern loop: pattern-mode instants of runs with no trace sink.
+//! The replay loop: pattern-mode instants through a program precomputed
+//! for the calendar's pattern.
 //!
-//! Domains coupled by a CDC FIFO or a channel cannot run ahead, so every
-//! instant goes through an instant loop. Without a sink nothing observes
-//! an instant from outside (no records, FIFO events, commit calls or
-//! watched occupancies), so the loop needs only what changes state: per
-//! pattern position, the domain edges with their runners and register
-//! words, the stage registers and the FIFO sides to commit. [`LeanProgram`]
-//! holds exactly that, flattened at build time into one list of operations
-//! for the whole hyperperiod (each instant's ending with the step to the
-//! next, FIFO commits already split by side), and
-//! [`Simulation::replay_lean`] runs through it, wrapping around, on the
+//! Once the calendar replays its pattern, every instant's work is known
+//! ahead: per pattern position, the domain edges with their runners and
+//! register words, the stage registers and the FIFO sides to commit.
+//! [`ReplayProgram`] holds exactly that, flattened at build time into one
+//! list of operations for the whole hyperperiod (each instant's ending
+//! with the step to the next, FIFO commits already split by side), and
+//! [`Simulation::replay`] runs through it, wrapping around, on the
 //! calendar's replay cursor: the same work in the same order as
 //! [`Simulation::step`] (contract order inside an instant: the domains'
 //! units in declaration order, each domain's registers right after its
 //! units, then stage registers, then FIFOs), so the result is the same bit
 //! for bit, and a stop still ends the run after its instant.
 //!
+//! One loop serves runs with and without a trace sink, compiled twice by
+//! its `OBSERVED` parameter. Unobserved (no sink: nothing sees an instant
+//! from outside), an instant ends with the step to the next and the JIT's
+//! unobserved group variants run. Observed, each instant's end also
+//! hands its records to the sink (with the commit calls and watched
+//! occupancies it asked for) and polls it for a stop; runs whose sink
+//! takes FIFO events keep the checked step, which derives them.
+//!
 //! An instant in which one domain alone has an edge, and that domain has
 //! one runner, no stage register and at most one FIFO, is one operation
-//! (`Op::Solo` and its FIFO-side variants): one dispatch does the edge, the
-//! call, the register words, the FIFO side and the end of the instant,
-//! from the domain's [`Solo`] entry. Two clocks coupled by a FIFO spend
-//! most instants so. The loop indexes its tables without bounds checks:
-//! the program records how far its indices reach, and each replay checks
-//! that once against the tables before it starts.
+//! (`Op::Solo`): one dispatch does the edge, the call, the register words,
+//! the FIFO side and the end of the instant, from the domain's [`Solo`]
+//! entry. Two clocks coupled by a FIFO spend most instants so. The loop
+//! indexes its tables without bounds checks: the program records how far
+//! its indices reach, and each replay checks that once against the tables
+//! before it starts.
 
-use super::{DomainPlan, ReplayEnd, Runner, Simulation};
+use super::{DomainPlan, Runner, Simulation};
+use crate::RuntimeConfig;
+use crate::Timestamp;
 use crate::calendar::Calendar;
 use crate::fifo::CdcFifo;
 use crate::tick::TickCtx;
+use crate::trace::TraceSink;
 
-/// Per pattern position, what an unobserved instant does (see the module
+/// Why [`Simulation::replay`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ReplayEnd {
+    /// The next instant is after the limit.
+    Limit,
+    /// A unit or the sink asked to stop (after its instant).
+    Stop,
+    /// Not in pattern mode, or the next step might overflow a cycle index
+    /// or the time: the caller takes one checked step instead.
+    Fallback,
+}
+
+/// Per pattern position, what an instant does (see the module
 /// documentation) as a flat list of operations; built when the calendar
 /// replays a pattern.
-pub(super) struct LeanProgram {
+pub(super) struct ReplayProgram {
     /// Every position's operations in pattern order, each position's ending
-    /// with [`Op::End`]: the loop runs on from one instant into the next.
+    /// with [`Op::End`] or being one [`Op::Solo`]: the loop runs on from one
+    /// instant into the next.
     ops: Vec<Op>,
     /// Per position, the index of its first operation (increasing).
     starts: Vec<u32>,
     /// The shortest distance between two consecutive instants (> 0).
     min_step: u128,
     /// Per domain, its whole instant when it alone has an edge (used by
-    /// the `Solo` operations of the domains where [`Solo::of`] applies).
+    /// `Op::Solo` for the domains where [`Solo::of`] applies).
     solos: Vec<Solo>,
+    /// The domains with an edge at each `Op::End`'s instant,
+    /// `edge_domains[span.0..span.1]` for its span: what an observed
+    /// instant's commit calls name.
+    edge_domains: Vec<u32>,
     /// How far the operations' indices reach (see [`Reach::fits`]).
     reach: Reach,
 }
 
-/// What an instant of one domain alone does, for `Op::Solo` and its
-/// variants: its one runner, its register words and its one FIFO (the
-/// operation says which side of it commits, or none).
-#[derive(Clone, Copy, Debug, Default)]
+/// What an instant of one domain alone does, for `Op::Solo`: its one
+/// runner, its register words and its one FIFO's side to commit.
+#[derive(Clone, Copy, Debug)]
 struct Solo {
     runner: u32,
     /// Register words `words.0..words.1`.
     words: (u32, u32),
-    /// The FIFO to commit (unused by `Op::Solo`).
+    /// The FIFO to commit (unused with [`Side::None`]).
     fifo: u32,
-    /// While `replay_lean` runs: the domain's next edge index (the
-    /// calendar's `next_cycle`, copied in and written back), kept beside
-    /// the domain's solo entry so an edge touches one table, not three.
+    /// Which side of `fifo` commits.
+    side: Side,
+    /// How the runner is called.
+    call: Call,
+    /// While `replay` runs: the domain's next edge index (the calendar's
+    /// `next_cycle`, copied in and written back), kept beside the domain's
+    /// solo entry so an edge touches one table, not three.
     next: u64,
+}
+
+impl Default for Solo {
+    fn default() -> Self {
+        Solo {
+            runner: 0,
+            words: (0, 0),
+            fifo: 0,
+            side: Side::None,
+            call: Call::Tick,
+            next: 0,
+        }
+    }
+}
+
+/// How an `Op::Solo` calls its runner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Call {
+    /// Its tick.
+    Tick,
+    /// Its native group function (unobserved: the variant for runs with
+    /// no sink).
+    Native,
+    /// Its native group function; unobserved, the variant that never
+    /// reaches the context ([`crate::tick::NativeGroup::unobserved_is_blind`]),
+    /// called without setting the context's edge and unit fields, which
+    /// are set only if it faults (nothing else reads them before the next
+    /// edge sets them again). [`RuntimeConfig::blind_calls`] allows it.
+    Blind,
 }
 
 /// The side of a FIFO a domain commits when it alone has an edge.
@@ -75,8 +133,14 @@ enum Side {
 
 impl Solo {
     /// Domain `d`'s solo instant, if it fits one operation: one runner, no
-    /// stage register, at most one FIFO; with the side of that FIFO.
-    fn of(d: u32, plan: &DomainPlan, fifos: &[CdcFifo]) -> Option<(Solo, Side)> {
+    /// stage register, at most one FIFO.
+    fn of(
+        d: u32,
+        plan: &DomainPlan,
+        runners: &[Runner],
+        fifos: &[CdcFifo],
+        config: &RuntimeConfig,
+    ) -> Option<Solo> {
         let small = |n: usize| u32::try_from(n).ok();
         if plan.runners.len() != 1 || !plan.stages.is_empty() || plan.fifos.len() > 1 {
             return None;
@@ -95,18 +159,23 @@ impl Solo {
             }
             _ => return None,
         };
-        let solo = Solo {
+        Some(Solo {
             runner: small(plan.runners.start)?,
             words: (small(plan.regs.start)?, small(plan.regs.end)?),
             fifo,
+            side,
+            call: match runners.get(plan.runners.start)?.native {
+                None => Call::Tick,
+                Some(group) if config.blind_calls && group.unobserved_is_blind() => Call::Blind,
+                Some(_) => Call::Native,
+            },
             next: 0,
-        };
-        Some((solo, side))
+        })
     }
 }
 
 /// One past the largest index the program's operations use in each table
-/// the loop reaches: [`Simulation::replay_lean`] checks these against the
+/// the loop reaches: [`Simulation::replay`] checks these against the
 /// tables once per call and then indexes them without bounds checks.
 #[derive(Clone, Copy, Debug, Default)]
 struct Reach {
@@ -172,27 +241,13 @@ enum Op {
     Reader(u32),
     /// Commits a FIFO both of whose sides have an edge.
     Both(u32),
-    /// The instant ends; the next is this many ticks later.
-    End(u64),
-    /// A whole instant of domain `.0` alone (its [`Solo`] entry) with no
-    /// FIFO to commit: the edge, the runner, the register words, then as
-    /// `End(.1)`.
+    /// The instant ends; the next is `.1` ticks later. `.0` is its edges'
+    /// span of [`ReplayProgram::edge_domains`] (start, then length).
+    End((u32, u32), u64),
+    /// A whole instant of domain `.0` alone (its [`Solo`] entry): the
+    /// edge, the runner, the register words, the FIFO side, then as
+    /// `End` with step `.1`.
     Solo(u32, u64),
-    /// `Solo` committing the writer's side of the domain's FIFO.
-    SoloWriter(u32, u64),
-    /// `Solo` committing the reader's side of the domain's FIFO.
-    SoloReader(u32, u64),
-    /// `Solo` committing both sides of the domain's FIFO.
-    SoloBoth(u32, u64),
-    /// `Solo` whose runner is called as its native group function (as
-    /// `EdgeNative`); the three below likewise.
-    SoloNative(u32, u64),
-    /// `SoloWriter` with a native runner.
-    SoloWriterNative(u32, u64),
-    /// `SoloReader` with a native runner.
-    SoloReaderNative(u32, u64),
-    /// `SoloBoth` with a native runner.
-    SoloBothNative(u32, u64),
     /// The list's last operation: back to the first.
     Wrap,
 }
@@ -200,35 +255,25 @@ enum Op {
 impl Op {
     /// Whether the operation ends an instant (the loop may wrap after it).
     fn ends_instant(self) -> bool {
-        matches!(
-            self,
-            Op::End(_)
-                | Op::Solo(..)
-                | Op::SoloWriter(..)
-                | Op::SoloReader(..)
-                | Op::SoloBoth(..)
-                | Op::SoloNative(..)
-                | Op::SoloWriterNative(..)
-                | Op::SoloReaderNative(..)
-                | Op::SoloBothNative(..)
-        )
+        matches!(self, Op::End(..) | Op::Solo(..))
     }
 }
 
-impl LeanProgram {
-    /// The most operations the program may hold (memory bound: a long
-    /// pattern with many domains falls back to the replay loop).
+impl ReplayProgram {
+    /// The most operations the program may hold (memory bound: a longer
+    /// pattern with many domains runs in checked steps).
     const MAX_OPS: usize = 1 << 22;
 
     /// The program for the calendar's pattern, if it has one that is not
     /// too long, the design's indices fit in 32 bits and every step
-    /// between two instants in 64 (else runs use the replay loop).
+    /// between two instants in 64 (else every instant is a checked step).
     pub(super) fn build(
         calendar: &Calendar,
         plans: &[DomainPlan],
         runners: &[Runner],
         fifos: &[CdcFifo],
-    ) -> Option<LeanProgram> {
+        config: &RuntimeConfig,
+    ) -> Option<ReplayProgram> {
         let positions = calendar.pattern_domains()?;
         let steps = calendar.pattern_steps()?;
         let min_step = steps.iter().copied().min()?.max(1);
@@ -237,7 +282,7 @@ impl LeanProgram {
             .flat_map(|ds| {
                 ds.iter().map(|&d| {
                     let p = &plans[d as usize];
-                    2 + p.runners.len() + p.stages.len() + p.fifos.len()
+                    3 + p.runners.len() + p.stages.len() + p.fifos.len()
                 })
             })
             .sum();
@@ -246,42 +291,32 @@ impl LeanProgram {
         }
         let small = |n: usize| u32::try_from(n).ok();
         let mut solos = vec![Solo::default(); plans.len()];
-        let mut solo_sides = vec![None; plans.len()];
+        let mut has_solo = vec![false; plans.len()];
         let mut reach = Reach {
             domains: plans.len(),
             ..Reach::default()
         };
         for (d, plan) in plans.iter().enumerate() {
-            if let Some((solo, side)) = Solo::of(small(d)?, plan, fifos) {
+            if let Some(solo) = Solo::of(small(d)?, plan, runners, fifos, config) {
                 Reach::cover(&mut reach.runners, solo.runner as usize);
                 reach.cover_words(solo.words.0, solo.words.1);
-                if side != Side::None {
+                if solo.side != Side::None {
                     Reach::cover(&mut reach.fifos, solo.fifo as usize);
                 }
                 solos[d] = solo;
-                solo_sides[d] = Some(side);
+                has_solo[d] = true;
             }
         }
         let mut starts = Vec::with_capacity(positions.len());
         let mut ops = Vec::with_capacity(bound + positions.len() + 1);
+        let mut edge_domains = Vec::new();
         for (domains, step) in positions.into_iter().zip(steps) {
             starts.push(small(ops.len())?);
             let step = u64::try_from(step).ok()?;
             if let [d] = domains[..]
-                && let Some(side) = solo_sides.get(d as usize).copied().flatten()
+                && has_solo.get(d as usize).copied().unwrap_or(false)
             {
-                // Which call is chosen here, once, not per instant.
-                let native = runners[solos[d as usize].runner as usize].native.is_some();
-                ops.push(match (side, native) {
-                    (Side::None, false) => Op::Solo(d, step),
-                    (Side::Writer, false) => Op::SoloWriter(d, step),
-                    (Side::Reader, false) => Op::SoloReader(d, step),
-                    (Side::Both, false) => Op::SoloBoth(d, step),
-                    (Side::None, true) => Op::SoloNative(d, step),
-                    (Side::Writer, true) => Op::SoloWriterNative(d, step),
-                    (Side::Reader, true) => Op::SoloReaderNative(d, step),
-                    (Side::Both, true) => Op::SoloBothNative(d, step),
-                });
+                ops.push(Op::Solo(d, step));
                 continue;
             }
             for &d in domains {
@@ -342,22 +377,25 @@ impl LeanProgram {
                     }
                 }
             }
-            ops.push(Op::End(step));
+            let span = (small(edge_domains.len())?, small(domains.len())?);
+            edge_domains.extend_from_slice(domains);
+            ops.push(Op::End(span, step));
         }
-        // The loop relies on these (see `replay_lean`): every position
-        // starts inside the list, before the `Wrap` that ends it, after
-        // the last instant's end; so the operation after any other is
-        // inside the list.
+        // The loop relies on these (see `replay`): every position starts
+        // inside the list, before the `Wrap` that ends it, after the last
+        // instant's end; so the operation after any other is inside the
+        // list.
         let inside = starts.iter().all(|&s| (s as usize) < ops.len());
         if !inside || !ops.last().is_some_and(|op| op.ends_instant()) {
             return None;
         }
         ops.push(Op::Wrap);
-        Some(LeanProgram {
+        Some(ReplayProgram {
             ops,
             starts,
             min_step,
             solos,
+            edge_domains,
             reach,
         })
     }
@@ -374,74 +412,94 @@ fn tick(ctx: &mut TickCtx<'_>, runner: &mut Runner) {
 }
 
 /// Calls `runner`'s native group function (built only for runners with
-/// one), in its variant for unobserved runs: the lean loop runs only with
-/// no sink installed ([`Simulation::lean_ready`]), so no FIFO is observed.
+/// one): unobserved, its variant for runs with no sink (no FIFO is then
+/// observed: `CdcFifo::set_observed` follows the sink).
 #[inline(always)]
-fn native(ctx: &mut TickCtx<'_>, runner: &Runner) {
+fn native<const OBSERVED: bool>(ctx: &mut TickCtx<'_>, runner: &Runner) {
     let len = runner.metas.end - runner.metas.start;
     ctx.set_group(runner.metas.start, len, &runner.first);
     if let Some(native) = runner.native {
-        ctx.call_native_unobserved(native);
+        match OBSERVED {
+            true => ctx.call_native(native),
+            false => ctx.call_native_unobserved(native),
+        }
     }
 }
 
-/// Edge `cycle` of domain `d` calls `runner`'s native group function in
-/// its variant for unobserved runs, as [`native`] after the edge's context
-/// fields are set; where the variant never reaches the context
-/// ([`crate::tick::NativeGroup::unobserved_is_blind`]) the context's edge
-/// and unit fields are set only if it faults (nothing else reads them
-/// before the next edge sets them again).
+/// An observed instant's end, as in `step`: its records to the sink (with
+/// the commit calls and watched occupancies it asked for, after every
+/// commit of the instant), then the sink's stop poll. `edges` are the
+/// instant's domain edges.
 #[inline(always)]
-fn edge_native(ctx: &mut TickCtx<'_>, runner: &Runner, d: u32, cycle: u64) {
-    match runner.native {
-        Some(group) if group.unobserved_is_blind() => {
-            ctx.core.channels.set_cycle(d, cycle);
-            let status = TickCtx::call_native_unobserved_blind(group);
-            if status != 0 {
-                ctx.cycle = cycle;
-                ctx.domain = d;
-                let len = runner.metas.end - runner.metas.start;
-                ctx.set_group(runner.metas.start, len, &runner.first);
-                ctx.fault_status(status);
-            }
-        }
-        _ => {
-            ctx.enter_edge(d, cycle);
-            native(ctx, runner);
-        }
+fn observe_instant(
+    ctx: &mut TickCtx<'_>,
+    sink: &mut dyn TraceSink,
+    edges: impl Iterator<Item = (u32, u64)>,
+) {
+    let core = &mut *ctx.core;
+    let stamp = Timestamp {
+        ticks: ctx.time,
+        ticks_per_ps: core.ticks_per_ps,
+    };
+    if core.observe {
+        core.trace
+            .flush_observed(stamp, edges, core.commits, &core.fifos, sink);
+    } else if !core.trace.is_empty() {
+        core.trace.flush(stamp, sink);
+    }
+    if core.stop_poll_due() && sink.stop_requested() {
+        core.sink_stopped = true;
+        core.stop_requested = true;
     }
 }
 
 impl Simulation {
-    /// Whether [`Simulation::run`] may use the lean loop now: it is on,
-    /// built, and no sink is installed.
-    pub(super) fn lean_ready(&self) -> bool {
-        self.lean_enabled && self.lean.is_some() && self.sink.is_none()
+    /// Whether [`Simulation::run`] may use the replay loop now: it is on
+    /// and built, and no installed sink takes FIFO events (those the
+    /// checked step derives).
+    pub(super) fn replay_ready(&self) -> bool {
+        self.replay_enabled && self.replay.is_some() && !self.core.fifo_observed
     }
 
-    /// Runs pattern-mode instants up to `last_tick` with the lean program
-    /// (see the module documentation); only when [`Simulation::lean_ready`].
+    /// Runs pattern-mode instants up to `last_tick` with the replay program
+    /// (see the module documentation), in its observed form while a sink
+    /// is installed; only when [`Simulation::replay_ready`].
+    pub(super) fn replay(&mut self, last_tick: u128) -> ReplayEnd {
+        match self.sink.is_some() {
+            true => self.replay_in::<true>(last_tick),
+            false => self.replay_in::<false>(last_tick),
+        }
+    }
+
+    /// [`Simulation::replay`], observed (a sink is installed) or not.
     #[inline(never)]
-    pub(super) fn replay_lean(&mut self, last_tick: u128) -> ReplayEnd {
+    fn replay_in<const OBSERVED: bool>(&mut self, last_tick: u128) -> ReplayEnd {
         let Simulation {
             calendar,
             core,
             runners,
             metas,
-            lean: Some(program),
+            replay: Some(program),
             instants,
+            sink,
             ..
         } = self
         else {
             return ReplayEnd::Fallback;
         };
+        // Observed exactly while a sink is installed.
+        let mut sink: Option<&mut dyn TraceSink> = sink.as_deref_mut();
+        if sink.is_some() != OBSERVED {
+            return ReplayEnd::Fallback;
+        }
         let Some(mut cursor) = calendar.replay_cursor() else {
             return ReplayEnd::Fallback;
         };
-        let (ops, starts, solos) = (
+        let (ops, starts, solos, edge_domains) = (
             &program.ops[..],
             &program.starts[..],
             &mut program.solos[..],
+            &program.edge_domains[..],
         );
         let (cycle, next_cycle) = (&mut *cursor.cycle, &mut *cursor.next_cycle);
         // Everything the loop indexes unchecked (see the SAFETY notes
@@ -504,23 +562,29 @@ impl Simulation {
         let first = ops.as_ptr();
         // SAFETY: `start < ops.len()` (checked above).
         let mut next = unsafe { first.add(start as usize) };
-        // A domain's edge begins: its cycle moves on (the calendar's count;
-        // cannot overflow: the cursor's budget) and the context acts in it.
+        // Domain `d`'s solo entry.
+        macro_rules! solo {
+            ($d:expr) => {{
+                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
+                unsafe { solos.get_unchecked_mut($d as usize) }
+            }};
+        }
+        // Domain `d`'s edge count moves on; the edge's cycle (cannot
+        // overflow: the cursor's budget).
+        macro_rules! count {
+            ($d:expr) => {{
+                let entry = solo!($d);
+                let n = entry.next;
+                entry.next = n + 1;
+                n
+            }};
+        }
+        // A domain's edge begins: its cycle moves on and the context acts
+        // in it.
         macro_rules! edge {
             ($d:expr) => {{
                 let n = count!($d);
                 ctx.enter_edge($d as u32, n);
-            }};
-        }
-        // Domain `d`'s edge count moves on; the edge's cycle.
-        macro_rules! count {
-            ($d:expr) => {{
-                let d = $d as usize;
-                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
-                let entry = unsafe { solos.get_unchecked_mut(d) };
-                let n = entry.next;
-                entry.next = n + 1;
-                n
             }};
         }
         // Runner `r`, as a `&mut Runner`.
@@ -555,9 +619,13 @@ impl Simulation {
                 unsafe { ctx.core.fifos.get_unchecked_mut($f as usize) }
             }};
         }
-        // The instant ends; the next is `step` ticks later.
+        // The instant ends (observed: its records go to the sink, whose
+        // edges `$edges` yields); the next is `step` ticks later.
         macro_rules! end {
-            ($step:expr) => {{
+            ($step:expr, $edges:expr) => {{
+                if OBSERVED && let Some(sink) = sink.as_deref_mut() {
+                    observe_instant(&mut ctx, sink, $edges);
+                }
                 ran += 1;
                 // Cannot overflow: the cursor's budget counted the steps.
                 ctx.time += u128::from($step);
@@ -569,47 +637,6 @@ impl Simulation {
                 }
             }};
         }
-        // Domain `d`'s whole instant from its solo entry, its runner called
-        // by `$call` (`tick` or `native`), up to its FIFO side (the caller
-        // commits that, then ends the instant).
-        macro_rules! solo {
-            ($d:expr, tick) => {{
-                let d = $d;
-                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
-                let solo = unsafe { *solos.get_unchecked(d as usize) };
-                edge!(d);
-                tick(&mut ctx, runner!(solo.runner));
-                words!(solo.words.0, solo.words.1);
-                solo
-            }};
-            ($d:expr, native) => {{
-                let d = $d;
-                // SAFETY: `d < reach.domains <= solos.len()` (checked above).
-                let solo = unsafe { *solos.get_unchecked(d as usize) };
-                let n = count!(d);
-                edge_native(&mut ctx, runner!(solo.runner), d, n);
-                // A native runner's registers usually live in its own
-                // state (no words here): that case first.
-                let (a, b) = solo.words;
-                if b > a {
-                    words!(a, b);
-                }
-                solo
-            }};
-        }
-        // A whole `Solo` instant: `solo!`, then the FIFO commit named (none
-        // for `Op::Solo`), then the instant's end.
-        macro_rules! solo_instant {
-            ($d:expr, $step:expr, $call:ident) => {{
-                solo!($d, $call);
-                end!($step);
-            }};
-            ($d:expr, $step:expr, $call:ident, $commit:ident($($arg:expr),*)) => {{
-                let solo = solo!($d, $call);
-                fifo!(solo.fifo).$commit($($arg),*);
-                end!($step);
-            }};
-        }
         let end = loop {
             // SAFETY: `next` points into `ops` (the loop's invariant,
             // above), so reading it is in bounds and the operation after
@@ -619,18 +646,52 @@ impl Simulation {
             // SAFETY: as above: one past `next` is inside the list or its end.
             next = unsafe { next.add(1) };
             match op {
-                Op::Solo(d, step) => solo_instant!(d, step, tick),
-                Op::SoloWriter(d, step) => solo_instant!(d, step, tick, commit_writer()),
-                Op::SoloReader(d, step) => solo_instant!(d, step, tick, commit_reader()),
-                Op::SoloBoth(d, step) => solo_instant!(d, step, tick, commit(true, true)),
-                Op::SoloNative(d, step) => solo_instant!(d, step, native),
-                Op::SoloWriterNative(d, step) => {
-                    solo_instant!(d, step, native, commit_writer())
+                Op::Solo(d, step) => {
+                    let entry = solo!(d);
+                    let n = entry.next;
+                    entry.next = n + 1;
+                    let Solo {
+                        runner: r,
+                        words: (a, b),
+                        fifo: f,
+                        side,
+                        call,
+                        ..
+                    } = *entry;
+                    let runner = runner!(r);
+                    match (call, runner.native) {
+                        (Call::Blind, Some(group)) if !OBSERVED => {
+                            ctx.core.channels.set_cycle(d, n);
+                            let status = TickCtx::call_native_unobserved_blind(group);
+                            if status != 0 {
+                                ctx.enter_edge(d, n);
+                                let len = runner.metas.end - runner.metas.start;
+                                ctx.set_group(runner.metas.start, len, &runner.first);
+                                ctx.fault_status(status);
+                            }
+                        }
+                        (Call::Tick, _) => {
+                            ctx.enter_edge(d, n);
+                            tick(&mut ctx, runner);
+                        }
+                        _ => {
+                            ctx.enter_edge(d, n);
+                            native::<OBSERVED>(&mut ctx, runner);
+                        }
+                    }
+                    // A native runner's registers usually live in its own
+                    // state (no words here): that case first.
+                    if b > a {
+                        words!(a, b);
+                    }
+                    match side {
+                        Side::None => {}
+                        Side::Writer => fifo!(f).commit_writer(),
+                        Side::Reader => fifo!(f).commit_reader(),
+                        Side::Both => fifo!(f).commit(true, true),
+                    }
+                    end!(step, std::iter::once((d, n)));
                 }
-                Op::SoloReaderNative(d, step) => {
-                    solo_instant!(d, step, native, commit_reader())
-                }
-                Op::SoloBothNative(d, step) => solo_instant!(d, step, native, commit(true, true)),
                 Op::Edge(d) => edge!(d),
                 Op::EdgeTick(d, r) => {
                     edge!(d);
@@ -638,26 +699,26 @@ impl Simulation {
                 }
                 Op::EdgeNative(d, r) => {
                     edge!(d);
-                    native(&mut ctx, runner!(r));
+                    native::<OBSERVED>(&mut ctx, runner!(r));
                 }
                 Op::Tick(r) => tick(&mut ctx, runner!(r)),
-                Op::Native(r) => native(&mut ctx, runner!(r)),
-                Op::Word(w) => {
-                    let core = &mut *ctx.core;
-                    // SAFETY: `w < reach.words <= cur.len(), next.len()`
-                    // (checked above).
-                    unsafe {
-                        *core.cur.get_unchecked_mut(w as usize) =
-                            *core.next.get_unchecked(w as usize)
-                    };
-                }
+                Op::Native(r) => native::<OBSERVED>(&mut ctx, runner!(r)),
+                Op::Word(w) => words!(w, w + 1),
                 Op::Words(a, b) => words!(a, b),
                 // SAFETY: `s < reach.stages <= stages.len()` (checked above).
                 Op::Stage(s) => unsafe { ctx.core.stages.get_unchecked_mut(s as usize) }.commit(),
                 Op::Writer(f) => fifo!(f).commit_writer(),
                 Op::Reader(f) => fifo!(f).commit_reader(),
                 Op::Both(f) => fifo!(f).commit(true, true),
-                Op::End(step) => end!(step),
+                Op::End((at, len), step) => {
+                    // Built from `edge_domains`' own length (checked
+                    // indexing: observed runs only, once per instant).
+                    let span = at as usize..(at + len) as usize;
+                    let edges = edge_domains[span]
+                        .iter()
+                        .map(|&d| (d, solos[d as usize].next - 1));
+                    end!(step, edges)
+                }
                 // The pattern wraps around (once per hyperperiod: the
                 // instants' ends need no test of their own).
                 Op::Wrap => next = first,
@@ -689,9 +750,12 @@ impl Simulation {
         cursor.upcoming = time;
         cursor.finish(ran > 0);
         *instants += ran;
-        // Without a sink nothing is traced (`TickCtx::trace` pushes only
-        // while tracing), so the buffer is empty; `step` clears it too.
-        core.trace.clear();
+        if !OBSERVED {
+            // Without a sink nothing is traced (`TickCtx::trace` pushes
+            // only while tracing), so the buffer is empty; `step` clears it
+            // too.
+            core.trace.clear();
+        }
         end
     }
 }

@@ -1,12 +1,12 @@
-//! The lean loop (runs without a trace sink, pattern mode) against the
-//! general replay loop and against checked per-instant steps (merge mode):
-//! three phased clocks whose edges coincide at some instants, coupled by
-//! CDC FIFOs (registered and FWFT, widths 1 and 2, synchronizers of 2 and
-//! 3 flops, one FIFO inside a domain), a channel, a stage register and a
+//! The replay loop (pattern mode, `Simulation::set_replay_loop`) against
+//! checked per-instant steps in pattern mode and in merge mode: three
+//! phased clocks whose edges coincide at some instants, coupled by CDC
+//! FIFOs (registered and FWFT, widths 1 and 2, synchronizers of 2 and 3
+//! flops, one FIFO inside a domain), a channel, a stage register and a
 //! group tick, run through the same split limits; a `finish` or a fault in
-//! either end domain; then a sink attached (the observed loop), taken away
-//! again (the lean loop), and a drain. Every stop must agree exactly. And
-//! the lean loop allocates nothing.
+//! either end domain; then a sink attached (the loop's observed form),
+//! taken away again (its unobserved form), and a drain. Every stop and
+//! every record must agree exactly. And the loop allocates nothing.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -51,13 +51,13 @@ enum Ending {
 /// Which loop runs the pattern-mode instants.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Mode {
-    Lean,
     Replay,
+    Stepped,
     Checked,
 }
 
 /// Which design: [`design`]'s mixed one, or [`design_solo`]'s, where every
-/// domain's lone instants are one `Solo` operation of the lean program.
+/// domain's lone instants are one `Solo` operation of the replay program.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Shape {
     Mixed,
@@ -264,13 +264,13 @@ fn design(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
     })
     .expect("c1");
     let mut sim = b.build().expect("design");
-    sim.set_lean_loop(mode == Mode::Lean);
+    sim.set_replay_loop(mode == Mode::Replay);
     (sim, d)
 }
 
 /// The solo design: every domain has one runner, no stage register and at
 /// most one FIFO, so each instant with one domain's edge alone is one
-/// operation of the lean program, with every FIFO side: `a` (600 ps) a
+/// operation of the replay program, with every FIFO side: `a` (600 ps) a
 /// group tick of two units (four register words) joined by a latency-1
 /// channel, writing a registered width-2 FIFO to `b` (900 ps, one unit,
 /// two words); `c` (1500 ps, phase 300 ps) a group tick of two units with
@@ -334,7 +334,7 @@ fn design_solo(mode: Mode, ending: Ending) -> (Simulation, [DomainId; 3]) {
     })
     .expect("e0");
     let mut sim = b.build().expect("design");
-    sim.set_lean_loop(mode == Mode::Lean);
+    sim.set_replay_loop(mode == Mode::Replay);
     (sim, d)
 }
 
@@ -425,12 +425,12 @@ fn compare(ending: Ending) {
 
 fn compare_shape(shape: Shape, ending: Ending) {
     let counts = shape.counts();
-    let modes = [Mode::Lean, Mode::Replay, Mode::Checked];
+    let modes = [Mode::Replay, Mode::Stepped, Mode::Checked];
     let mut sims: Vec<(Simulation, [DomainId; 3])> =
         modes.iter().map(|&m| shape.build(m, ending)).collect();
-    assert!(sims[0].0.uses_calendar_pattern() && sims[0].0.runs_lean());
-    assert!(!sims[1].0.runs_lean());
-    assert!(!sims[2].0.uses_calendar_pattern() && !sims[2].0.runs_lean());
+    assert!(sims[0].0.uses_calendar_pattern() && sims[0].0.runs_replay());
+    assert!(!sims[1].0.runs_replay());
+    assert!(!sims[2].0.uses_calendar_pattern() && !sims[2].0.runs_replay());
     let d = sims[0].1;
     let mut stops = Vec::new();
     let mut step = |sims: &mut Vec<(Simulation, [DomainId; 3])>, limit: &RunLimit, what: &str| {
@@ -441,7 +441,7 @@ fn compare_shape(shape: Shape, ending: Ending) {
         for (mode, r) in modes.iter().zip(&results).skip(1) {
             assert_eq!(
                 results[0], *r,
-                "{shape:?} {ending:?}, {what} {limit:?}: lean vs {mode:?}"
+                "{shape:?} {ending:?}, {what} {limit:?}: replay vs {mode:?}"
             );
         }
         stops.push(results[0].0.clone());
@@ -451,9 +451,10 @@ fn compare_shape(shape: Shape, ending: Ending) {
     }
     // A sink attached later: the observed loop continues from there.
     let sinks: Vec<Shared> = modes.iter().map(|_| Shared::default()).collect();
-    for ((sim, _), sink) in sims.iter_mut().zip(&sinks) {
+    for (((sim, _), sink), &mode) in sims.iter_mut().zip(&sinks).zip(&modes) {
         sim.set_trace_sink(Box::new(sink.clone()));
-        assert!(!sim.runs_lean());
+        // The sink takes records only, so the replay loop keeps running.
+        assert_eq!(sim.runs_replay(), mode == Mode::Replay);
     }
     let later = RunLimit::Edges {
         domain: d[2],
@@ -468,11 +469,11 @@ fn compare_shape(shape: Shape, ending: Ending) {
             "{shape:?} {ending:?}: records"
         );
     }
-    // Taken away again: the lean loop resumes.
+    // Taken away again: the unobserved form resumes.
     for (sim, _) in sims.iter_mut() {
         sim.take_trace_sink();
     }
-    assert!(sims[0].0.runs_lean());
+    assert!(sims[0].0.runs_replay());
     let again = RunLimit::Edges {
         domain: d[1],
         count: sims[0].0.edges_done(d[1]) + 50_000,
@@ -498,12 +499,12 @@ fn compare_shape(shape: Shape, ending: Ending) {
 }
 
 #[test]
-fn lean_loop_matches_replay_and_checked_steps() {
+fn replay_loop_matches_replay_and_checked_steps() {
     compare(Ending::Never);
 }
 
 #[test]
-fn lean_loop_stops_on_the_exact_instant_in_either_domain() {
+fn replay_loop_stops_on_the_exact_instant_in_either_domain() {
     for ending in [
         Ending::Finish { domain: 0, at: 777 },
         Ending::Finish {
@@ -521,11 +522,11 @@ fn lean_loop_stops_on_the_exact_instant_in_either_domain() {
 }
 
 /// A FIFO between two clocks, one side's edges never meeting the other's:
-/// the lean loop commits each side alone; the FIFO's flags and the reader's
+/// the replay loop commits each side alone; the FIFO's flags and the reader's
 /// fold must match the checked steps at every one of many short runs (one
 /// instant at a time near the start, where the synchronizers fill).
 #[test]
-fn lean_loop_single_instants_match() {
+fn replay_loop_single_instants_match() {
     let build = |mode: Mode| {
         let mut b = DesignBuilder::new();
         if mode == Mode::Checked {
@@ -559,15 +560,15 @@ fn lean_loop_single_instants_match() {
         })
         .expect("r");
         let mut sim = b.build().expect("design");
-        sim.set_lean_loop(mode == Mode::Lean);
+        sim.set_replay_loop(mode == Mode::Replay);
         (sim, r)
     };
-    let (mut lean, r) = build(Mode::Lean);
+    let (mut replay, r) = build(Mode::Replay);
     let (mut checked, _) = build(Mode::Checked);
-    assert!(lean.runs_lean());
+    assert!(replay.runs_replay());
     for count in (1..200).chain((200..20_000).step_by(997)) {
         let limit = RunLimit::Edges { domain: r, count };
-        assert_eq!(lean.run(limit.clone()), checked.run(limit));
+        assert_eq!(replay.run(limit.clone()), checked.run(limit));
         let state = |s: &Simulation| {
             (
                 s.regs(UnitId(0)).to_vec(),
@@ -578,16 +579,16 @@ fn lean_loop_single_instants_match() {
                 s.fifo_flags(FifoId(0)),
             )
         };
-        assert_eq!(state(&lean), state(&checked), "{count} reader edges");
+        assert_eq!(state(&replay), state(&checked), "{count} reader edges");
     }
 }
 
-/// Once running, the lean loop allocates nothing, over many runs split at
+/// Once running, the replay loop allocates nothing, over many runs split at
 /// edge limits of every domain.
 #[test]
-fn lean_loop_does_not_allocate() {
-    let (mut sim, d) = design(Mode::Lean, Ending::Never);
-    assert!(sim.runs_lean());
+fn replay_loop_does_not_allocate() {
+    let (mut sim, d) = design(Mode::Replay, Ending::Never);
+    assert!(sim.runs_replay());
     let warm = RunLimit::Edges {
         domain: d[0],
         count: 1_000,
@@ -616,18 +617,18 @@ fn lean_loop_does_not_allocate() {
     assert_eq!(
         ALLOCATIONS.load(Ordering::Relaxed),
         0,
-        "allocations in the lean loop"
+        "allocations in the replay loop"
     );
 }
 
 /// A native group function whose variant for unobserved runs never reaches
-/// the context (`NativeGroup::with_unobserved(.., false)`): the lean loop
+/// the context (`NativeGroup::with_unobserved(.., false)`): the replay loop
 /// calls it without storing the context or setting the edge's fields, and
 /// sets them only when it returns a fault status. The fault (unit, cycle,
 /// time), the stop and the counts must match the replay loop and checked
 /// steps, for a domain with a FIFO side and one without.
 #[test]
-fn lean_loop_faults_of_blind_native_variants_match() {
+fn replay_loop_faults_of_blind_native_variants_match() {
     use chronon_runtime::{NativeGroup, Tick};
     use std::ffi::c_void;
 
@@ -692,12 +693,12 @@ fn lean_loop_faults_of_blind_native_variants_match() {
             })
             .expect("r");
             let mut sim = b.build().expect("design");
-            sim.set_lean_loop(mode == Mode::Lean);
+            sim.set_replay_loop(mode == Mode::Replay);
             (sim, [w, r, e])
         };
-        let modes = [Mode::Lean, Mode::Replay, Mode::Checked];
+        let modes = [Mode::Replay, Mode::Stepped, Mode::Checked];
         let mut sims: Vec<_> = modes.iter().map(|&m| build(m)).collect();
-        assert!(sims[0].0.runs_lean());
+        assert!(sims[0].0.runs_replay());
         let results: Vec<_> = sims
             .iter_mut()
             .map(|(sim, d)| {
@@ -716,7 +717,7 @@ fn lean_loop_faults_of_blind_native_variants_match() {
             "{fault:?}"
         );
         for (mode, r) in modes.iter().zip(&results).skip(1) {
-            assert_eq!(results[0], *r, "domain {faulting}: lean vs {mode:?}");
+            assert_eq!(results[0], *r, "domain {faulting}: replay vs {mode:?}");
         }
     }
 }
