@@ -125,6 +125,7 @@ fn child(config: &str, scale: u64) {
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     let rec = options(config, &dir);
     // Compilation is in the timed region for every configuration alike.

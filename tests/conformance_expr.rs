@@ -2153,6 +2153,7 @@ fn error_codes(name: &str, text: &str) -> Vec<&'static str> {
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     match run(&mut sources, &options, &mut |_, _| {}) {
         Err(RunError::Compile(diags)) => diags.iter().map(|d| d.code).collect(),

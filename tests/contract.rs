@@ -126,6 +126,7 @@ fn options_for_engine(engine: EngineKind) -> RunOptions {
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     }
 }
 

@@ -286,6 +286,7 @@ fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<Str
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     let record = RecordOptions {
         trace_dir: Some(dir.clone()),

@@ -22,6 +22,7 @@ fn options(engine: EngineKind) -> RunOptions {
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     }
 }
 

@@ -55,6 +55,7 @@ fn run_text(label: &str, text: &str, args: &RunArgs, parallel: ParallelConfig) -
         },
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     run(&mut sources, &options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"))
 }
@@ -339,6 +340,7 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
         },
         interrupt: Some(&INTERRUPT),
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     let setter = std::thread::spawn(|| {
         std::thread::sleep(Duration::from_millis(300));

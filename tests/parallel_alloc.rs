@@ -42,6 +42,7 @@ fn counted_run(until: &str) -> (RunReport, u64) {
         },
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     ALLOCATIONS.store(0, Ordering::SeqCst);
     WATCHING_ALL.store(true, Ordering::SeqCst);

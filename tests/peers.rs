@@ -268,6 +268,7 @@ fn run_text(
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     let report = match run(&mut sources, &options, &mut |_, _| {}) {
         Ok(r) => r,

@@ -66,6 +66,7 @@ fn run_design_with(
         exec,
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     match run_recorded(&mut sources, &options, rec, &mut |_, _| {}) {
         Ok(r) => r,
@@ -292,6 +293,7 @@ fn a_full_disk_stops_recording_with_the_writers_error() {
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     match run_recorded(&mut sources, &options, &rec, &mut |_, _| {}) {
         Err(chronon_compiler::run::RunError::Setup(m)) => {

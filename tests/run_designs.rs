@@ -46,6 +46,7 @@ fn options_for(source: &str, engine: EngineKind) -> RunOptions {
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     }
 }
 
@@ -113,6 +114,7 @@ fn sliced_runs_equal_one_run() {
             exec: Default::default(),
             interrupt: None,
             dump_state: false,
+            print: chronon_compiler::run::PrintTo::Quiet,
         };
         let sliced = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
         let compiled = chronon_lang::compile(

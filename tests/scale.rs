@@ -30,6 +30,7 @@ fn thousands_of_cells_run_alike_on_both_engines() {
                 exec: Default::default(),
                 interrupt: None,
                 dump_state: true,
+                print: chronon_compiler::run::PrintTo::Quiet,
             };
             let report = run(&mut sources, &options, &mut |_, _| {})
                 .unwrap_or_else(|e| panic!("FORM={form} {engine:?}: {e:?}"));

@@ -144,7 +144,7 @@ fn trace_limit_is_the_recorders() {
     assert_eq!(limit as usize, chronon_record::MAX_ARGS);
     let text = "struct P { a: u8, b: i8 }\n\
                 unit U { reg n: u8; reg p: P; tick { n <= n + 1; \
-                trace(\"full\", a = n, b = n, c = n, d = n, e = n, f = n, q = p); } }\n\
+                trace(\"full\", a = [n; 58], b = n, c = n, d = n, e = n, q = p); } }\n\
                 clock c = 1 GHz;\n\
                 system Top { inst u: U on c; }\n";
     let mut sources = SourceMap::new();

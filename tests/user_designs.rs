@@ -137,6 +137,7 @@ fn run_case(
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     let record = RecordOptions {
         trace_dir: traced.then(|| dir.0.clone()),

@@ -617,3 +617,35 @@ fn run_dump_state_writes_every_register_by_element_and_field() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `tests/designs/struct_casts.chr` on both engines, against the values
+/// worked out by hand: `Pkt { h: { kind: 5, urgent: true, len: -3 },
+/// data: [0xa, 0x3] }` packs as kind (3 bits) | urgent | len (4) | data[0]
+/// (4) | data[1] (4), first field most significant: 101 1 1101 1010 0011 =
+/// 0xbda3; 0xfff0 unpacks to len = 0b1111 = -1 and data[0] = 0xf; clog2(12)
+/// = 4, clog2(1025) = 11; data[1] counts up each edge.
+#[test]
+fn struct_casts_pack_first_field_most_significant_on_both_engines() {
+    for engine in ["jit", "interp"] {
+        let out = chronc(&[
+            "run",
+            "tests/designs/struct_casts.chr",
+            "--cycles",
+            "2",
+            "-q",
+            "--engine",
+            engine,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+        let text = stdout(&out);
+        let lines: Vec<&str> = text.lines().take(2).collect();
+        assert_eq!(
+            lines,
+            [
+                "0ps c 0 top.u: 0xbda3 kind=5 urgent=true len=-3 d0=a d1=3 s.len=-1 s.d0=f aw=4 11",
+                "1000ps c 1 top.u: 0xbda4 kind=5 urgent=true len=-3 d0=a d1=4 s.len=-1 s.d0=f aw=4 11",
+            ],
+            "{engine}"
+        );
+    }
+}

@@ -240,3 +240,68 @@ fn counters_past_int64_are_double_counter_values_in_perfetto() {
         assert!(sample.is_f64(), "sample {k} is a double: {dump}");
     }
 }
+
+/// A trace of 64 values, the limit (once 8): the text log and the Perfetto
+/// trace (decoded by Python protobuf) carry every one, signed where typed
+/// so, on both engines. At cycle `c`: `s = c - 1`, `a.i = c * (i + 1)`,
+/// `t = (c - 1) * -1000`.
+#[test]
+fn a_trace_of_64_values_is_recorded_whole() {
+    let expected = |c: i64| -> Vec<(String, i64)> {
+        let mut v = vec![("s".to_string(), c - 1)];
+        v.extend((0..62).map(|i| (format!("a.{i}"), c * (i + 1))));
+        v.push(("t".to_string(), (c - 1) * -1000));
+        v
+    };
+    assert_eq!(expected(0).len(), 64);
+    let dir = scratch("wide");
+    for engine in ["interp", "jit"] {
+        let text = dir.0.join(format!("{engine}-text"));
+        let trace = dir.0.join(format!("{engine}.pftrace"));
+        chronc(&[
+            "run",
+            "compiler/tests/signed_trace/wide_trace.chr",
+            "-q",
+            "--engine",
+            engine,
+            "--trace",
+            text.to_str().expect("utf-8 path"),
+            "--perfetto",
+            trace.to_str().expect("utf-8 path"),
+        ]);
+        let log = std::fs::read_to_string(text.join("00-core.log")).expect("log");
+        let lines: Vec<&str> = log.lines().skip(1).collect();
+        let want: Vec<String> = (0..4)
+            .map(|c| {
+                let args: Vec<String> = expected(c)
+                    .iter()
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
+                format!("{c} {}ps T top.x w {}", c * 1000, args.join(" "))
+            })
+            .collect();
+        assert_eq!(lines, want, "{engine}: text log");
+        let dump = dump_perfetto(&trace);
+        let got: Vec<&serde_json::Value> = dump["events"]
+            .as_array()
+            .expect("events")
+            .iter()
+            .filter(|row| row[3] == "w")
+            .map(|row| &row[4])
+            .collect();
+        let want: Vec<serde_json::Value> = (0..4)
+            .map(|c| {
+                serde_json::Value::Object(
+                    expected(c)
+                        .into_iter()
+                        .map(|(n, v)| (n, serde_json::Value::from(v)))
+                        .collect(),
+                )
+            })
+            .collect();
+        assert_eq!(got.len(), 4, "{engine}: {dump}");
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(*g, w, "{engine}: Perfetto annotations");
+        }
+    }
+}

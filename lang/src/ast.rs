@@ -683,6 +683,8 @@ pub enum ExprKind {
     Method(Box<Expr>, Ident, Vec<Expr>),
     /// `f(args)`
     Call(Ident, Vec<Expr>),
+    /// `"text"`, escapes resolved: a value nowhere, `print`'s format only.
+    Str(String),
     /// `S { a: e, ... }`
     StructLit(Ident, Vec<(Ident, Expr)>),
     /// `[a, b, c]`

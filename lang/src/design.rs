@@ -419,6 +419,38 @@ pub enum StmtKind {
         /// Each argument's name and value.
         args: Vec<(String, Expr)>,
     },
+    /// `print("...", args)`: a line of text at the end of the instant.
+    Print {
+        /// The format, split at its placeholders.
+        format: Vec<FormatPiece>,
+        /// One integer or `bool` value per placeholder, in order.
+        args: Vec<Expr>,
+    },
+}
+
+/// A piece of a `print` format.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FormatPiece {
+    /// Text printed as written.
+    Text(String),
+    /// The next value, in this radix.
+    Value(Radix),
+}
+
+/// How `print` writes a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Radix {
+    /// `{}`: decimal, with a sign for signed types; `bool` as `true` or
+    /// `false`.
+    Decimal,
+    /// `{:x}`: lowercase hexadecimal digits of the value's bits.
+    Hex,
+    /// `{:#x}`: `{:x}` after `0x`.
+    HexPrefixed,
+    /// `{:b}`: binary digits of the value's bits.
+    Binary,
+    /// `{:#b}`: `{:b}` after `0b`.
+    BinaryPrefixed,
 }
 
 /// A local slot.

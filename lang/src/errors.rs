@@ -46,6 +46,14 @@ pub enum ResolveError {
         name: String,
         available: String,
     },
+    /// E0208: a `use` of a user module no file was found for.
+    NoUserModule {
+        span: Span,
+        name: String,
+        files: String,
+    },
+    /// E0209: user modules that `use` each other in a cycle.
+    ModuleCycle { span: Span, cycle: Vec<String> },
     /// E0204
     UnknownImport {
         span: Span,
@@ -91,6 +99,14 @@ impl IntoDiagnostic for ResolveError {
                 Diagnostic::error("E0202", format!("`{name}` is defined more than once"), span, "defined again here")
                     .with_label(previous, "first defined here")
                     .with_help("rename one of them")
+            }
+            ResolveError::NoUserModule { span, name, files } => {
+                Diagnostic::error("E0208", format!("no module `{name}`"), span, "no file for this module")
+                    .with_help(format!("chronc looks for {files} in the design's folder, then in each `-L DIR`; `std::` names the standard library"))
+            }
+            ResolveError::ModuleCycle { span, cycle } => {
+                Diagnostic::error("E0209", format!("modules use each other in a cycle: {}", cycle.join(" -> ")), span, "closes the cycle")
+                    .with_help("move what both need into a module of its own that neither uses back")
             }
             ResolveError::UnknownModule { span, name, available } => {
                 Diagnostic::error("E0203", format!("no standard library module `{name}`"), span, "unknown module")
@@ -238,6 +254,32 @@ pub enum TypeError {
         lone: Option<(String, u64)>,
         aggregates: Vec<(Span, String, u64)>,
     },
+    /// E0304: a struct cast whose integer is not as wide as the struct
+    /// (`bits`; `None` when the struct holds an enum or option, which
+    /// have no bits to pack), or whose other side is not an integer.
+    StructCast {
+        span: Span,
+        from: String,
+        to: String,
+        bits: Option<u32>,
+        other_int: bool,
+    },
+    /// E0334: a string literal where a value is needed (strings are only
+    /// `print`'s format).
+    StringValue { span: Span },
+    /// E0335: a `print` format that does not parse (`problem` says why),
+    /// or a `print` with no format string first.
+    BadFormat { span: Span, problem: String },
+    /// E0336: a `print` whose placeholders and values differ in number;
+    /// `span` covers the values past the placeholders, or the format when
+    /// values are missing.
+    FormatCount {
+        span: Span,
+        placeholders: usize,
+        values: usize,
+    },
+    /// E0337: a `print` value that is not an integer or `bool`.
+    PrintValue { span: Span, ty: String },
     /// E0327: a `trace` name the recorders cannot carry; `problem` says
     /// which character (or that it is empty).
     BadTraceName {
@@ -343,6 +385,8 @@ impl IntoDiagnostic for TypeError {
             StageTwice { span, first, first_label, stage, pipe } => Diagnostic::error("E0321", format!("pipe {pipe} of stage register `{stage}` is written or retained twice in one tick"), span, "second write or retain")
                 .with_label(first, first_label)
                 .with_help("write or retain each pipe at most once per tick"),
+            NoValue { span, method } if method == "print" => Diagnostic::error("E0322", "`print()` has no value", span, "used as a value")
+                .with_help("`print` is a statement of its own: `print(\"x = {}\", x);`"),
             NoValue { span, method } => Diagnostic::error("E0322", format!("`{method}()` has no value"), span, "used as a value")
                 .with_help("call it as a statement; `try_send(v)` returns whether the item was sent"),
             BadPattern { span, expected } => Diagnostic::error("E0323", format!("this pattern does not match a `{expected}`"), span, "wrong kind of pattern")
@@ -372,6 +416,25 @@ impl IntoDiagnostic for TypeError {
                 }
                 d.with_help(format!("split it into several `trace` statements of at most {limit} values each; a struct, array or option argument records one value per field, element and valid bit"))
             }
+            StructCast { span, from, to, bits, other_int } => {
+                let (label, help) = match (bits, other_int) {
+                    (Some(b), true) => (format!("the struct is {b} bits wide"), format!("a struct converts to and from an integer of its total width: `u{b}` or `i{b}`")),
+                    (Some(b), false) => ("not an integer".to_string(), format!("a struct converts only to and from an integer of its total width (`u{b}`)")),
+                    (None, _) => ("a field has no fixed bits".to_string(), "only structs of integers, `bool`s, and structs and arrays of them convert with `as`; an enum or option field does not".to_string()),
+                };
+                Diagnostic::error("E0304", format!("cannot convert `{from}` to `{to}` with `as`"), span, label).with_help(help)
+            }
+            StringValue { span } => Diagnostic::error("E0334", "a string literal is not a value", span, "used as a value")
+                .with_help("a string is only the format of `print`: `print(\"x = {}\", x);`"),
+            BadFormat { span, problem } => Diagnostic::error("E0335", "this `print` format cannot be used", span, problem)
+                .with_help("a format is a string literal first in `print`; `{}` prints a value in decimal, `{:x}` and `{:#x}` in hexadecimal, `{:b}` and `{:#b}` in binary; `{{` and `}}` print braces"),
+            FormatCount { span, placeholders, values } => {
+                let label = if values > placeholders { "no placeholder for these" } else { "placeholders without a value" };
+                Diagnostic::error("E0336", format!("the format has {placeholders} placeholder{} but {values} value{} follow{}", plural(placeholders), plural(values), if values == 1 { "s" } else { "" }), span, label)
+                    .with_help("give one value per `{}` placeholder, in order")
+            }
+            PrintValue { span, ty } => Diagnostic::error("E0337", format!("`print` cannot show a `{ty}`"), span, "not an integer or `bool`")
+                .with_help("print each field or element on its own: `print(\"{} {}\", p.a, p.b)`"),
             BadTraceName { span, name, problem } => Diagnostic::error("E0327", format!("trace name {name:?} cannot be recorded"), span, problem)
                 .with_help("a trace name is one or more printable ASCII characters other than space, `=`, `,`, `\"` and `\\` (the text log and `--trace-filter` use them as separators); write e.g. `a_b`"),
             UnusedState { span, what, name } => Diagnostic::warning("W0301", format!("{what} `{name}` is never used"), span, "unused")
@@ -590,4 +653,9 @@ impl IntoDiagnostic for ClockError {
                 .with_help("periods and phases must be exact rationals of picoseconds with numerator and denominator below 2^63"),
         }
     }
+}
+
+/// `"s"` unless `n` is 1, for messages that count.
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }

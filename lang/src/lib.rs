@@ -58,6 +58,10 @@ pub fn compile(sources: &mut SourceMap, options: &CompileOptions) -> Compilation
     let mut modules = Vec::new();
     for i in 0..sources.len() {
         let file = FileId(i as u32);
+        // A user module is compiled when a `use` names it.
+        if sources.is_module(file) {
+            continue;
+        }
         let (m, d) = parse::parse_file(file, &sources.get(file).text);
         diags.extend(d);
         modules.push(m);

@@ -375,6 +375,7 @@ fn simplify_expected(words: &mut Vec<String>) {
         "`==`", "`>=`", "`>>`", "`>`", "`[`", "`^`", "`as`", "`|`", "`||`",
     ];
     const EXPR_START: &[&str] = &[
+        "`\"`",
         "`!`",
         "`(`",
         "`0b`",
@@ -1550,6 +1551,10 @@ impl Builder<'_> {
             }
             Rule::bool_lit => Expr {
                 kind: ExprKind::Bool(p.as_str() == "true"),
+                span,
+            },
+            Rule::string_lit => Expr {
+                kind: ExprKind::Str(self.string(p)),
                 span,
             },
             Rule::ident => Expr {

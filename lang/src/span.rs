@@ -113,6 +113,9 @@ impl SourceFile {
 #[derive(Clone, Debug, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
+    /// The user modules among the files (`lib::fifo` and its file): a
+    /// module is compiled when a `use` names it, not as part of the design.
+    modules: Vec<(String, FileId)>,
 }
 
 impl SourceMap {
@@ -126,6 +129,35 @@ impl SourceMap {
         let id = FileId(u32::try_from(self.files.len()).expect("fewer than 2^32 source files"));
         self.files.push(SourceFile::new(name, text));
         id
+    }
+
+    /// Adds the file of user module `name` (its path, `::`-separated:
+    /// `lib::fifo` for `lib/fifo.chr`), which `use lib::fifo;` and `use
+    /// lib::fifo::Item;` import; returns its id. `chronc` reads such files
+    /// from the design's folder and its `-L` folders; the front end reads
+    /// nothing itself.
+    pub fn add_module(
+        &mut self,
+        name: impl Into<String>,
+        path: impl Into<String>,
+        text: impl Into<String>,
+    ) -> FileId {
+        let id = self.add(path, text);
+        self.modules.push((name.into(), id));
+        id
+    }
+
+    /// The file of user module `name`, if one was added.
+    pub fn module(&self, name: &str) -> Option<FileId> {
+        self.modules
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| *f)
+    }
+
+    /// Whether `file` is a user module's (not part of the design itself).
+    pub fn is_module(&self, file: FileId) -> bool {
+        self.modules.iter().any(|(_, f)| *f == file)
     }
 
     /// The file with this id.

@@ -171,6 +171,7 @@ pub fn run_chronc_until(
         exec: Default::default(),
         interrupt: None,
         dump_state: false,
+        print: chronon_compiler::run::PrintTo::Quiet,
     };
     let recording = RecordOptions {
         trace_dir: Some(trace.clone()),

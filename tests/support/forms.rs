@@ -37,6 +37,7 @@ pub const FORMS: &[&str] = &[
     "finish",
     "assert",
     "trace",
+    "print",
     "method statement",
     "recv",
     "peek",
@@ -220,8 +221,14 @@ fn expr(e: &ast::Expr, found: &mut BTreeSet<&'static str>) {
             }
         }
         ExprKind::Call(name, args) => {
-            if name.name != "random" {
-                found.insert("function call");
+            match name.name.as_str() {
+                "random" => {}
+                "print" => {
+                    found.insert("print");
+                }
+                _ => {
+                    found.insert("function call");
+                }
             }
             for a in args {
                 expr(a, found);
@@ -244,6 +251,10 @@ fn expr(e: &ast::Expr, found: &mut BTreeSet<&'static str>) {
         }
         ExprKind::StructLit(_, fields) => fields.iter().for_each(|(_, e)| expr(e, found)),
         ExprKind::ArrayLit(items) => items.iter().for_each(|e| expr(e, found)),
-        ExprKind::Int(..) | ExprKind::Bool(_) | ExprKind::Name(_) | ExprKind::EnumValue(..) => {}
+        ExprKind::Int(..)
+        | ExprKind::Bool(_)
+        | ExprKind::Str(_)
+        | ExprKind::Name(_)
+        | ExprKind::EnumValue(..) => {}
     }
 }

@@ -33,6 +33,11 @@ pub struct CheckArgs {
     /// Override a parameter of the top system: `-p NAME=VALUE`.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    /// A folder to look for `use`d modules in, after the design's own
+    /// (repeatable, searched in order): `use lib::fifo;` reads
+    /// `lib/fifo.chr` from the first that has it.
+    #[arg(short = 'L', value_name = "DIR")]
+    pub lib: Vec<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -43,6 +48,10 @@ pub fn main(args: CheckArgs) -> ExitCode {
     let mut sources = SourceMap::new();
     if let Err(unreadable) = super::source::read_sources(&args.files, &mut sources) {
         // Reported as any diagnostic is, in the format asked for.
+        return report(&args, &unreadable, &sources);
+    }
+    let root = super::source::design_root(&args.files);
+    if let Err(unreadable) = super::source::read_modules(&mut sources, &root, &args.lib) {
         return report(&args, &unreadable, &sources);
     }
     let mut params = Vec::new();

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use chronon_compiler::config::Threads;
 use chronon_compiler::diag_render::{render_human, render_json};
-use chronon_compiler::run::{RunError, RunOptions, StopAt, parse_time, run_recorded};
+use chronon_compiler::run::{PrintTo, RunError, RunOptions, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::diag::Diagnostic;
 use chronon_lang::span::SourceMap;
@@ -52,6 +52,11 @@ pub struct RunArgs {
     /// Override a parameter of the top system: `-p NAME=VALUE`.
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    /// A folder to look for `use`d modules in, after the design's own
+    /// (repeatable, searched in order): `use lib::fifo;` reads
+    /// `lib/fifo.chr` from the first that has it.
+    #[arg(short = 'L', value_name = "DIR")]
+    pub lib: Vec<PathBuf>,
     /// Seed of the design's `random()` values (recorded in the report).
     #[arg(long, default_value_t = chronon_compiler::lower::random::DEFAULT_SEED)]
     pub seed: u64,
@@ -67,6 +72,10 @@ pub struct RunArgs {
     /// No progress line.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Do not write the lines of `print` statements (they go to stdout,
+    /// or to stderr with `--json`).
+    #[arg(long)]
+    pub quiet_print: bool,
     /// Worker threads: `auto` (the host's cores, where the planner expects
     /// a gain; otherwise one) or a count (1: serial). Results never depend
     /// on it.
@@ -154,6 +163,10 @@ pub fn main(args: RunArgs) -> ExitCode {
     if let Err(unreadable) = super::source::read_sources(&args.files, &mut sources) {
         return compile_failure(&args, &unreadable, &sources);
     }
+    let root = super::source::design_root(&args.files);
+    if let Err(unreadable) = super::source::read_modules(&mut sources, &root, &args.lib) {
+        return compile_failure(&args, &unreadable, &sources);
+    }
     let mut params = Vec::new();
     for p in &args.params {
         match p.split_once('=') {
@@ -193,6 +206,11 @@ pub fn main(args: RunArgs) -> ExitCode {
         exec,
         interrupt: Some(&super::INTERRUPT),
         dump_state: args.dump_state.is_some(),
+        print: match (args.quiet_print, args.json) {
+            (true, _) => PrintTo::Quiet,
+            (false, true) => PrintTo::Stderr,
+            (false, false) => PrintTo::Stdout,
+        },
     };
     let recording = match args.record.options(("--dump-state", &args.dump_state)) {
         Ok(r) => r,

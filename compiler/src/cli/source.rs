@@ -117,3 +117,80 @@ pub fn read_source(path: &Path) -> Result<String, Unreadable> {
         }),
     }
 }
+
+/// Adds to `sources` the user modules the design's `use` items name, and
+/// those they name in turn: `use lib::fifo::Fifo;` is module `lib::fifo`
+/// (file `lib/fifo.chr`) unless a file `lib/fifo/Fifo.chr` exists, which
+/// is then the module. Each path is looked for in `root` (the design's
+/// folder) and then in each `search` folder (`-L DIR`), the first file
+/// found winning; `std::` is the embedded standard library and never a
+/// file. A module with no file is left to the front end, which reports it
+/// (E0208); one that cannot be read is a diagnostic here, at its `use`.
+pub fn read_modules(
+    sources: &mut SourceMap,
+    root: &Path,
+    search: &[std::path::PathBuf],
+) -> Result<(), Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut scanned = 0;
+    while scanned < sources.len() {
+        let file = chronon_lang::span::FileId(scanned as u32);
+        scanned += 1;
+        let (module, _) = chronon_lang::parse::parse_file(file, &sources.get(file).text);
+        for item in &module.items {
+            let chronon_lang::ast::Item::Use(u) = item else {
+                continue;
+            };
+            if u.path[0].name == "std" {
+                continue;
+            }
+            let names: Vec<&str> = u.path.iter().map(|s| s.name.as_str()).collect();
+            let candidates = [names.len(), names.len() - 1]
+                .into_iter()
+                .filter(|&n| n > 0)
+                .map(|n| names[..n].join("::"));
+            for name in candidates {
+                if sources.module(&name).is_some() {
+                    break;
+                }
+                let relative: std::path::PathBuf =
+                    format!("{}.chr", name.replace("::", "/")).into();
+                let Some(path) = std::iter::once(root)
+                    .chain(search.iter().map(|p| p.as_path()))
+                    .map(|dir| dir.join(&relative))
+                    .find(|p| p.is_file())
+                else {
+                    continue;
+                };
+                match read_source(&path) {
+                    Ok(text) => {
+                        sources.add_module(name, path.display().to_string(), text);
+                    }
+                    Err(Unreadable { message, .. }) => {
+                        errors.push(
+                            Diagnostic::error("E0001", message, u.span, "imported here")
+                                .with_help("a module is a readable UTF-8 `.chr` file"),
+                        );
+                    }
+                }
+                break;
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+/// The folder a design's modules are found from: the first design file's
+/// (the working directory for standard input or a bare file name).
+pub fn design_root(files: &[std::path::PathBuf]) -> std::path::PathBuf {
+    files
+        .first()
+        .filter(|p| p.as_os_str() != "-")
+        .and_then(|p| p.parent())
+        .filter(|p| !p.as_os_str().is_empty())
+        .map_or_else(|| ".".into(), Path::to_path_buf)
+}

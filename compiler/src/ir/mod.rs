@@ -307,6 +307,20 @@ pub struct TracePoint {
     pub name: String,
     /// Argument names and types.
     pub args: Vec<(String, Ty)>,
+    /// Set for a `print` statement: its format, whose placeholders take
+    /// the arguments in order. Its records go to the print output, never
+    /// to a recording.
+    pub print: Option<PrintFormat>,
+}
+
+/// How a `print` trace point's arguments become its line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintFormat {
+    /// The format, split at its placeholders (one per argument, in order).
+    pub pieces: Vec<chronon_lang::design::FormatPiece>,
+    /// Per argument: whether it is a `bool` (`true`/`false` in decimal;
+    /// the IR types it `u1`).
+    pub bools: Vec<bool>,
 }
 
 /// What a fault site checks: it decides the fault's kind in the report.

@@ -734,6 +734,37 @@ impl UnitLower<'_> {
                     unit: self.unit,
                     name: name.clone(),
                     args: names,
+                    print: None,
+                });
+                let trace = (self.p.traces.len() - 1) as u32;
+                self.out.push(Stmt::Trace {
+                    trace,
+                    args: values,
+                });
+            }
+            // A print is a trace point of its own kind: its records take
+            // the trace path (canonical order, both engines, every
+            // recorder's exclusion) to the print output.
+            SK::Print { format, args } => {
+                let mut names = Vec::new();
+                let mut values = Vec::new();
+                for (i, e) in args.iter().enumerate() {
+                    let ty = scalars(&e.ty)[0];
+                    names.push((i.to_string(), ty));
+                    values.push(self.expr(e).remove(0));
+                }
+                let bools = args
+                    .iter()
+                    .map(|e| matches!(e.ty, chronon_lang::design::Type::Bool))
+                    .collect();
+                self.p.traces.push(TracePoint {
+                    unit: self.unit,
+                    name: "print".into(),
+                    args: names,
+                    print: Some(crate::ir::PrintFormat {
+                        pieces: format.clone(),
+                        bools,
+                    }),
                 });
                 let trace = (self.p.traces.len() - 1) as u32;
                 self.out.push(Stmt::Trace {

@@ -74,6 +74,15 @@ pub fn program_schema(
         .traces
         .iter()
         .map(|t| {
+            if t.print.is_some() {
+                // Never recorded (the recording sink drops its records);
+                // declared with no arguments so that ids stay trace ids.
+                return EventInfo {
+                    name: t.name.clone(),
+                    args: Vec::new(),
+                    signed_widths: Vec::new(),
+                };
+            }
             // Each argument is one scalar (aggregates are flattened by
             // then), so each is signed by its own type; bools and enums are
             // unsigned types. All unsigned stays the empty default.

@@ -233,7 +233,8 @@ impl Inner {
         let event_kept = program
             .traces
             .iter()
-            .map(|t| filter.keeps_event(&t.name))
+            // A `print`'s records belong to the print output alone.
+            .map(|t| t.print.is_none() && filter.keeps_event(&t.name))
             .collect();
         let fifo_kind_kept = FifoEventKind::ALL.map(|k| filter.keeps_event(k.name()));
         let fifo_kept: Vec<bool> = program

@@ -1,6 +1,7 @@
 //! Compiling and running a design end to end: front end, lowering, engine,
 //! runtime, stop conditions, drain, and a report (what `chronc run` prints).
 
+pub mod print;
 mod time_arg;
 
 use std::sync::Arc;
@@ -19,6 +20,7 @@ use crate::parallel;
 use crate::record::{RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
+pub use print::PrintTo;
 pub use time_arg::parse_time;
 
 /// When the run stops (besides `finish` and faults, which always stop it).
@@ -62,6 +64,8 @@ pub struct RunOptions {
     pub interrupt: Option<&'static AtomicBool>,
     /// Report every register's final value ([`RunReport::registers`]).
     pub dump_state: bool,
+    /// Where the lines of `print` statements go.
+    pub print: PrintTo,
 }
 
 /// Why a run could not start.
@@ -146,8 +150,8 @@ pub struct RunReport {
     /// Seed.
     pub seed: u64,
     /// Why the run stopped: `finished`, `limit`, `fault`, `time-overflow`,
-    /// `recording-failed`, `interrupted`, or `empty` (no unit instance:
-    /// stopped before the first instant).
+    /// `recording-failed`, `print-failed`, `interrupted`, or `empty` (no
+    /// unit instance: stopped before the first instant).
     pub stop: String,
     /// Drain outcome, when asked.
     pub drain: Option<String>,
@@ -173,6 +177,9 @@ pub struct RunReport {
     /// What was recorded, when asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recording: Option<RecordingSummary>,
+    /// Why `print` output stopped (a write error), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub print_error: Option<String>,
     /// How many workers ran, how the components were placed, or why the
     /// run was serial.
     pub parallel: crate::parallel::ParallelReport,
@@ -185,6 +192,7 @@ impl RunReport {
             && self.stop != "time-overflow"
             && self.stop != "interrupted"
             && self.recording.as_ref().is_none_or(|r| r.error.is_none())
+            && self.print_error.is_none()
             && self
                 .drain
                 .as_deref()
@@ -273,6 +281,7 @@ pub fn run_recorded(
             parallel::plan::RunShape {
                 jit: options.engine == EngineKind::Jit,
                 recording: recording.any(),
+                printing: options.print != PrintTo::Quiet && print::prints(&program),
                 drain: options.drain.is_some(),
                 duration_ns: duration_ns(&program, &options.stop),
             },
@@ -382,11 +391,13 @@ fn run_serial(
         true => Some(Recording::attach(&mut sim, top, recording).map_err(RunError::Setup)?),
         false => None,
     };
+    let printed = attach_print(&mut sim, options.print);
     let started = Instant::now();
     let end = drive(&mut sim, &options.stop, options.interrupt, progress)?;
     let stop = match end {
         Ended::Stopped(stop) => stop,
         Ended::Interrupted | Ended::Empty => {
+            let print_error = finish_print(&mut sim, &printed);
             let recorded = recorder.map(|r| r.finish_at(&mut sim, None));
             let wall = started.elapsed().as_secs_f64();
             let why = match end {
@@ -395,6 +406,7 @@ fn run_serial(
             };
             let mut report = report(&Facts::of(&sim), top, options, why, None, wall);
             report.recording = recorded;
+            report.print_error = print_error;
             return Ok(report);
         }
     };
@@ -410,18 +422,52 @@ fn run_serial(
         (StopAt::Until(t), Stop::LimitReached) => Some(t),
         _ => None,
     };
+    let print_error = finish_print(&mut sim, &printed);
     let recorded = recorder.map(|r| r.finish_at(&mut sim, bound));
     let wall = started.elapsed().as_secs_f64();
-    let mut report = report(
-        &Facts::of(&sim),
-        top,
-        options,
-        stop_name(&stop),
-        drain,
-        wall,
-    );
+    // A sink stop that the recording did not cause was the print output's.
+    let why = match &stop {
+        Stop::SinkStopped
+            if print_error.is_some() && recorded.iter().all(|r| r.error.is_none()) =>
+        {
+            "print-failed"
+        }
+        stop => stop_name(stop),
+    };
+    let mut report = report(&Facts::of(&sim), top, options, why, drain, wall);
     report.recording = recorded;
+    report.print_error = print_error;
     Ok(report)
+}
+
+/// Installs the print sink in front of whatever sink is there (a
+/// recording's) when the design prints and `to` is not quiet; returns
+/// where its write error will be kept.
+fn attach_print(sim: &mut Simulator, to: PrintTo) -> Option<print::PrintError> {
+    if to == PrintTo::Quiet || !print::prints(sim.program()) {
+        return None;
+    }
+    let out: Box<dyn std::io::Write> = match to {
+        PrintTo::Stderr => Box::new(std::io::stderr()),
+        _ => Box::new(std::io::stdout()),
+    };
+    let error = print::PrintError::default();
+    let inner = sim.sim.take_trace_sink();
+    let sink = print::PrintSink::new(sim.program(), out, inner, error.clone());
+    sim.sim.set_trace_sink(Box::new(sink));
+    Some(error)
+}
+
+/// Flushes and removes the print sink (the recording's, which it wraps,
+/// goes back in its place); its write error, if any.
+fn finish_print(sim: &mut Simulator, printed: &Option<print::PrintError>) -> Option<String> {
+    let error = printed.as_ref()?;
+    if let Some(sink) = sim.sim.take_trace_sink() {
+        // Dropping the print sink flushes it; a recording sink it held is
+        // dropped too, which `Recording::finish_at` does anyway.
+        drop(sink);
+    }
+    error.borrow_mut().take()
 }
 
 /// What a report is made of: a serial simulator's end, or a parallel
@@ -638,6 +684,7 @@ fn report(
             0.0
         },
         recording: None,
+        print_error: None,
         parallel: parallel::ParallelReport::serial(0, String::new(), 0.0),
     }
 }
@@ -702,6 +749,9 @@ impl RunReport {
             for w in &r.warnings {
                 let _ = writeln!(s, "warning: {w}");
             }
+        }
+        if let Some(e) = &self.print_error {
+            let _ = writeln!(s, "print failed: {e}");
         }
         let _ = writeln!(s, "state digest: {}", self.state_digest);
         s

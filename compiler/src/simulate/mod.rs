@@ -735,6 +735,7 @@ mod tests {
             exec: Default::default(),
             interrupt: None,
             dump_state: false,
+            print: crate::run::PrintTo::Quiet,
         };
         let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
         report.summary(true).replacen(&report.engine, "ENGINE", 1)

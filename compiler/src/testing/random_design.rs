@@ -350,6 +350,10 @@ pub fn random_design(seed: u64) -> String {
             let _ = writeln!(s, "{lines}");
         }
         let _ = writeln!(s, "        trace(\"r\", a = arr[k], seen = seen);");
+        let _ = writeln!(
+            s,
+            "        print(\"u{u} {{}} {{:#x}} {{:b}} {{{{k}}}}\", seen, arr[k], seen == 0);"
+        );
         let _ = writeln!(s, "    }}\n}}");
     }
     let _ = writeln!(s, "system Top {{");

@@ -387,6 +387,7 @@ impl UnitGen<'_> {
                     unit: self.unit,
                     name: format!("t{}", self.p.traces.len()),
                     args,
+                    print: None,
                 });
                 Stmt::Trace {
                     trace: (self.p.traces.len() - 1) as u32,

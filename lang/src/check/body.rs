@@ -213,13 +213,20 @@ impl<'e> BodyCx<'e> {
         match &e.kind {
             A::Int(_, None) => true,
             // `random()` takes its type from the context, like a literal.
-            A::Call(f, args) => args.is_empty() && self.is_random(f),
+            // `clog2(n)` is a constant like a literal.
+            A::Call(f, args) => (args.is_empty() && self.is_random(f)) || self.is_clog2(f),
             A::Unary(UnOp::Neg | UnOp::BitNot, a) => self.is_untyped(a),
             A::Binary(op, a, b) if !op.is_comparison() && !matches!(op, BinOp::And | BinOp::Or) => {
                 self.is_untyped(a) && (matches!(op, BinOp::Shl | BinOp::Shr) || self.is_untyped(b))
             }
             _ => false,
         }
+    }
+
+    /// Whether a call of `f` is the `clog2` builtin (an item of that name
+    /// in scope shadows it).
+    pub(super) fn is_clog2(&self, f: &ast::Ident) -> bool {
+        f.name == "clog2" && !self.env.scopes[self.module].contains_key(&f.name)
     }
 
     /// Whether a call of `f` is the `random()` builtin: an item of that

@@ -21,6 +21,7 @@ impl Env {
             fn_stack: Vec::new(),
             functions: Vec::new(),
             broken: FxHashSet::default(),
+            loading: Vec::new(),
         };
         env.broken = user.iter().flat_map(|m| m.broken.iter().cloned()).collect();
         let items: Vec<Item> = user.into_iter().flat_map(|m| m.items).collect();
@@ -50,6 +51,140 @@ impl Env {
             }
             self.items.push(ItemEntry { module, item });
         }
+    }
+
+    /// `use a::b;` (every item of user module `a::b`) or `use a::b::Item;`
+    /// (one item of `a::b`, when no module `a::b::Item` was added): the
+    /// module is the file `chronc` added for that path (E0208 when none,
+    /// E0209 when it is being loaded: a cycle).
+    fn use_user_module(&mut self, sources: &mut SourceMap, module: usize, u: &ast::UseItem) {
+        let path = |segments: &[ast::Ident]| {
+            segments
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join("::")
+        };
+        let whole = path(&u.path);
+        let parent = path(&u.path[..u.path.len() - 1]);
+        let (name, item) = if sources.module(&whole).is_some() {
+            (whole, None)
+        } else if u.path.len() > 1 && sources.module(&parent).is_some() {
+            (parent, u.path.last())
+        } else {
+            let span = u.path[0].span.to(u.path[u.path.len() - 1].span);
+            self.diags.push(
+                ResolveError::NoUserModule {
+                    span,
+                    files: format!(
+                        "`{}.chr` or `{}.chr`",
+                        whole.replace("::", "/"),
+                        parent.replace("::", "/")
+                    ),
+                    name: whole,
+                }
+                .into_diagnostic(),
+            );
+            return;
+        };
+        let key = format!("user:{name}");
+        if let Some(m) = self.module_names.iter().position(|n| *n == key)
+            && self.loading.contains(&m)
+        {
+            let mut cycle: Vec<String> = self.loading
+                [self.loading.iter().position(|x| *x == m).unwrap_or(0)..]
+                .iter()
+                .map(|&l| self.module_names[l].trim_start_matches("user:").to_string())
+                .collect();
+            cycle.push(name.clone());
+            self.diags.push(
+                ResolveError::ModuleCycle {
+                    span: u.span,
+                    cycle,
+                }
+                .into_diagnostic(),
+            );
+            return;
+        }
+        let Some(m) = self.load_user(sources, &name) else {
+            return;
+        };
+        let wanted: Vec<(String, ItemId)> = match item {
+            Some(item) => match self.scopes[m].get(&item.name) {
+                Some(id) if self.items[*id].module == m => vec![(item.name.clone(), *id)],
+                _ => {
+                    let suggestion = did_you_mean(
+                        &item.name,
+                        self.scopes[m]
+                            .iter()
+                            .filter(|(_, id)| self.items[**id].module == m)
+                            .map(|(n, _)| n.as_str()),
+                    )
+                    .map(str::to_string);
+                    self.diags.push(
+                        ResolveError::UnknownImport {
+                            span: item.span,
+                            module: name.clone(),
+                            name: item.name.clone(),
+                            suggestion,
+                        }
+                        .into_diagnostic(),
+                    );
+                    return;
+                }
+            },
+            None => self.scopes[m]
+                .iter()
+                .filter(|(_, id)| self.items[**id].module == m)
+                .map(|(n, id)| (n.clone(), *id))
+                .collect(),
+        };
+        self.import(module, u.span, wanted);
+    }
+
+    /// Brings `wanted` into `module`'s scope (E0202 for a name there that
+    /// is another item).
+    fn import(&mut self, module: usize, span: Span, mut wanted: Vec<(String, ItemId)>) {
+        // Scope maps iterate in no fixed order: report clashes in one.
+        wanted.sort();
+        for (n, id) in wanted {
+            if let Some(prev) = self.scopes[module].get(&n) {
+                if *prev != id {
+                    let previous = self.items[*prev].item.name().span;
+                    self.diags.push(
+                        ResolveError::Duplicate {
+                            span,
+                            name: n.clone(),
+                            previous,
+                        }
+                        .into_diagnostic(),
+                    );
+                }
+            } else {
+                self.scopes[module].insert(n, id);
+            }
+        }
+    }
+
+    /// User module `name`'s id, loading it (and what it uses) the first
+    /// time.
+    fn load_user(&mut self, sources: &mut SourceMap, name: &str) -> Option<usize> {
+        let key = format!("user:{name}");
+        if let Some(m) = self.module_names.iter().position(|n| *n == key) {
+            return Some(m);
+        }
+        let file = sources.module(name)?;
+        let (module_ast, diags) = crate::parse::parse_file(file, &sources.get(file).text);
+        self.diags.extend(diags);
+        self.broken.extend(module_ast.broken.iter().cloned());
+        let m = self.scopes.len();
+        self.scopes.push(FxHashMap::default());
+        self.module_names.push(key);
+        self.add_items(m, module_ast.items);
+        self.loading.push(m);
+        self.resolve_uses(sources, m);
+        self.loading.pop();
+        Some(m)
     }
 
     pub(super) fn load_std(&mut self, sources: &mut SourceMap, name: &str) -> Option<usize> {
@@ -84,7 +219,11 @@ impl Env {
             .collect();
         for u in uses {
             let first = &u.path[0];
-            if first.name != "std" || u.path.len() > 3 {
+            if first.name != "std" {
+                self.use_user_module(sources, module, &u);
+                continue;
+            }
+            if u.path.len() > 3 {
                 self.diags.push(
                     ResolveError::UnknownModule {
                         span: first.span,
@@ -133,23 +272,7 @@ impl Env {
                     .map(|(n, id)| (n.clone(), *id))
                     .collect()
             };
-            for (n, id) in wanted {
-                if let Some(prev) = self.scopes[module].get(&n) {
-                    if *prev != id {
-                        let previous = self.items[*prev].item.name().span;
-                        self.diags.push(
-                            ResolveError::Duplicate {
-                                span: u.span,
-                                name: n.clone(),
-                                previous,
-                            }
-                            .into_diagnostic(),
-                        );
-                    }
-                } else {
-                    self.scopes[module].insert(n, id);
-                }
-            }
+            self.import(module, u.span, wanted);
         }
     }
 
@@ -195,14 +318,23 @@ impl Env {
         let mut warnings = Vec::new();
         for e in self.items.iter().filter(|e| e.module == 0) {
             let Item::Use(u) = &e.item else { continue };
-            let Some(m) = u
-                .path
-                .get(1)
-                .and_then(|n| self.module_names.iter().position(|x| *x == n.name))
-            else {
-                continue;
+            let position = |key: &str| self.module_names.iter().position(|x| x == key);
+            let (m, item) = if u.path[0].name == "std" {
+                let Some(m) = u.path.get(1).and_then(|n| position(&n.name)) else {
+                    continue;
+                };
+                (m, u.path.get(2))
+            } else {
+                let names: Vec<&str> = u.path.iter().map(|s| s.name.as_str()).collect();
+                let whole = format!("user:{}", names.join("::"));
+                let parent = format!("user:{}", names[..names.len() - 1].join("::"));
+                match (position(&whole), position(&parent)) {
+                    (Some(m), _) => (m, None),
+                    (None, Some(m)) => (m, u.path.last()),
+                    (None, None) => continue,
+                }
             };
-            let any_used = match u.path.get(2) {
+            let any_used = match item {
                 Some(item) => match self.scopes[m].get(&item.name) {
                     Some(id) => self.used.contains(&(0, *id)),
                     None => continue,

@@ -39,6 +39,10 @@ impl<'e> BodyCx<'e> {
             A::Slice(a, kind, l, r) => self.slice((a, *kind), (l, r), want, span),
             A::Concat(parts) => self.concat(None, parts, want, span),
             A::Replicate(n, parts) => self.concat(Some(n), parts, want, span),
+            A::Str(_) => {
+                self.err(TypeError::StringValue { span });
+                err_expr(span)
+            }
         }
     }
 
@@ -210,6 +214,34 @@ impl<'e> BodyCx<'e> {
         if a.ty == Type::Error || to == Type::Error {
             return err_expr(span);
         }
+        // A struct and an integer of its total width (`check/packing.rs`).
+        let struct_width = |t: &Type| match t {
+            Type::Struct(_) => packing::packed_width(t),
+            _ => None,
+        };
+        match (&a.ty, &to) {
+            (Type::Struct(_), Type::Int { width, .. }) if struct_width(&a.ty) == Some(*width) => {
+                return self.expect(packing::struct_to_int(a, to, span), want);
+            }
+            (Type::Int { width, .. }, Type::Struct(_)) if struct_width(&to) == Some(*width) => {
+                return self.expect(packing::int_to_struct(a, to, span), want);
+            }
+            (Type::Struct(_), _) | (_, Type::Struct(_)) => {
+                let (s, other) = match &a.ty {
+                    Type::Struct(_) => (&a.ty, &to),
+                    _ => (&to, &a.ty),
+                };
+                self.err(TypeError::StructCast {
+                    span,
+                    from: a.ty.to_string(),
+                    to: to.to_string(),
+                    bits: struct_width(s),
+                    other_int: other.is_int(),
+                });
+                return err_expr(span);
+            }
+            _ => {}
+        }
         let ok = to.is_int() && matches!(a.ty, Type::Int { .. } | Type::Bool | Type::Enum(_));
         if !ok {
             self.err(TypeError::BadCast {
@@ -323,6 +355,9 @@ impl<'e> BodyCx<'e> {
         span: Span,
     ) -> Expr {
         let mk = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
+        if self.is_clog2(f) {
+            return self.clog2(args, want, span);
+        }
         if self.kind == BodyKind::Const {
             self.err(TypeError::NotConstant {
                 span,
@@ -332,6 +367,13 @@ impl<'e> BodyCx<'e> {
         }
         if self.is_random(f) {
             return self.random(args, want, span);
+        }
+        if self.is_print(f) {
+            self.err(TypeError::NoValue {
+                span,
+                method: "print".into(),
+            });
+            return err_expr(span);
         }
         let Some(item) = self.env.lookup(self.module, &f.name) else {
             self.env.unknown(self.module, f, "function", &[]);
@@ -529,6 +571,47 @@ impl<'e> BodyCx<'e> {
             }
             _ => err_expr(span),
         }
+    }
+
+    /// `clog2(n)`: the bits needed for `n` distinct values (the ceiling
+    /// of log2 `n`, 0 for `n <= 1`), of a constant `n`, as a constant of
+    /// the type the context wants (`u32` with none).
+    fn clog2(&mut self, args: &[ast::Expr], want: Option<&Type>, span: Span) -> Expr {
+        let [n] = args else {
+            self.err(TypeError::ArgCount {
+                span,
+                what: "`clog2`".into(),
+                expected: 1,
+                found: args.len(),
+            });
+            return err_expr(span);
+        };
+        let c = self.index(n);
+        if c.ty == Type::Error {
+            return err_expr(span);
+        }
+        let Some(v) = eval(&c).ok().and_then(|v| v.as_int()) else {
+            self.err(TypeError::NotConstant {
+                span: n.span,
+                what: "the argument of `clog2`",
+            });
+            return err_expr(span);
+        };
+        let bits = if v <= 1 {
+            0
+        } else {
+            128 - (v - 1).leading_zeros()
+        };
+        let ty = match want {
+            Some(t) if t.is_int() => t.clone(),
+            _ => Type::uint(32),
+        };
+        let e = Expr {
+            kind: ExprKind::Const(Value::Int(i128::from(bits))),
+            ty,
+            span,
+        };
+        self.expect(e, want)
     }
 
     /// An array index or pipe number: any unsigned integer; literals are `u32`.

@@ -33,18 +33,20 @@ mod env;
 mod expr;
 mod items;
 mod methods;
+mod packing;
 mod patterns;
+mod print;
 mod stages;
 mod stmt;
 
 /// The largest value a type may hold, in bits (arrays are state, not memory).
 pub const MAX_TYPE_BITS: u64 = 1 << 24;
 
-/// The most scalar values one `trace` statement may record (E0326). The
-/// recorder keeps a trace record's values inline in a fixed-size record
-/// (`chronon_record::MAX_ARGS`, which a test in `tests/` keeps equal to this),
-/// so a larger trace is rejected here rather than when a recording starts.
-pub const MAX_TRACE_VALUES: u64 = 8;
+/// The most scalar values one `trace` statement may record (E0326): every
+/// recorder takes that many (`chronon_record::MAX_ARGS`, which a test in
+/// `tests/` keeps equal to this), so a larger trace is rejected here rather
+/// than when a recording starts.
+pub const MAX_TRACE_VALUES: u64 = 64;
 
 /// A `trace` argument as E0326 describes it: its span, type and value count.
 type TraceArg = (Span, String, u64);
@@ -112,8 +114,12 @@ pub struct Env {
     pub items: Vec<ItemEntry>,
     /// Per module: name -> item.
     pub scopes: Vec<FxHashMap<String, ItemId>>,
-    /// Module names (`""` for the user's files, else the std module name).
+    /// Module names (`""` for the user's files, the std module name, or
+    /// `user:` and a user module's path, `user:lib::fifo`).
     pub module_names: Vec<String>,
+    /// The user modules being loaded, innermost last (a `use` of one of
+    /// them is a cycle, E0209).
+    pub loading: Vec<usize>,
     /// Diagnostics so far.
     pub diags: Vec<Diagnostic>,
     /// Items referenced, per referencing module.

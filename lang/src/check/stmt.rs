@@ -123,7 +123,11 @@ impl<'e> BodyCx<'e> {
                 args,
             } => self.trace_stmt(name, *name_span, args, span)?,
             S::Expr(e) => {
-                if let A::Method(recv, m, args) = &e.kind {
+                if let A::Call(f, args) = &e.kind
+                    && self.is_print(f)
+                {
+                    self.print_stmt(args, e.span)?
+                } else if let A::Method(recv, m, args) = &e.kind {
                     match self.method(recv, m, args, e.span) {
                         MethodResult::Value(v) => StmtKind::Expr(v),
                         MethodResult::Stmt(k) => k,

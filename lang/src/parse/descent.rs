@@ -657,6 +657,11 @@ impl Parser<'_> {
 
     fn string(&mut self) -> R<String> {
         let t = self.expect(Tok::Str)?;
+        self.string_text(t)
+    }
+
+    /// The text of string token `t`, escapes resolved.
+    fn string_text(&mut self, t: Token) -> R<String> {
         let raw = self.text(t);
         let body = &raw[1..raw.len() - 1];
         let mut out = String::with_capacity(body.len());
@@ -1290,6 +1295,7 @@ impl Parser<'_> {
                 }
             }
             Tok::LBrace if !self.no_structs => self.concat()?,
+            Tok::Str => ExprKind::Str(self.string_text(t)?),
             Tok::Kw(Kw::True) => ExprKind::Bool(true),
             Tok::Kw(Kw::False) => ExprKind::Bool(false),
             Tok::Int => {

@@ -63,8 +63,10 @@ const COUNTER: u64 = 3;
 const TICK: u64 = 4;
 const SIGNAL: u64 = 5;
 
-/// The most words one record takes (a trace with `MAX_ARGS` arguments).
-const MAX_WORDS: usize = 6 + MAX_ARGS;
+/// The words a batch reserves per record: a trace of 8 arguments, most
+/// records' size or more (a longer trace grows the batch, once: batches
+/// are recycled with their capacity).
+const MAX_WORDS: usize = 6 + 8;
 
 /// The three words of a time.
 #[inline(always)]

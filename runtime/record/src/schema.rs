@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::SchemaError;
 use crate::time::Time;
 
-/// The most arguments one trace event may carry; records keep them inline.
-pub const MAX_ARGS: usize = 8;
+/// The most arguments one trace event may carry (the front end's limit on
+/// a `trace`'s values, E0326); every writer takes any count up to it.
+pub const MAX_ARGS: usize = 64;
 
 /// Everything a recorder needs to name the indices that records carry.
 ///

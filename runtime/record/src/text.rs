@@ -25,7 +25,7 @@ use crate::error::RecordError;
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput, put_u64, put_u128, whole_lines};
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TraceRecord};
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
-use crate::schema::{MAX_ARGS, Schema, sign_extend};
+use crate::schema::{Schema, sign_extend};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";
@@ -141,7 +141,7 @@ struct EventText {
     /// Per argument, its signed width or 0 for unsigned; `None` when every
     /// argument is unsigned, so such events take the plain loop and pay one
     /// test per record for signedness.
-    signed: Option<[u32; MAX_ARGS]>,
+    signed: Option<Box<[u32]>>,
 }
 
 /// What a FIFO event's line needs, per FIFO and kind, looked up once per
@@ -313,11 +313,9 @@ impl TextWriter {
                     signed: (0..e.args.len())
                         .any(|i| e.signed_width(i).is_some())
                         .then(|| {
-                            let mut widths = [0; MAX_ARGS];
-                            for (i, w) in widths.iter_mut().enumerate().take(e.args.len()) {
-                                *w = e.signed_width(i).unwrap_or(0);
-                            }
-                            widths
+                            (0..e.args.len())
+                                .map(|i| e.signed_width(i).unwrap_or(0))
+                                .collect()
                         }),
                 }
             })

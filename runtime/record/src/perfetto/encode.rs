@@ -90,13 +90,19 @@ impl Event<'static> {
 
 const TAG_TRACE_PACKET: u8 = 0x0a;
 
+/// Arguments a [`Template`] keeps inline (nearly every event's count).
+const INLINE_ARGS: usize = 8;
+
 /// The window a packet is encoded into, straight in the output chunk: the
 /// largest packet (a header of at most 1 + 2 + 1 + 10 + 7 + 2 bytes,
-/// [`MAX_ARGS`] annotations of 2 + 12 + 10, type and name 22, track 11, a
-/// counter 12, two flows 20 and the sequence flags 6: 286) plus the slack
-/// of the block stores ([`Piece::put`] and the varints store up to 32 and
-/// 8 bytes whatever they use).
-pub(crate) const WINDOW: usize = 512;
+/// [`MAX_ARGS`] (64) annotations of 2 + 12 + 10, type and name 22, track
+/// 11, a counter 12, two flows 20 and the sequence flags 6: 1,630) plus
+/// the slack of the block stores ([`Piece::put`] and the varints store up
+/// to 32 and 8 bytes whatever they use).
+pub(crate) const WINDOW: usize = 2048;
+
+// The window holds the largest packet with its slack.
+const _: () = assert!(23 + MAX_ARGS * 24 + 22 + 11 + 12 + 20 + 6 + 32 <= WINDOW);
 
 /// `0x80` in every byte: the continuation bits of an 8-byte varint.
 const CONTINUATION: u64 = 0x8080_8080_8080_8080;
@@ -227,9 +233,12 @@ pub(crate) struct Template {
     /// id is 1): with a one-byte timestamp, packet and track event length,
     /// the whole header is this word with those three bytes or-ed in.
     head_word: Option<u64>,
-    /// The first `n_args` are used: the argument names (a fixed array, so
-    /// a packet with a known argument count needs no loop).
-    args: [Arg; MAX_ARGS],
+    /// The first eight arguments' names and signed widths (a fixed array,
+    /// so a packet with a known argument count needs no loop; nearly every
+    /// event has at most eight).
+    args: [Arg; INLINE_ARGS],
+    /// Those of the arguments past the eighth.
+    more_args: Box<[Arg]>,
     n_args: usize,
     /// The track event's bytes other than the track and the varying
     /// values: annotation tags, lengths and prefixes, type and name, the
@@ -258,19 +267,27 @@ impl Template {
         if event.arg_iids.len() > MAX_ARGS {
             return None;
         }
+        let all: Vec<Arg> = event
+            .arg_iids
+            .iter()
+            .enumerate()
+            .map(|(i, &iid)| {
+                let width = event.arg_widths.get(i).copied().unwrap_or(0);
+                // uint_value = 3 or int_value = 4
+                let tag = if width != 0 { 0x20 } else { 0x18 };
+                Arg {
+                    prefix: Piece::new().byte(0x08).varint(iid).byte(tag), // name_iid = 1
+                    width,
+                }
+            })
+            .collect();
         let mut args = [Arg {
             prefix: Piece::new(),
             width: 0,
-        }; MAX_ARGS];
-        for (i, &iid) in event.arg_iids.iter().enumerate() {
-            let width = event.arg_widths.get(i).copied().unwrap_or(0);
-            // uint_value = 3 or int_value = 4
-            let tag = if width != 0 { 0x20 } else { 0x18 };
-            args[i] = Arg {
-                prefix: Piece::new().byte(0x08).varint(iid).byte(tag), // name_iid = 1
-                width,
-            };
-        }
+        }; INLINE_ARGS];
+        let inline = all.len().min(INLINE_ARGS);
+        args[..inline].copy_from_slice(&all[..inline]);
+        let more_args: Box<[Arg]> = all[inline..].into();
         let n_args = event.arg_iids.len();
         let mut name = Piece::new();
         if event.kind != 0 {
@@ -304,14 +321,12 @@ impl Template {
         let fixed_te = name.len
             + flows * 10
             + if counter { 2 } else { 0 }
-            + args[..n_args]
-                .iter()
-                .map(|a| 2 + a.prefix.len)
-                .sum::<usize>();
+            + all.iter().map(|a| 2 + a.prefix.len).sum::<usize>();
         Some(Template {
             head,
             head_word,
             args,
+            more_args,
             n_args,
             fixed_te,
             name,
@@ -350,13 +365,20 @@ pub(crate) fn put_packet(
     flows: [u64; 2],
 ) -> usize {
     debug_assert_eq!(args.len(), template.n_args, "one value per argument");
-    let mut values = [(0u64, 0usize); MAX_ARGS];
     let mut te = template.fixed_te + track.len;
+    // The first eight values and lengths are kept for the stores below;
+    // later ones are computed again there (a sign extension and a length
+    // each), so the scratch array stays small whatever the count.
+    let mut values = [(0u64, 0usize); INLINE_ARGS];
     for ((a, &bits), v) in template.args.iter().zip(args).zip(&mut values) {
         let value = a.value(bits);
         let n = varint_len(value);
         *v = (value, n);
         te += n;
+    }
+    let later = args.get(INLINE_ARGS..).unwrap_or(&[]);
+    for (a, &bits) in template.more_args.iter().zip(later) {
+        te += varint_len(a.value(bits));
     }
     let counter = counter as u64;
     let counter_len = if template.double {
@@ -391,10 +413,18 @@ pub(crate) fn put_packet(
     for (a, &(value, n)) in template
         .args
         .iter()
-        .zip(&values[..args.len().min(MAX_ARGS)])
+        .zip(&values[..args.len().min(INLINE_ARGS)])
     {
         w[at] = 0x22; // debug_annotations = 4
         // At most 22 bytes: one length byte.
+        w[at + 1] = (a.prefix.len + n) as u8;
+        at = a.prefix.put(w, at + 2);
+        at = varint_n(w, at, value, n);
+    }
+    for (a, &bits) in template.more_args.iter().zip(later) {
+        let value = a.value(bits);
+        let n = varint_len(value);
+        w[at] = 0x22; // debug_annotations = 4
         w[at + 1] = (a.prefix.len + n) as u8;
         at = a.prefix.put(w, at + 2);
         at = varint_n(w, at, value, n);
@@ -614,7 +644,7 @@ mod tests {
                 kind: 3,
                 name_iid: u64::MAX,
                 track: u64::MAX,
-                arg_iids: &[u64::MAX; MAX_ARGS],
+                arg_iids: &[u64::MAX; 8],
                 arg_values: &[1 << 63, 0xfd, 0x8000, u64::MAX, 1, 0x7fff_ffff, 0, 5],
                 arg_widths: &[64, 8, 16, 0, 1, 32, 64, 3],
                 counter: Some(-1),

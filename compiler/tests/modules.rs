@@ -1,0 +1,76 @@
+//! Designs split into files: `use` of the user's own modules, found beside
+//! the design and in `-L` folders, from `check` and `run`; a missing
+//! module and a cycle as diagnostics, in JSON too.
+
+mod common;
+
+use common::{all_output, chronc};
+
+const TOP: &str = "compiler/tests/modules/design/top.chr";
+const VENDOR: &str = "compiler/tests/modules/vendor";
+
+#[test]
+fn modules_come_from_the_design_folder_and_search_folders() {
+    let dump = common::scratch("modules", "dump").join("state.json");
+    let dump_arg = dump.display().to_string();
+    let out = chronc(&[
+        "run",
+        TOP,
+        "--cycles",
+        "5",
+        "-q",
+        "-L",
+        VENDOR,
+        "--dump-state",
+        &dump_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).expect("the dump")).expect("JSON");
+    let value = |unit: &str, name: &str| {
+        state["registers"]
+            .as_array()
+            .expect("registers")
+            .iter()
+            .find(|r| r["unit"] == unit && r["name"] == name)
+            .and_then(|r| r["value"].as_u64())
+            .unwrap_or_else(|| panic!("{unit}.{name} in {state}"))
+    };
+    // The library's `bump` adds 1, the design's 2: each unit got its own.
+    assert_eq!(value("top.a", "n"), 5);
+    assert_eq!(value("top.t", "n"), 10);
+    assert_eq!(value("top.b", "lit"), 1);
+    let out = chronc(&["check", TOP, "-L", VENDOR]);
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+}
+
+#[test]
+fn a_missing_module_and_a_cycle_are_diagnostics() {
+    // Without the `-L` folder, `ip::blink` has no file.
+    let out = chronc(&["check", "--format", "json", TOP]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let codes: Vec<&str> = diags
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"E0208"), "{codes:?}");
+    let out = chronc(&["check", "compiler/tests/modules/design/cycle.chr"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = all_output(&out);
+    assert!(text.contains("E0209"), "{text}");
+    assert!(
+        text.contains("lib::loop_a -> lib::loop_b -> lib::loop_a"),
+        "{text}"
+    );
+    assert!(
+        text.contains("E0208") && text.contains("lib/missing/Thing.chr"),
+        "{text}"
+    );
+    // `run` reports them the same way, before running anything.
+    let out = chronc(&["run", "compiler/tests/modules/design/cycle.chr", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("E0209"));
+}
