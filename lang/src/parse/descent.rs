@@ -1513,6 +1513,8 @@ mod tests {
             "fn f(x: u8) -> u8 { r[7:4] <= 1; r[i +: 2] <= 1; l[3] = 1; s.a[1][2:1] = {a, b}; }",
             "fn f(x: u8) -> u8 { if x[1] == ({a, b})[0] { } match ({a, b}) { _ => {} } return 0; }",
             "unit U<N: u32 = 4> { tick { x = {a, b}; } }",
+            "fn f(x: u8) -> u8 { print(\"a {} {:#x}\\n\", x, \"s\"[0]); return \"t\" + (\"u\") as u8; }",
+            "fn f(x: u8) -> u8 { let s = [\"a\", \"b\"]; return clog2(x) + f(\"q\", {\"r\", x}); }",
             "unit U<N: u32 = 4, B: bool = 3 > 2> { tick {} }",
         ];
         for c in clean {
@@ -1625,6 +1627,7 @@ mod tests {
         "x",
         "S { a: 1 }",
         "\"s\"",
+        "print(\"{} {:#x}\", x, y);",
         "/* c */",
         "//\n",
         "!",
