@@ -649,3 +649,27 @@ fn struct_casts_pack_first_field_most_significant_on_both_engines() {
         );
     }
 }
+
+/// Type parameters: `tests/designs/generic_units.chr` against the same
+/// design with each specialization written out by hand
+/// (`compiler/tests/generics/specialized.chr`), on both engines, long
+/// enough for the u8 sums to wrap: every counter agrees.
+#[test]
+fn type_parameters_specialize_as_hand_written_units_do() {
+    let counters = |file: &str, engine: &str| {
+        let report = report_of(chronc(&[
+            "run", file, "--cycles", "300", "--json", "--engine", engine,
+        ]));
+        assert_eq!(report["stop"], "limit", "{file}: {report}");
+        report["counters"].clone()
+    };
+    for engine in ["jit", "interp"] {
+        let generic = counters("tests/designs/generic_units.chr", engine);
+        let by_hand = counters("compiler/tests/generics/specialized.chr", engine);
+        assert_eq!(generic, by_hand, "{engine}");
+        assert!(
+            generic.as_array().is_some_and(|c| c.len() == 4),
+            "{generic}"
+        );
+    }
+}

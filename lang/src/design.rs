@@ -133,6 +133,8 @@ pub enum Value {
     Array(Vec<Value>),
     /// Struct fields in declaration order.
     Struct(Vec<Value>),
+    /// The value of a type parameter (`unit Queue<T: type>`): a type.
+    Type(Type),
 }
 
 impl Value {
@@ -163,6 +165,7 @@ impl std::fmt::Display for Value {
         match self {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(v) => write!(f, "{v}"),
+            Value::Type(t) => write!(f, "{t}"),
             Value::Array(vs) | Value::Struct(vs) => {
                 write!(f, "[")?;
                 for (i, v) in vs.iter().enumerate() {

@@ -438,7 +438,8 @@ impl<'e> Elab<'e> {
             }
         }
         for g in &gps {
-            let ty = self.env.resolve_type(module, &params, &g.ty);
+            let ty = self.env.param_type(module, &params, g);
+            let is_type = crate::check::generics::is_type_param(g);
             // A name given several times (`-p N=1 -p N=2`, reported by
             // `top`): every value is checked, so each one's error is shown.
             let mut given = None;
@@ -451,10 +452,21 @@ impl<'e> Elab<'e> {
                     continue;
                 };
                 let fits_ty = match (&ty, v) {
+                    (_, Value::Type(_)) => is_type,
                     (Type::Int { .. }, Value::Int(x)) => crate::eval::fits(*x, &ty),
                     (Type::Bool, Value::Bool(_)) => true,
                     _ => false,
                 };
+                if is_type && !fits_ty {
+                    // `-p T=...` from the command line: a value, not a type.
+                    self.err(ElabError::BadParam {
+                        span: *span,
+                        message: format!("parameter `{}` takes a type", g.name.name),
+                        help: format!("pass it in the design: `<{} = u16>`", g.name.name),
+                    });
+                    bad = true;
+                    continue;
+                }
                 if !fits_ty && ty != Type::Error {
                     self.err(ElabError::BadParam {
                         span: *span,
@@ -483,7 +495,7 @@ impl<'e> Elab<'e> {
                     Some(e) => {
                         match self
                             .env
-                            .const_expr(module, &params, e, &ty, "a parameter default")
+                            .param_arg(module, &params, g, &ty, e, "a parameter default")
                         {
                             Some(v) => v,
                             None => {
@@ -904,9 +916,9 @@ impl<'e> Elab<'e> {
         };
         match gp {
             Some(g) => {
-                let ty = self.env.resolve_type(tmodule, &Params::new(), &g.ty);
+                let ty = self.env.param_type(tmodule, &Params::new(), &g);
                 self.env
-                    .const_expr(module, params, e, &ty, "a parameter value")
+                    .param_arg(module, params, &g, &ty, e, "a parameter value")
             }
             None => Some(Value::Int(0)),
         }

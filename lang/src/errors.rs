@@ -264,6 +264,8 @@ pub enum TypeError {
         bits: Option<u32>,
         other_int: bool,
     },
+    /// E0338: a type parameter's argument or default that is not a type.
+    NotAType { span: Span },
     /// E0334: a string literal where a value is needed (strings are only
     /// `print`'s format).
     StringValue { span: Span },
@@ -424,6 +426,8 @@ impl IntoDiagnostic for TypeError {
                 };
                 Diagnostic::error("E0304", format!("cannot convert `{from}` to `{to}` with `as`"), span, label).with_help(help)
             }
+            NotAType { span } => Diagnostic::error("E0338", "a type parameter takes a type", span, "not a type")
+                .with_help("give a type name or an array type: `T = u16`, `T = Packet`, `T = [u8; 4]`"),
             StringValue { span } => Diagnostic::error("E0334", "a string literal is not a value", span, "used as a value")
                 .with_help("a string is only the format of `print`: `print(\"x = {}\", x);`"),
             BadFormat { span, problem } => Diagnostic::error("E0335", "this `print` format cannot be used", span, problem)

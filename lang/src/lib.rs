@@ -248,11 +248,11 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
             let mut params = check::Params::new();
             let mut ok = true;
             for p in &u.params {
-                let ty = env.resolve_type(0, &params, &p.ty);
+                let ty = env.param_type(0, &params, p);
                 match p
                     .default
                     .as_ref()
-                    .and_then(|e| env.const_expr(0, &params, e, &ty, "a parameter default"))
+                    .and_then(|e| env.param_arg(0, &params, p, &ty, e, "a parameter default"))
                 {
                     Some(v) => {
                         params.insert(p.name.name.clone(), (ty, v));

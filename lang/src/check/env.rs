@@ -395,6 +395,10 @@ impl Env {
                 if n == "bool" {
                     return Type::Bool;
                 }
+                // A type parameter's value (`check/generics.rs`).
+                if let Some((_, Value::Type(t))) = params.get(n) {
+                    return t.clone();
+                }
                 if let Some(rest) = n.strip_prefix('u').or_else(|| n.strip_prefix('i'))
                     && !rest.is_empty()
                     && rest.chars().all(|c| c.is_ascii_digit())

@@ -94,6 +94,15 @@ impl<'e> BodyCx<'e> {
                 let ty = self.locals[l].ty.clone();
                 self.expect(mk(ExprKind::Local(l), ty), want)
             }
+            Resolved::Value(_, Value::Type(_)) => {
+                self.err(ResolveError::WrongKind {
+                    span,
+                    name: id.name.clone(),
+                    expected: "value",
+                    found: "type parameter",
+                });
+                err_expr(span)
+            }
             Resolved::Value(t, v) => {
                 if t == Type::Error {
                     return err_expr(span);

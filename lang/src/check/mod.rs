@@ -31,6 +31,7 @@ mod body;
 mod consts;
 mod env;
 mod expr;
+pub mod generics;
 mod items;
 mod methods;
 mod packing;
