@@ -71,6 +71,31 @@ pub struct UseItem {
     pub span: Span,
 }
 
+impl UseItem {
+    /// For a `use` of a user module (not `std::`), what it may name, in
+    /// the order they are tried: the whole path as a module (every item
+    /// of `a/b/c.chr`), then all but the last segment as a module and the
+    /// last as one of its items (`c` of `a/b.chr`). Module names join the
+    /// segments with `::`; the loader in `chronc` finds files by the same
+    /// rule, so the front end and the loader never disagree.
+    pub fn user_module_candidates(&self) -> Vec<(String, Option<&Ident>)> {
+        let join = |segments: &[Ident]| {
+            segments
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join("::")
+        };
+        let mut out = vec![(join(&self.path), None)];
+        if let [parent @ .., item] = &self.path[..]
+            && !parent.is_empty()
+        {
+            out.push((join(parent), Some(item)));
+        }
+        out
+    }
+}
+
 /// A constant.
 #[derive(Clone, Debug)]
 pub struct ConstDef {

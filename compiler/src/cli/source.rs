@@ -144,12 +144,7 @@ pub fn read_modules(
             if u.path[0].name == "std" {
                 continue;
             }
-            let names: Vec<&str> = u.path.iter().map(|s| s.name.as_str()).collect();
-            let candidates = [names.len(), names.len() - 1]
-                .into_iter()
-                .filter(|&n| n > 0)
-                .map(|n| names[..n].join("::"));
-            for name in candidates {
+            for (name, _) in u.user_module_candidates() {
                 if sources.module(&name).is_some() {
                     break;
                 }

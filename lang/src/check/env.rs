@@ -3,6 +3,10 @@
 
 use super::*;
 
+/// The prefix of a user module's entry in [`Env::module_names`]
+/// (`user:lib::fifo`), which keeps it apart from a std module's.
+const USER: &str = "user:";
+
 impl Env {
     /// An environment over the user's modules (already parsed); loads the
     /// standard library modules they `use`.
@@ -58,43 +62,34 @@ impl Env {
     /// module is the file `chronc` added for that path (E0208 when none,
     /// E0209 when it is being loaded: a cycle).
     fn use_user_module(&mut self, sources: &mut SourceMap, module: usize, u: &ast::UseItem) {
-        let path = |segments: &[ast::Ident]| {
-            segments
-                .iter()
-                .map(|s| s.name.as_str())
-                .collect::<Vec<_>>()
-                .join("::")
-        };
-        let whole = path(&u.path);
-        let parent = path(&u.path[..u.path.len() - 1]);
-        let (name, item) = if sources.module(&whole).is_some() {
-            (whole, None)
-        } else if u.path.len() > 1 && sources.module(&parent).is_some() {
-            (parent, u.path.last())
-        } else {
+        let candidates = u.user_module_candidates();
+        let Some((name, item)) = candidates
+            .iter()
+            .find(|(name, _)| sources.module(name).is_some())
+            .cloned()
+        else {
             let span = u.path[0].span.to(u.path[u.path.len() - 1].span);
+            let files: Vec<String> = candidates
+                .iter()
+                .map(|(n, _)| format!("`{}.chr`", n.replace("::", "/")))
+                .collect();
             self.diags.push(
                 ResolveError::NoUserModule {
                     span,
-                    files: format!(
-                        "`{}.chr` or `{}.chr`",
-                        whole.replace("::", "/"),
-                        parent.replace("::", "/")
-                    ),
-                    name: whole,
+                    files: files.join(" or "),
+                    name: candidates[0].0.clone(),
                 }
                 .into_diagnostic(),
             );
             return;
         };
-        let key = format!("user:{name}");
-        if let Some(m) = self.module_names.iter().position(|n| *n == key)
+        if let Some(m) = self.user_module(&name)
             && self.loading.contains(&m)
         {
             let mut cycle: Vec<String> = self.loading
                 [self.loading.iter().position(|x| *x == m).unwrap_or(0)..]
                 .iter()
-                .map(|&l| self.module_names[l].trim_start_matches("user:").to_string())
+                .map(|&l| self.module_names[l].trim_start_matches(USER).to_string())
                 .collect();
             cycle.push(name.clone());
             self.diags.push(
@@ -166,11 +161,17 @@ impl Env {
         }
     }
 
+    /// User module `name`'s id, if it is loaded (see [`USER`]).
+    fn user_module(&self, name: &str) -> Option<usize> {
+        self.module_names
+            .iter()
+            .position(|n| n.strip_prefix(USER) == Some(name))
+    }
+
     /// User module `name`'s id, loading it (and what it uses) the first
     /// time.
     fn load_user(&mut self, sources: &mut SourceMap, name: &str) -> Option<usize> {
-        let key = format!("user:{name}");
-        if let Some(m) = self.module_names.iter().position(|n| *n == key) {
+        if let Some(m) = self.user_module(name) {
             return Some(m);
         }
         let file = sources.module(name)?;
@@ -179,7 +180,7 @@ impl Env {
         self.broken.extend(module_ast.broken.iter().cloned());
         let m = self.scopes.len();
         self.scopes.push(FxHashMap::default());
-        self.module_names.push(key);
+        self.module_names.push(format!("{USER}{name}"));
         self.add_items(m, module_ast.items);
         self.loading.push(m);
         self.resolve_uses(sources, m);
@@ -325,14 +326,12 @@ impl Env {
                 };
                 (m, u.path.get(2))
             } else {
-                let names: Vec<&str> = u.path.iter().map(|s| s.name.as_str()).collect();
-                let whole = format!("user:{}", names.join("::"));
-                let parent = format!("user:{}", names[..names.len() - 1].join("::"));
-                match (position(&whole), position(&parent)) {
-                    (Some(m), _) => (m, None),
-                    (None, Some(m)) => (m, u.path.last()),
-                    (None, None) => continue,
-                }
+                let loaded = u
+                    .user_module_candidates()
+                    .into_iter()
+                    .find_map(|(name, item)| Some((self.user_module(&name)?, item)));
+                let Some(found) = loaded else { continue };
+                found
             };
             let any_used = match item {
                 Some(item) => match self.scopes[m].get(&item.name) {
