@@ -345,11 +345,11 @@ impl Simulation {
     }
 
     /// Whether [`Simulation::run`] would run pattern-mode instants through
-    /// the replay loop now: it is on, the calendar replays a pattern and
-    /// no installed trace sink takes FIFO events (where run-ahead does not
-    /// apply).
+    /// the replay loop now: it is on, the calendar replays a pattern (its
+    /// program is built) and no installed trace sink takes FIFO events,
+    /// which the checked step derives (where run-ahead does not apply).
     pub fn runs_replay(&self) -> bool {
-        self.replay_ready()
+        self.replay_enabled && self.replay.is_some() && !self.core.fifo_observed
     }
 
     /// Whether [`Simulation::run`] would run ahead now: it is on, no channel
@@ -617,7 +617,7 @@ impl Simulation {
         // The replay loop runs the instants when the sink takes no FIFO
         // event (its commit calls it makes itself); it hands back to the
         // checked step below before pattern mode and near an overflow.
-        let replayable = self.replay_ready();
+        let replayable = self.runs_replay();
         loop {
             if replayable {
                 match self.replay(last_tick) {

@@ -730,17 +730,7 @@ impl UnitLower<'_> {
                         values.push(v);
                     }
                 }
-                self.p.traces.push(TracePoint {
-                    unit: self.unit,
-                    name: name.clone(),
-                    args: names,
-                    print: None,
-                });
-                let trace = (self.p.traces.len() - 1) as u32;
-                self.out.push(Stmt::Trace {
-                    trace,
-                    args: values,
-                });
+                self.trace_point(name.clone(), names, values, None);
             }
             // A print is a trace point of its own kind: its records take
             // the trace path (canonical order, both engines, every
@@ -757,22 +747,35 @@ impl UnitLower<'_> {
                     .iter()
                     .map(|e| matches!(e.ty, chronon_lang::design::Type::Bool))
                     .collect();
-                self.p.traces.push(TracePoint {
-                    unit: self.unit,
-                    name: "print".into(),
-                    args: names,
-                    print: Some(crate::ir::PrintFormat {
-                        pieces: format.clone(),
-                        bools,
-                    }),
-                });
-                let trace = (self.p.traces.len() - 1) as u32;
-                self.out.push(Stmt::Trace {
-                    trace,
-                    args: values,
-                });
+                let print = crate::ir::PrintFormat {
+                    pieces: format.clone(),
+                    bools,
+                };
+                self.trace_point("print".into(), names, values, Some(print));
             }
         }
+    }
+
+    /// A new trace point of this unit (`print` set for a `print`'s) and the
+    /// statement that records `values` at it.
+    fn trace_point(
+        &mut self,
+        name: String,
+        args: Vec<(String, Ty)>,
+        values: Vec<Expr>,
+        print: Option<crate::ir::PrintFormat>,
+    ) {
+        self.p.traces.push(TracePoint {
+            unit: self.unit,
+            name,
+            args,
+            print,
+        });
+        let trace = (self.p.traces.len() - 1) as u32;
+        self.out.push(Stmt::Trace {
+            trace,
+            args: values,
+        });
     }
 
     fn spec(&self) -> usize {

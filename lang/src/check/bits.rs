@@ -340,7 +340,7 @@ impl BodyCx<'_> {
 }
 
 /// A `u32` constant.
-fn const_u32(v: u32, span: Span) -> Expr {
+pub(super) fn const_u32(v: u32, span: Span) -> Expr {
     Expr {
         kind: ExprKind::Const(Value::Int(i128::from(v))),
         ty: Type::uint(32),

@@ -39,13 +39,8 @@ fn scalars(e: Expr, out: &mut Vec<Expr>) {
         }
         Type::Array(t, n) => {
             for k in 0..n {
-                let index = Expr {
-                    kind: ExprKind::Const(Value::Int(i128::from(k))),
-                    ty: Type::uint(32),
-                    span,
-                };
                 let element = Expr {
-                    kind: ExprKind::Index(Box::new(e.clone()), Box::new(index)),
+                    kind: ExprKind::Index(Box::new(e.clone()), Box::new(bits::const_u32(k, span))),
                     ty: (*t).clone(),
                     span,
                 };
@@ -80,15 +75,10 @@ pub(super) fn struct_to_int(e: Expr, to: Type, span: Span) -> Expr {
 /// The value of type `ty` (packable) whose bits are those of `x` (an
 /// integer) from bit `lo` up.
 fn unpack(x: &Expr, ty: &Type, lo: u32, span: Span) -> Expr {
-    let at = |lo: u32| Expr {
-        kind: ExprKind::Const(Value::Int(i128::from(lo))),
-        ty: Type::uint(32),
-        span,
-    };
     let slice = |width: u32| Expr {
         kind: ExprKind::Bits {
             base: Box::new(x.clone()),
-            lo: Box::new(at(lo)),
+            lo: Box::new(bits::const_u32(lo, span)),
             check: None,
         },
         ty: Type::uint(width),

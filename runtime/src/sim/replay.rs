@@ -454,16 +454,9 @@ fn observe_instant(
 }
 
 impl Simulation {
-    /// Whether [`Simulation::run`] may use the replay loop now: it is on
-    /// and built, and no installed sink takes FIFO events (those the
-    /// checked step derives).
-    pub(super) fn replay_ready(&self) -> bool {
-        self.replay_enabled && self.replay.is_some() && !self.core.fifo_observed
-    }
-
     /// Runs pattern-mode instants up to `last_tick` with the replay program
     /// (see the module documentation), in its observed form while a sink
-    /// is installed; only when [`Simulation::replay_ready`].
+    /// is installed; only when [`Simulation::runs_replay`].
     pub(super) fn replay(&mut self, last_tick: u128) -> ReplayEnd {
         match self.sink.is_some() {
             true => self.replay_in::<true>(last_tick),
