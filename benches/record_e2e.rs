@@ -112,21 +112,13 @@ fn child(config: &str, scale: u64) {
         path.to_string(),
         std::fs::read_to_string(path).expect("design"),
     );
-    let run = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine: EngineKind::Jit,
-        stop: StopAt::Cycles {
+    let run = RunOptions::new(
+        EngineKind::Jit,
+        StopAt::Cycles {
             count: WRITER_EDGES * scale,
             domain: Some("wclk".into()),
         },
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    };
+    );
     let rec = options(config, &dir);
     // Compilation is in the timed region for every configuration alike.
     let (wall, cpu, all_cpu) = (Instant::now(), thread_cpu_ns(), process_cpu_ns());

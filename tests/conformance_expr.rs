@@ -2143,18 +2143,7 @@ fn expect_lines(name: &str, text: &str, limit_ps: u64, expected: &[&str]) {
 fn error_codes(name: &str, text: &str) -> Vec<&'static str> {
     let mut sources = SourceMap::new();
     sources.add(name.to_string(), text.to_string());
-    let options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine: EngineKind::Interp,
-        stop: StopAt::Until(Picos::new(0, 1)),
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    };
+    let options = RunOptions::new(EngineKind::Interp, StopAt::Until(Picos::new(0, 1)));
     match run(&mut sources, &options, &mut |_, _| {}) {
         Err(RunError::Compile(diags)) => diags.iter().map(|d| d.code).collect(),
         other => panic!("{name} compiled: {:?}", other.map(|r| r.stop)),

@@ -116,18 +116,7 @@ fn merged(dir: &Path) -> String {
 
 /// `chronc run`'s defaults on `engine`: until `finish`, seed 0.
 fn options_for_engine(engine: EngineKind) -> RunOptions {
-    RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine,
-        stop: StopAt::Finish,
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    }
+    RunOptions::new(engine, StopAt::Finish)
 }
 
 fn options(case: &Case, engine: EngineKind) -> RunOptions {

@@ -276,18 +276,10 @@ fn traced(label: &str, text: &str, until_ps: u64, engine: EngineKind) -> Vec<Str
     let _ = std::fs::remove_dir_all(&dir);
     let mut sources = SourceMap::new();
     sources.add(format!("{label}.chr"), text.to_string());
-    let options = RunOptions {
-        top: None,
-        params: Vec::new(),
+    let options = RunOptions::new(
         engine,
-        stop: StopAt::Until(parse_time(&format!("{until_ps}ps")).expect("time")),
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    };
+        StopAt::Until(parse_time(&format!("{until_ps}ps")).expect("time")),
+    );
     let record = RecordOptions {
         trace_dir: Some(dir.clone()),
         ..RecordOptions::default()

@@ -9,21 +9,13 @@ use chronon_suite::designs::{chr_files, summary_on_both_engines};
 
 /// At most 5,000 edges of the first clock, or until `finish`.
 fn options(engine: EngineKind) -> RunOptions {
-    RunOptions {
-        top: None,
-        params: Vec::new(),
+    RunOptions::new(
         engine,
-        stop: StopAt::Cycles {
+        StopAt::Cycles {
             count: 5_000,
             domain: None,
         },
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    }
+    )
 }
 
 #[test]

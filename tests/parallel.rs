@@ -43,19 +43,14 @@ fn run_text(label: &str, text: &str, args: &RunArgs, parallel: ParallelConfig) -
     let mut sources = SourceMap::new();
     sources.add(label.to_string(), text.to_string());
     let options = RunOptions {
-        top: None,
         params: args.params.clone(),
-        engine: EngineKind::Jit,
-        stop: args.stop.clone(),
         drain: args.drain,
         seed: 3,
         exec: ExecConfig {
             parallel,
             ..ExecConfig::default()
         },
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(EngineKind::Jit, args.stop.clone())
     };
     run(&mut sources, &options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"))
 }
@@ -324,12 +319,6 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
     let mut sources = SourceMap::new();
     sources.add("interrupted".to_string(), text.clone());
     let mut options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine: EngineKind::Jit,
-        stop: StopAt::Until(parse_time("1000s").expect("a time")),
-        drain: None,
-        seed: 0,
         exec: ExecConfig {
             parallel: ParallelConfig {
                 threads: Threads::Fixed(3),
@@ -339,8 +328,10 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
             ..ExecConfig::default()
         },
         interrupt: Some(&INTERRUPT),
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(
+            EngineKind::Jit,
+            StopAt::Until(parse_time("1000s").expect("a time")),
+        )
     };
     let setter = std::thread::spawn(|| {
         std::thread::sleep(Duration::from_millis(300));

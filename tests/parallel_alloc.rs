@@ -26,12 +26,7 @@ fn counted_run(until: &str) -> (RunReport, u64) {
     let mut sources = SourceMap::new();
     sources.add(path.to_string(), text);
     let options = RunOptions {
-        top: None,
         params: args.params,
-        engine: EngineKind::Jit,
-        stop: args.stop,
-        drain: None,
-        seed: 0,
         exec: ExecConfig {
             parallel: ParallelConfig {
                 threads: Threads::Fixed(2),
@@ -40,9 +35,7 @@ fn counted_run(until: &str) -> (RunReport, u64) {
             },
             ..ExecConfig::default()
         },
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(EngineKind::Jit, args.stop)
     };
     ALLOCATIONS.store(0, Ordering::SeqCst);
     WATCHING_ALL.store(true, Ordering::SeqCst);

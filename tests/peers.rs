@@ -253,22 +253,17 @@ fn run_text(
     let mut sources = SourceMap::new();
     sources.add(name.to_string(), text);
     let options = RunOptions {
-        top: None,
         params: params
             .iter()
             .map(|(k, v)| ((*k).to_string(), v.clone()))
             .collect(),
-        engine,
-        stop: StopAt::Cycles {
-            count: cycles,
-            domain: None,
-        },
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(
+            engine,
+            StopAt::Cycles {
+                count: cycles,
+                domain: None,
+            },
+        )
     };
     let report = match run(&mut sources, &options, &mut |_, _| {}) {
         Ok(r) => r,

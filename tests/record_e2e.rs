@@ -54,19 +54,14 @@ fn run_design_with(
     let text = std::fs::read_to_string(path).expect("example exists");
     sources.add(path.to_string(), text);
     let options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine,
-        stop: StopAt::Cycles {
-            count: 2_000,
-            domain: None,
-        },
-        drain: None,
-        seed: 0,
         exec,
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(
+            engine,
+            StopAt::Cycles {
+                count: 2_000,
+                domain: None,
+            },
+        )
     };
     match run_recorded(&mut sources, &options, rec, &mut |_, _| {}) {
         Ok(r) => r,
@@ -283,18 +278,7 @@ fn a_full_disk_stops_recording_with_the_writers_error() {
         "cdc.chr".to_string(),
         std::fs::read_to_string("examples/cdc_pair.chr").expect("example"),
     );
-    let options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine: EngineKind::Interp,
-        stop: StopAt::Finish,
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    };
+    let options = RunOptions::new(EngineKind::Interp, StopAt::Finish);
     match run_recorded(&mut sources, &options, &rec, &mut |_, _| {}) {
         Err(chronon_compiler::run::RunError::Setup(m)) => {
             assert!(m.contains("/proc/no-such-dir"), "{m}")

@@ -37,16 +37,8 @@ fn options_for(source: &str, engine: EngineKind) -> RunOptions {
         i += 1;
     }
     RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine,
-        stop,
         drain,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(engine, stop)
     }
 }
 
@@ -104,18 +96,7 @@ fn sliced_runs_equal_one_run() {
     for stop in stops {
         let mut sources = SourceMap::new();
         sources.add("sliced.chr", text);
-        let options = RunOptions {
-            top: None,
-            params: Vec::new(),
-            engine: EngineKind::Jit,
-            stop: stop.clone(),
-            drain: None,
-            seed: 0,
-            exec: Default::default(),
-            interrupt: None,
-            dump_state: false,
-            print: chronon_compiler::run::PrintTo::Quiet,
-        };
+        let options = RunOptions::new(EngineKind::Jit, stop.clone());
         let sliced = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
         let compiled = chronon_lang::compile(
             &mut sources,

@@ -18,19 +18,15 @@ fn thousands_of_cells_run_alike_on_both_engines() {
             let mut sources = SourceMap::new();
             sources.add(path, text.clone());
             let options = RunOptions {
-                top: None,
                 params: vec![("N".into(), n.to_string()), ("FORM".into(), form.into())],
-                engine,
-                stop: StopAt::Cycles {
-                    count: 3,
-                    domain: None,
-                },
-                drain: None,
-                seed: 0,
-                exec: Default::default(),
-                interrupt: None,
                 dump_state: true,
-                print: chronon_compiler::run::PrintTo::Quiet,
+                ..RunOptions::new(
+                    engine,
+                    StopAt::Cycles {
+                        count: 3,
+                        domain: None,
+                    },
+                )
             };
             let report = run(&mut sources, &options, &mut |_, _| {})
                 .unwrap_or_else(|e| panic!("FORM={form} {engine:?}: {e:?}"));

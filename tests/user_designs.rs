@@ -128,16 +128,9 @@ fn run_case(
     let mut sources = SourceMap::new();
     sources.add(format!("{label}.chr"), text.to_string());
     let options = RunOptions {
-        top: None,
         params: case.run.params.clone(),
-        engine,
-        stop: case.run.stop.clone(),
         drain: case.run.drain,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
+        ..RunOptions::new(engine, case.run.stop.clone())
     };
     let record = RecordOptions {
         trace_dir: traced.then(|| dir.0.clone()),

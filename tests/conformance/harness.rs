@@ -161,18 +161,7 @@ pub fn run_chronc_until(
     let trace = scratch.0.join("text");
     let mut sources = SourceMap::new();
     sources.add(name.to_string(), text.to_string());
-    let options = RunOptions {
-        top: None,
-        params: Vec::new(),
-        engine,
-        stop,
-        drain: None,
-        seed: 0,
-        exec: Default::default(),
-        interrupt: None,
-        dump_state: false,
-        print: chronon_compiler::run::PrintTo::Quiet,
-    };
+    let options = RunOptions::new(engine, stop);
     let recording = RecordOptions {
         trace_dir: Some(trace.clone()),
         ..RecordOptions::default()

@@ -68,6 +68,29 @@ pub struct RunOptions {
     pub print: PrintTo,
 }
 
+impl RunOptions {
+    /// A run of the top system (or the one there is) on `engine` until
+    /// `stop`, with every other choice at its default: no parameter
+    /// overrides, no drain, seed [`crate::lower::random::DEFAULT_SEED`],
+    /// the default execution configuration, no interrupt flag, no register
+    /// dump, and `print` lines dropped ([`PrintTo::Quiet`]: a library
+    /// caller asks for them; `chronc` does).
+    pub fn new(engine: EngineKind, stop: StopAt) -> RunOptions {
+        RunOptions {
+            top: None,
+            params: Vec::new(),
+            engine,
+            stop,
+            drain: None,
+            seed: crate::lower::random::DEFAULT_SEED,
+            exec: ExecConfig::default(),
+            interrupt: None,
+            dump_state: false,
+            print: PrintTo::Quiet,
+        }
+    }
+}
+
 /// Why a run could not start.
 #[derive(Debug)]
 pub enum RunError {
@@ -458,15 +481,13 @@ fn attach_print(sim: &mut Simulator, to: PrintTo) -> Option<print::PrintError> {
     Some(error)
 }
 
-/// Flushes and removes the print sink (the recording's, which it wraps,
-/// goes back in its place); its write error, if any.
+/// Removes and drops the print sink, which flushes it; its write error,
+/// if any. A recording's sink it wrapped is dropped with it, as
+/// `Recording::finish_at` (called next) would drop it: the recording's
+/// state lives in the `Recording`, not in its sink.
 fn finish_print(sim: &mut Simulator, printed: &Option<print::PrintError>) -> Option<String> {
     let error = printed.as_ref()?;
-    if let Some(sink) = sim.sim.take_trace_sink() {
-        // Dropping the print sink flushes it; a recording sink it held is
-        // dropped too, which `Recording::finish_at` does anyway.
-        drop(sink);
-    }
+    drop(sim.sim.take_trace_sink());
     error.borrow_mut().take()
 }
 

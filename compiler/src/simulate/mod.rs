@@ -722,21 +722,13 @@ mod tests {
     fn summary(text: &str, engine: EngineKind) -> String {
         let mut sources = SourceMap::new();
         sources.add("t.chr".to_string(), text.to_string());
-        let options = RunOptions {
-            top: None,
-            params: Vec::new(),
+        let options = RunOptions::new(
             engine,
-            stop: StopAt::Cycles {
+            StopAt::Cycles {
                 count: 20,
                 domain: None,
             },
-            drain: None,
-            seed: 0,
-            exec: Default::default(),
-            interrupt: None,
-            dump_state: false,
-            print: crate::run::PrintTo::Quiet,
-        };
+        );
         let report = run(&mut sources, &options, &mut |_, _| {}).expect("design runs");
         report.summary(true).replacen(&report.engine, "ENGINE", 1)
     }
