@@ -176,6 +176,52 @@ fn every_recorder_alone_writes_the_same_bytes_with_and_without_the_replay_loop()
     }
 }
 
+/// Which recorders keep the replay loop (its observed form): those that
+/// take no FIFO event (VCD, counters); the text log and Perfetto take FIFO
+/// events, which the checked step derives. Without this the test above
+/// would pass with both runs in checked steps.
+#[test]
+fn recorders_without_fifo_events_keep_the_replay_loop() {
+    let text = std::fs::read_to_string("examples/cdc_pair.chr").expect("example");
+    let program = std::sync::Arc::new(chronon_suite::designs::lower_text("cdc_pair", &text));
+    let dir = scratch("which-loop");
+    let cases = [
+        (
+            RecordOptions {
+                vcd: Some(dir.join("w.vcd")),
+                ..RecordOptions::default()
+            },
+            true,
+        ),
+        (
+            RecordOptions {
+                counters: Some(dir.join("c.csv")),
+                ..RecordOptions::default()
+            },
+            true,
+        ),
+        (
+            RecordOptions {
+                trace_dir: Some(dir.join("text")),
+                ..RecordOptions::default()
+            },
+            false,
+        ),
+    ];
+    for (rec, replays) in cases {
+        let mut sim = chronon_compiler::simulate::Simulator::new(program.clone(), EngineKind::Jit)
+            .expect("builds");
+        let recording =
+            chronon_compiler::record::Recording::attach(&mut sim, "T", &rec).expect("attaches");
+        // A few instants: pattern mode starts after the calendar's lead-in.
+        sim.sim.run(chronon_runtime::RunLimit::Time(
+            chronon_runtime::Picos::from_integer(20_000),
+        ));
+        assert_eq!(sim.sim.runs_replay(), replays, "{rec:?}");
+        recording.finish(&mut sim);
+    }
+}
+
 /// One merged text line: exact time, domain, and the rest.
 fn parse_line(line: &str) -> (Time, String, Vec<String>) {
     let mut fields = line.split(' ');
