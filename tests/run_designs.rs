@@ -195,7 +195,12 @@ fn a_faulting_bit_write_writes_nothing() {
             .unwrap_or_default()
             .iter()
             .find(|r| r.name == "y")
-            .map(|r| r.value);
-        assert_eq!(y, Some(0xC000), "{engine:?}: {}", report.summary(true));
+            .map(|r| r.value.clone());
+        assert_eq!(
+            y,
+            Some(chronon_compiler::simulate::RegisterValue::Int(0xC000)),
+            "{engine:?}: {}",
+            report.summary(true)
+        );
     }
 }

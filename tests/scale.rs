@@ -39,7 +39,9 @@ fn thousands_of_cells_run_alike_on_both_engines() {
             let registers = report.registers.as_deref().unwrap_or_default();
             assert_eq!(registers.len() as u64, n);
             assert!(
-                registers.iter().all(|r| r.value == 3),
+                registers
+                    .iter()
+                    .all(|r| r.value == chronon_compiler::simulate::RegisterValue::Int(3)),
                 "FORM={form} {engine:?}"
             );
             digests.push(report.state_digest);

@@ -301,18 +301,22 @@ fn odd_sources_get_every_coded_diagnostic_and_no_echoes() {
     assert_eq!(error_codes(&nots, true, &[]), ["E0102"]);
     let chain = unit(&format!("r <= r{};", " + r".repeat(300)));
     assert_eq!(error_codes(&chain, true, &[]), ["E0102"]);
-    // Literals past 64 bits and widths out of range, every one reported.
-    let sizes = "clock c = 1 GHz;\n\
+    // Literals past their type or past 1024 bits and widths out of range,
+    // every one reported.
+    let sizes = format!(
+        "clock c = 1 GHz;\n\
         const A: u64 = 18446744073709551616;\n\
-        const B: u64 = 0x1_0000_0000_0000_0000;\n\
+        const B: u1024 = 0x1{};\n\
         const C: i64 = -9223372036854775809;\n\
-        unit U { reg a: u0; reg b: u65; reg d: i128; reg e: [u8; 0];\n\
-        reg f: u64 = 99999999999999999999999999; tick { } }\n\
-        system T { inst u: U on c; }\n";
+        unit U {{ reg a: u0; reg b: u1025; reg d: i2048; reg e: [u8; 0];\n\
+        reg f: u64 = 99999999999999999999999999; tick {{ }} }}\n\
+        system T {{ inst u: U on c; }}\n",
+        "_0000".repeat(256)
+    );
     assert_eq!(
-        error_codes(sizes, true, &[]),
+        error_codes(&sizes, true, &[]),
         [
-            "E0103", "E0103", "E0303", "E0308", "E0308", "E0308", "E0324", "E0103"
+            "E0303", "E0103", "E0303", "E0308", "E0308", "E0308", "E0324", "E0303"
         ]
     );
     // Errors of different phases in one file are all reported.

@@ -2,6 +2,8 @@
 
 use std::sync::Arc;
 
+use num_bigint::BigInt;
+
 use crate::span::Span;
 
 /// A name and where it was written.
@@ -437,7 +439,7 @@ pub enum Pattern {
     /// `_`
     Wildcard(Span),
     /// An integer, possibly negative.
-    Int(i128, Option<(bool, u32)>, Span),
+    Int(BigInt, Option<(bool, u32)>, Span),
     /// `true` / `false`
     Bool(bool, Span),
     /// `E::V`
@@ -681,7 +683,7 @@ impl BinOp {
 pub enum ExprKind {
     /// An integer literal (negation of a literal is folded in), with its
     /// optional suffix `(signed, width)`.
-    Int(i128, Option<(bool, u32)>),
+    Int(BigInt, Option<(bool, u32)>),
     /// `true` / `false`
     Bool(bool),
     /// A name.

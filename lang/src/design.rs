@@ -23,7 +23,7 @@ pub type Rational = Ratio<BigInt>;
 pub enum Type {
     /// One bit.
     Bool,
-    /// `uN` / `iN`, 1 <= width <= 64.
+    /// `uN` / `iN`, 1 <= width <= [`MAX_INT_BITS`].
     Int {
         /// Two's complement when true.
         signed: bool,
@@ -121,14 +121,21 @@ impl std::fmt::Display for Type {
     }
 }
 
-/// A constant value. Integers (and enum values) are held exactly in `i128`,
-/// already wrapped to their type: `0..2^N` for `uN`, `-2^(N-1)..2^(N-1)` for `iN`.
+/// The widest integer type, `u1024` / `i1024`.
+pub const MAX_INT_BITS: u32 = 1024;
+
+/// A constant value. Integers (and enum values) are held exactly, already
+/// wrapped to their type: `0..2^N` for `uN`, `-2^(N-1)..2^(N-1)` for `iN`;
+/// in `i128` when they fit, in [`Value::Wide`] only when they do not, so
+/// every integer has one representation.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
     /// `bool`
     Bool(bool),
     /// An integer or an enum value.
     Int(i128),
+    /// An integer outside `i128`'s range (of a type wider than 127 bits).
+    Wide(Arc<BigInt>),
     /// Array elements.
     Array(Vec<Value>),
     /// Struct fields in declaration order.
@@ -150,11 +157,29 @@ impl Value {
         }
     }
 
-    /// The integer, if one.
+    /// The integer, if one that fits `i128`.
     pub fn as_int(&self) -> Option<i128> {
         match self {
             Value::Int(v) => Some(*v),
             Value::Bool(b) => Some(i128::from(*b)),
+            _ => None,
+        }
+    }
+
+    /// An integer of any size, in its one representation.
+    pub fn int(v: BigInt) -> Value {
+        match i128::try_from(&v) {
+            Ok(small) => Value::Int(small),
+            Err(_) => Value::Wide(Arc::new(v)),
+        }
+    }
+
+    /// The integer (or `bool` as 0 or 1) at any size.
+    pub fn as_big(&self) -> Option<BigInt> {
+        match self {
+            Value::Int(v) => Some(BigInt::from(*v)),
+            Value::Wide(v) => Some(v.as_ref().clone()),
+            Value::Bool(b) => Some(BigInt::from(u8::from(*b))),
             _ => None,
         }
     }
@@ -165,6 +190,7 @@ impl std::fmt::Display for Value {
         match self {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(v) => write!(f, "{v}"),
+            Value::Wide(v) => write!(f, "{v}"),
             Value::Type(t) => write!(f, "{t}"),
             Value::Array(vs) | Value::Struct(vs) => {
                 write!(f, "[")?;
@@ -297,7 +323,7 @@ pub struct BitRange {
 #[derive(Clone, Debug)]
 pub struct MatchArm {
     /// The values this arm takes (integers, `0`/`1` for bools).
-    pub values: Vec<i128>,
+    pub values: Vec<BigInt>,
     /// Its body.
     pub body: Vec<Stmt>,
 }

@@ -453,7 +453,9 @@ impl<'e> Elab<'e> {
                 };
                 let fits_ty = match (&ty, v) {
                     (_, Value::Type(_)) => is_type,
-                    (Type::Int { .. }, Value::Int(x)) => crate::eval::fits(*x, &ty),
+                    (Type::Int { .. }, Value::Int(_) | Value::Wide(_)) => {
+                        v.as_big().is_some_and(|x| crate::eval::fits_big(&x, &ty))
+                    }
                     (Type::Bool, Value::Bool(_)) => true,
                     _ => false,
                 };

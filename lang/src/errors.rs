@@ -148,7 +148,11 @@ pub enum TypeError {
     /// E0302
     CannotInfer { span: Span },
     /// E0303
-    LiteralOverflow { span: Span, value: i128, ty: String },
+    LiteralOverflow {
+        span: Span,
+        value: num_bigint::BigInt,
+        ty: String,
+    },
     /// E0304
     BadCast {
         span: Span,
@@ -299,7 +303,16 @@ pub enum TypeError {
     },
     /// E0331: a slice that selects no bits or more than its integer has.
     BadSlice { span: Span, message: String },
-    /// E0332: a concatenation or replication wider than 64 bits.
+    /// E0339: `/` or `%` on values wider than `MAX_DIVIDE_BITS`.
+    WideDivision {
+        /// The operation.
+        span: Span,
+        /// `/` or `%`.
+        op: &'static str,
+        /// The operands' width.
+        width: u32,
+    },
+    /// E0332: a concatenation or replication wider than `MAX_INT_BITS`.
     TooWide {
         span: Span,
         what: &'static str,
@@ -356,7 +369,7 @@ impl IntoDiagnostic for TypeError {
             NotConstant { span, what } => Diagnostic::error("E0307", format!("{what} must be a compile-time constant"), span, "depends on run-time state")
                 .with_help("use literals, constants and parameters here"),
             BadWidth { span, name } => Diagnostic::error("E0308", format!("`{name}` is not a valid integer type"), span, "width out of range")
-                .with_help("integer types are `u1` ... `u64` and `i1` ... `i64`"),
+                .with_help("integer types are `u1` ... `u1024` and `i1` ... `i1024`"),
             IndexOutOfRange { span, index, len } => Diagnostic::error("E0309", format!("index {index} is out of range for an array of {len}"), span, "out of range")
                 .with_help(format!("valid indices are 0 to {}", len.saturating_sub(1))),
             UnknownField { span, name, ty, suggestion } => suggest(
@@ -399,8 +412,10 @@ impl IntoDiagnostic for TypeError {
                 .with_help(format!("the bits of a `{ty}` are 0 (the least significant) to {}", width.saturating_sub(1))),
             BadSlice { span, message } => Diagnostic::error("E0331", message, span, "in this slice")
                 .with_help("`x[hi:lo]` takes bits lo to hi (hi >= lo, constants); `x[base +: w]` takes w bits from base up, `x[base -: w]` w bits from base down (w a constant of at least 1)"),
-            TooWide { span, what, width } => Diagnostic::error("E0332", format!("this {what} is {width} bits wide; values are at most 64 bits"), span, format!("{width} bits"))
-                .with_help("split it into values of at most 64 bits (a struct or an array holds more)"),
+            WideDivision { span, op, width } => Diagnostic::error("E0339", format!("`{op}` on {width}-bit values: division and remainder take at most {} bits", crate::check::MAX_DIVIDE_BITS), span, format!("{width}-bit operands"))
+                .with_help("divide values of at most 128 bits (cast or slice the operands), or by a power of two with a shift"),
+            TooWide { span, what, width } => Diagnostic::error("E0332", format!("this {what} is {width} bits wide; values are at most {} bits", crate::design::MAX_INT_BITS), span, format!("{width} bits"))
+                .with_help("split it into values of at most 1024 bits (a struct or an array holds more)"),
             UnsizedPart { span } => Diagnostic::error("E0333", "an integer literal in a concatenation needs a width", span, "how many bits is this?")
                 .with_help("give the literal a type suffix (`5u4`), or convert it (`(5 as u4)`)"),
             RandomType { span, found: Some(ty) } => Diagnostic::error("E0325", format!("`random()` cannot give a `{ty}`"), span, format!("a `{ty}` is expected here"))

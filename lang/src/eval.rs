@@ -4,6 +4,10 @@
 //! reference for the back ends.
 
 use crate::ast::{BinOp, UnOp};
+use num_bigint::{BigInt, Sign};
+use num_integer::Integer;
+use num_traits::{One, Zero};
+
 use crate::design::{Expr, ExprKind, Type, Value};
 
 /// Why an expression has no compile-time value.
@@ -16,54 +20,79 @@ pub enum EvalError {
 }
 
 /// Wraps an exact integer to a type: modulo `2^width`, then into the signed
-/// range for `iN`.
+/// range for `iN`. For types of at most 127 bits; [`wrap_big`] for any.
 pub fn wrap(v: i128, ty: &Type) -> i128 {
     match ty {
-        Type::Int { signed, width } => {
+        Type::Int { signed, width } if *width < 127 => {
             let m = 1i128 << width;
             let r = v.rem_euclid(m);
             if *signed && r >= m / 2 { r - m } else { r }
         }
+        Type::Int { .. } => match i128::try_from(wrap_big(BigInt::from(v), ty)) {
+            Ok(r) => r,
+            Err(_) => v,
+        },
         Type::Bool => v & 1,
         _ => v,
     }
 }
 
-/// A constant integer or `bool` as its two's-complement bits, with its
-/// width.
-pub fn raw_bits(v: &Value, ty: &Type) -> Option<(u128, u32)> {
+/// [`wrap`] at any width.
+pub fn wrap_big(v: BigInt, ty: &Type) -> BigInt {
+    match ty {
+        Type::Int { signed, width } => {
+            let m = BigInt::one() << *width;
+            let r = v.mod_floor(&m);
+            if *signed && r >= (&m >> 1u32) {
+                r - m
+            } else {
+                r
+            }
+        }
+        Type::Bool => v & BigInt::one(),
+        _ => v,
+    }
+}
+
+/// A constant integer or `bool` as its two's-complement bits (not
+/// negative, below `2^width`), with its width.
+pub fn raw_bits(v: &Value, ty: &Type) -> Option<(BigInt, u32)> {
     let width = ty.scalar_bits()?;
-    let x = match v {
-        Value::Int(x) => *x,
-        Value::Bool(b) => i128::from(*b),
-        _ => return None,
-    };
-    Some(((x as u128) & low_mask(width), width))
+    let x = v.as_big()?;
+    Some((x.mod_floor(&(BigInt::one() << width)), width))
 }
 
 /// The `width` low bits set.
-fn low_mask(width: u32) -> u128 {
-    if width >= 128 {
-        u128::MAX
-    } else {
-        (1u128 << width) - 1
-    }
+fn low_mask(width: u32) -> BigInt {
+    (BigInt::one() << width) - 1
 }
 
 /// Whether `v` is representable in `ty` without wrapping.
 pub fn fits(v: i128, ty: &Type) -> bool {
+    fits_big(&BigInt::from(v), ty)
+}
+
+/// [`fits`] at any size.
+pub fn fits_big(v: &BigInt, ty: &Type) -> bool {
     match ty {
         Type::Int {
             signed: false,
             width,
-        } => v >= 0 && v < (1i128 << width),
+        } => v.sign() != Sign::Minus && v.bits() <= u64::from(*width),
         Type::Int {
             signed: true,
             width,
-        } => v >= -(1i128 << (width - 1)) && v < (1i128 << (width - 1)),
-        Type::Enum(e) => v >= 0 && (v as u128) < e.variants.len() as u128,
+        } => {
+            let half = BigInt::one() << (width - 1);
+            *v >= -&half && *v < half
+        }
+        Type::Enum(e) => v.sign() != Sign::Minus && *v < BigInt::from(e.variants.len()),
         _ => false,
     }
+}
+
+fn int(v: BigInt, ty: &Type) -> Value {
+    Value::int(wrap_big(v, ty))
 }
 
 /// Evaluates a typed expression that must be constant.
@@ -74,16 +103,18 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
             let v = eval(a)?;
             match (op, v) {
                 (UnOp::Not, Value::Bool(b)) => Value::Bool(!b),
-                (UnOp::Neg, Value::Int(x)) => Value::Int(wrap(-x, &e.ty)),
-                (UnOp::BitNot, Value::Int(x)) => Value::Int(wrap(!x, &e.ty)),
                 (op, v) if op.is_reduction() => {
                     let (bits, width) = raw_bits(&v, &a.ty).ok_or(EvalError::NotConstant)?;
                     let one = match op {
                         UnOp::AndReduce => bits == low_mask(width),
-                        UnOp::OrReduce => bits != 0,
-                        _ => bits.count_ones() % 2 == 1,
+                        UnOp::OrReduce => bits.sign() != Sign::NoSign,
+                        _ => bits.magnitude().count_ones() % 2 == 1,
                     };
                     Value::Int(i128::from(one))
+                }
+                (UnOp::Neg, v) => int(-v.as_big().ok_or(EvalError::NotConstant)?, &e.ty),
+                (UnOp::BitNot, v @ (Value::Int(_) | Value::Wide(_))) => {
+                    int(!v.as_big().ok_or(EvalError::NotConstant)?, &e.ty)
                 }
                 _ => return Err(EvalError::NotConstant),
             }
@@ -91,32 +122,36 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
         ExprKind::Bits { base, lo, check } => {
             let (bits, _) = raw_bits(&eval(base)?, &base.ty).ok_or(EvalError::NotConstant)?;
             let lo = eval(lo)?.as_int().ok_or(EvalError::NotConstant)?;
-            if lo < 0 || check.is_some_and(|n| lo >= i128::from(n)) || lo >= 128 {
+            let base_width = base.ty.scalar_bits().unwrap_or(0);
+            if lo < 0
+                || check.is_some_and(|n| lo >= i128::from(n))
+                || lo >= i128::from(base_width.max(1))
+            {
                 return Err(EvalError::IndexOutOfRange);
             }
             let width = e.ty.scalar_bits().ok_or(EvalError::NotConstant)?;
-            Value::Int(wrap(((bits >> lo) & low_mask(width)) as i128, &e.ty))
+            int((bits >> (lo as u32)) & low_mask(width), &e.ty)
         }
         ExprKind::Replicate(part, times) => {
             let (bits, width) = raw_bits(&eval(part)?, &part.ty).ok_or(EvalError::NotConstant)?;
-            let mut acc: u128 = 0;
+            let mut acc = BigInt::zero();
             for _ in 0..*times {
-                acc = (acc << width) | bits;
+                acc = (acc << width) | &bits;
             }
-            Value::Int(wrap(acc as i128, &e.ty))
+            int(acc, &e.ty)
         }
         ExprKind::Concat(parts) => {
-            let mut acc: u128 = 0;
+            let mut acc = BigInt::zero();
             for p in parts {
                 let (bits, width) = raw_bits(&eval(p)?, &p.ty).ok_or(EvalError::NotConstant)?;
                 acc = (acc << width) | bits;
             }
-            Value::Int(wrap(acc as i128, &e.ty))
+            int(acc, &e.ty)
         }
         ExprKind::Binary(op, a, b) => binary(*op, &a.ty, &eval(a)?, &eval(b)?)?,
         ExprKind::Cast(a) => {
-            let v = eval(a)?.as_int().ok_or(EvalError::NotConstant)?;
-            Value::Int(wrap(v, &e.ty))
+            let v = eval(a)?.as_big().ok_or(EvalError::NotConstant)?;
+            int(v, &e.ty)
         }
         ExprKind::Field(a, i) => match eval(a)? {
             Value::Struct(mut fs) if *i < fs.len() => fs.swap_remove(*i),
@@ -157,7 +192,7 @@ pub fn binary(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Result<Value, EvalE
             _ => return Err(EvalError::NotConstant),
         }));
     }
-    let (Some(x), Some(y)) = (a.as_int(), b.as_int()) else {
+    let (Some(x), Some(y)) = (a.as_big(), b.as_big()) else {
         return match op {
             Eq => Ok(Value::Bool(a == b)),
             Ne => Ok(Value::Bool(a != b)),
@@ -177,28 +212,27 @@ pub fn binary(op: BinOp, ty: &Type, a: &Value, b: &Value) -> Result<Value, EvalE
         Le => Value::Bool(x <= y),
         Gt => Value::Bool(x > y),
         Ge => Value::Bool(x >= y),
-        Add => Value::Int(wrap(x + y, ty)),
-        Sub => Value::Int(wrap(x - y, ty)),
-        Mul => Value::Int(wrap(x.wrapping_mul(y), ty)),
-        Div => Value::Int(if y == 0 {
-            wrap(-1, ty)
-        } else {
-            wrap(x / y, ty)
-        }),
-        Rem => Value::Int(if y == 0 { x } else { wrap(x % y, ty) }),
-        BitAnd => Value::Int(wrap(x & y, ty)),
-        BitOr => Value::Int(wrap(x | y, ty)),
-        BitXor => Value::Int(wrap(x ^ y, ty)),
-        Shl => Value::Int(if y >= i128::from(width) {
-            0
-        } else {
-            wrap(x << y, ty)
-        }),
-        Shr => Value::Int(if y >= i128::from(width) {
-            if signed && x < 0 { -1 } else { 0 }
-        } else {
-            x >> y
-        }),
+        Add => int(x + y, ty),
+        Sub => int(x - y, ty),
+        Mul => int(x * y, ty),
+        // Both truncate toward zero, as RISC-V does; `MIN / -1` wraps.
+        Div if y.is_zero() => int(BigInt::from(-1), ty),
+        Div => int(x / y, ty),
+        Rem if y.is_zero() => int(x, ty),
+        Rem => int(x % y, ty),
+        BitAnd => int(x & y, ty),
+        BitOr => int(x | y, ty),
+        BitXor => int(x ^ y, ty),
+        Shl | Shr if y >= BigInt::from(width) => {
+            if op == Shr && signed && x.sign() == Sign::Minus {
+                Value::Int(-1)
+            } else {
+                Value::Int(0)
+            }
+        }
+        Shl => int(x << u32::try_from(&y).unwrap_or(0), ty),
+        // `>>` on a negative `BigInt` floors: the arithmetic shift.
+        Shr => int(x >> u32::try_from(&y).unwrap_or(0), ty),
         Or | And => return Err(EvalError::NotConstant),
     })
 }

@@ -20,7 +20,10 @@ mod lexer;
 use pest::Parser;
 use pest::iterators::Pair;
 
+use num_bigint::{BigInt, Sign};
 use std::sync::Arc;
+
+use crate::design::MAX_INT_BITS;
 
 use crate::ast::*;
 use crate::diag::{Diagnostic, IntoDiagnostic};
@@ -59,7 +62,7 @@ pub enum ParseError {
     },
     /// E0102: brackets or operators nested too deeply.
     TooDeep { span: Span, limit: usize },
-    /// E0103: an integer literal does not fit 64 bits.
+    /// E0103: an integer literal does not fit [`MAX_INT_BITS`] bits.
     LiteralTooLarge { span: Span },
     /// E0104: a literal suffix names no integer type.
     BadSuffix { span: Span, suffix: String },
@@ -106,16 +109,16 @@ impl IntoDiagnostic for ParseError {
                 "E0103",
                 "integer literal too large",
                 span,
-                "does not fit in 64 bits",
+                format!("does not fit in {MAX_INT_BITS} bits"),
             )
-            .with_help("integers are at most 64 bits wide"),
+            .with_help(format!("integers are at most {MAX_INT_BITS} bits wide")),
             ParseError::BadSuffix { span, suffix } => Diagnostic::error(
                 "E0104",
                 format!("invalid literal suffix `{suffix}`"),
                 span,
                 "not an integer type",
             )
-            .with_help("a suffix is `u1` ... `u64` or `i1` ... `i64`"),
+            .with_help("a suffix is `u1` ... `u1024` or `i1` ... `i1024`"),
             ParseError::Unclosed { span, what } => Diagnostic::error(
                 "E0105",
                 format!("unclosed {what}"),
@@ -1301,7 +1304,7 @@ impl Builder<'_> {
     }
 
     /// Value and suffix of an integer literal.
-    fn int(&mut self, p: Pair<'_, Rule>) -> Option<(i128, Option<(bool, u32)>)> {
+    fn int(&mut self, p: Pair<'_, Rule>) -> Option<(BigInt, Option<(bool, u32)>)> {
         let span = self.span(&p);
         let text = p.as_str().replace('_', "");
         let (radix, digits) = if let Some(h) = text.strip_prefix("0x") {
@@ -1320,21 +1323,21 @@ impl Builder<'_> {
             Some(s) => {
                 let signed = s.starts_with('i');
                 match s[1..].parse::<u32>() {
-                    Ok(w) if (1..=64).contains(&w) => Some((signed, w)),
+                    Ok(w) if (1..=MAX_INT_BITS).contains(&w) => Some((signed, w)),
                     _ => {
                         self.diags
                             .push(ParseError::BadSuffix { span, suffix: s }.into_diagnostic());
-                        return Some((0, None));
+                        return Some((BigInt::ZERO, None));
                     }
                 }
             }
         };
-        match u64::from_str_radix(&digits, radix) {
-            Ok(v) => Some((i128::from(v), suffix)),
-            Err(_) => {
+        match literal_value(&digits, radix) {
+            Some(v) => Some((v, suffix)),
+            None => {
                 self.diags
                     .push(ParseError::LiteralTooLarge { span }.into_diagnostic());
-                Some((0, suffix))
+                Some((BigInt::ZERO, suffix))
             }
         }
     }
@@ -1399,7 +1402,7 @@ impl Builder<'_> {
             .into_diagnostic(),
         );
         Expr {
-            kind: ExprKind::Int(0, None),
+            kind: ExprKind::Int(BigInt::ZERO, None),
             span,
         }
     }
@@ -1507,7 +1510,7 @@ impl Builder<'_> {
                 for op in parts {
                     let span = self.span(&op).to(e.span);
                     e = match (op.as_str(), &e.kind) {
-                        ("-", ExprKind::Int(v, s)) if *v >= 0 => Expr {
+                        ("-", ExprKind::Int(v, s)) if v.sign() != Sign::Minus => Expr {
                             kind: ExprKind::Int(-v, *s),
                             span,
                         },
@@ -1543,7 +1546,7 @@ impl Builder<'_> {
                 e
             }
             Rule::int_lit => {
-                let (v, s) = self.int(p).unwrap_or((0, None));
+                let (v, s) = self.int(p).unwrap_or((BigInt::ZERO, None));
                 Expr {
                     kind: ExprKind::Int(v, s),
                     span,
@@ -1635,7 +1638,7 @@ impl Builder<'_> {
                 }
             }
             _ => Expr {
-                kind: ExprKind::Int(0, None),
+                kind: ExprKind::Int(BigInt::ZERO, None),
                 span,
             },
         }
@@ -1702,6 +1705,17 @@ pub fn keywords() -> Vec<&'static str> {
     let rest = &grammar[start..];
     let end = rest.find('}').expect("keyword rule ends");
     rest[..end].split('"').skip(1).step_by(2).collect()
+}
+
+/// The value of a literal's digits (no `_`, prefix or suffix) in `radix`,
+/// if it has at most [`MAX_INT_BITS`] bits. Both parsers read literals
+/// with it.
+pub(crate) fn literal_value(digits: &str, radix: u32) -> Option<BigInt> {
+    if digits.is_empty() {
+        return None;
+    }
+    let v = BigInt::parse_bytes(digits.as_bytes(), radix)?;
+    (v.bits() <= u64::from(MAX_INT_BITS)).then_some(v)
 }
 
 #[cfg(test)]

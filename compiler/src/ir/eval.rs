@@ -45,6 +45,7 @@ pub fn binary(op: BinOp, ty: Ty, a: u64, b: u64) -> u64 {
         BinOp::Add => a.wrapping_add(b),
         BinOp::Sub => a.wrapping_sub(b),
         BinOp::Mul => a.wrapping_mul(b),
+        BinOp::MulHi => ((u128::from(a) * u128::from(b)) >> 64) as u64,
         BinOp::Div => {
             if b == 0 {
                 u64::MAX

@@ -145,27 +145,40 @@ pub enum Shape {
     Struct(Vec<(String, Shape)>),
     /// `.valid`, then `.value` and its shape.
     Option(Box<Shape>),
+    /// An integer wider than 64 bits: its limbs, least significant first,
+    /// name one value.
+    Wide {
+        /// Bits.
+        width: u32,
+        /// Two's complement when true.
+        signed: bool,
+    },
 }
 
 impl Shape {
-    /// Appends the suffix of each scalar (`[2].len`) to `out`, each after
-    /// `prefix`.
-    pub fn names(&self, prefix: &str, out: &mut Vec<String>) {
+    /// Appends each value's suffix (`[2].len`), after `prefix`, to `out`
+    /// in slot order, with `Some((width, signed))` for an integer wider
+    /// than 64 bits (whose limbs take that many slots) and `None` for a
+    /// scalar of one slot.
+    pub fn leaves(&self, prefix: &str, out: &mut Vec<(String, Option<(u32, bool)>)>) {
         match self {
-            Shape::Scalar => out.push(prefix.to_string()),
+            Shape::Scalar => out.push((prefix.to_string(), None)),
             Shape::Array(element, n) => {
                 for k in 0..*n {
-                    element.names(&format!("{prefix}[{k}]"), out);
+                    element.leaves(&format!("{prefix}[{k}]"), out);
                 }
             }
             Shape::Struct(fields) => {
                 for (name, shape) in fields {
-                    shape.names(&format!("{prefix}.{name}"), out);
+                    shape.leaves(&format!("{prefix}.{name}"), out);
                 }
             }
             Shape::Option(value) => {
-                out.push(format!("{prefix}.valid"));
-                value.names(&format!("{prefix}.value"), out);
+                out.push((format!("{prefix}.valid"), None));
+                value.leaves(&format!("{prefix}.value"), out);
+            }
+            Shape::Wide { width, signed } => {
+                out.push((prefix.to_string(), Some((*width, *signed))))
             }
         }
     }
@@ -321,6 +334,9 @@ pub struct PrintFormat {
     /// Per argument: whether it is a `bool` (`true`/`false` in decimal;
     /// the IR types it `u1`).
     pub bools: Vec<bool>,
+    /// Per argument: `(width, signed)` of an integer wider than 64 bits,
+    /// whose limbs are that many consecutive arguments of the trace point.
+    pub wide: Vec<Option<(u32, bool)>>,
 }
 
 /// What a fault site checks: it decides the fault's kind in the report.
@@ -445,6 +461,9 @@ pub enum BinOp {
     Sub,
     /// Wrapping multiplication.
     Mul,
+    /// The high 64 bits of the unsigned 128-bit product; `u64` operands
+    /// only (the limb products of wide multiplication).
+    MulHi,
     /// Division, RISC-V semantics.
     Div,
     /// Remainder, RISC-V semantics.

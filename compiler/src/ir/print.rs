@@ -232,6 +232,7 @@ fn binop(op: BinOp) -> &'static str {
         BinOp::Add => "add",
         BinOp::Sub => "sub",
         BinOp::Mul => "mul",
+        BinOp::MulHi => "mulhi",
         BinOp::Div => "div",
         BinOp::Rem => "rem",
         BinOp::And => "and",

@@ -28,6 +28,9 @@ pub fn type_of(p: &Program, locals: &[Ty], e: &Expr) -> Result<Ty, String> {
             Ok(*ty)
         }
         Expr::Binary(op, ty, a, b) => {
+            if *op == super::BinOp::MulHi && *ty != Ty::U64 {
+                return Err(format!("mulhi at {ty}"));
+            }
             expect(p, locals, a, *ty)?;
             if matches!(op, super::BinOp::Shl | super::BinOp::Shr) {
                 let amount = type_of(p, locals, b)?;

@@ -558,6 +558,7 @@ impl Gen<'_> {
                 };
                 self.mask(r, ty)
             }
+            BinOp::MulHi => self.b.ins().umulhi(a, b),
             // Bitwise operations of canonical operands are canonical: no
             // bit above the width can become set.
             BinOp::And => self.b.ins().band(a, b),

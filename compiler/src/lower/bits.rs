@@ -161,6 +161,9 @@ impl UnitLower<'_> {
         vals: Vec<Expr>,
         span: Span,
     ) {
+        if let Some(width) = super::wide::wide(ty) {
+            return self.write_wide_bits(target, width, sel, vals, span);
+        }
         let tty = scalar(ty);
         let lty = scalar(&sel.lo.ty);
         let mut lo = self.expr(&sel.lo).remove(0);
@@ -199,6 +202,54 @@ impl UnitLower<'_> {
         let saved = std::mem::take(&mut self.out);
         self.assign(target, vec![new]);
         let write = std::mem::replace(&mut self.out, saved);
+        self.guarded(guard, write);
+    }
+
+    /// [`Self::write_bits`] into an integer wider than 64 bits.
+    fn write_wide_bits(
+        &mut self,
+        target: Target,
+        width: u32,
+        sel: &BitRange,
+        vals: Vec<Expr>,
+        span: Span,
+    ) {
+        let value_ty = Type::uint(sel.width);
+        let v = self.bv(vals, &value_ty);
+        let lo = match &sel.lo.kind {
+            chronon_lang::design::ExprKind::Const(k) => Ok(k
+                .as_int()
+                .and_then(|k| u32::try_from(k).ok())
+                .unwrap_or(u32::MAX)),
+            _ => {
+                let raw = self.expr(&sel.lo);
+                let t = self.bv(raw, &sel.lo.ty);
+                let t = self.amount64(&t);
+                Err(self.pure(t))
+            }
+        };
+        let guard = match (&lo, sel.check) {
+            (Err(t), Some(n)) => Some(self.check_bit_position(t.clone(), Ty::U64, n, span)),
+            _ => None,
+        };
+        let n = super::wide::limbs(width);
+        let old: Vec<Expr> = (0..n as u32)
+            .map(|i| match target {
+                Target::Slots(s) => Expr::Load(s + i),
+                Target::Locals(l) => Expr::Local(l + i),
+            })
+            .collect();
+        let old = self.bv(old, &Type::uint(width));
+        let saved = std::mem::take(&mut self.out);
+        let new = self.insert(&old, &v, lo, sel.width);
+        self.assign(target, new.limbs);
+        let write = std::mem::replace(&mut self.out, saved);
+        self.guarded(guard, write);
+    }
+
+    /// Emits `write`, under `guard` when there is one (a run-time
+    /// position's range check).
+    fn guarded(&mut self, guard: Option<Expr>, write: Vec<Stmt>) {
         match guard {
             Some(cond) => self.out.push(Stmt::If {
                 cond,

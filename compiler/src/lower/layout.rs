@@ -1,6 +1,9 @@
 //! Flattening of the front end's types and values to IR scalars.
 
 use chronon_lang::design::{Type, Value};
+use num_bigint::BigInt;
+use num_integer::Integer;
+use num_traits::One;
 
 use crate::ir::Ty;
 
@@ -15,6 +18,10 @@ pub fn scalars(ty: &Type) -> Vec<Ty> {
 fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
     match ty {
         Type::Bool => out.push(Ty::BOOL),
+        // Limbs, all unsigned (`super::wide`).
+        Type::Int { width, .. } if *width > 64 => {
+            out.extend((0..super::wide::limbs(*width)).map(|i| super::wide::limb_ty(*width, i)))
+        }
         Type::Int { signed, width } => out.push(Ty {
             width: *width as u8,
             signed: *signed,
@@ -50,6 +57,10 @@ pub fn shape(ty: &Type) -> crate::ir::Shape {
                 .collect(),
         ),
         Type::Option(t) => Shape::Option(Box::new(shape(t))),
+        Type::Int { signed, width } if *width > 64 => Shape::Wide {
+            width: *width,
+            signed: *signed,
+        },
         _ => Shape::Scalar,
     }
 }
@@ -57,7 +68,8 @@ pub fn shape(ty: &Type) -> crate::ir::Shape {
 /// Number of scalar fields of a type.
 pub fn size(ty: &Type) -> usize {
     match ty {
-        Type::Bool | Type::Int { .. } | Type::Enum(_) => 1,
+        Type::Int { width, .. } => super::wide::limbs(*width),
+        Type::Bool | Type::Enum(_) => 1,
         Type::Array(t, n) => size(t) * *n as usize,
         Type::Struct(s) => s.fields.iter().map(|(_, t)| size(t)).sum(),
         Type::Option(t) => 1 + size(t),
@@ -106,6 +118,15 @@ fn push_constant(ty: &Type, value: &Value, out: &mut Vec<(Ty, u64)>) {
         (Type::Option(t), v) => {
             out.push((Ty::BOOL, 0));
             push_constant(t, v, out);
+        }
+        (Type::Int { width, .. }, v) if *width > 64 => {
+            let bits = v.as_big().unwrap_or_default();
+            let bits = bits.mod_floor(&(BigInt::one() << *width));
+            let digits = bits.magnitude().to_u64_digits();
+            for i in 0..super::wide::limbs(*width) {
+                let ty = super::wide::limb_ty(*width, i);
+                out.push((ty, digits.get(i).copied().unwrap_or(0) & ty.mask()));
+            }
         }
         (t, v) => {
             let tys = scalars(t);

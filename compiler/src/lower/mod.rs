@@ -12,6 +12,7 @@ mod bits;
 mod layout;
 mod order;
 pub mod random;
+mod wide;
 
 use chronon_lang::ast::{BinOp as LBin, UnOp as LUn};
 use chronon_lang::design::{
@@ -638,20 +639,34 @@ impl UnitLower<'_> {
                 default,
             } => {
                 let ty = scalar(&scrutinee.ty);
-                let v = self.expr(scrutinee).remove(0);
-                let v = self.temp(ty, v);
+                let vals = self.expr(scrutinee);
+                let is_wide = wide::wide(&scrutinee.ty).is_some();
+                let v = if is_wide {
+                    None
+                } else {
+                    let v = vals[0].clone();
+                    Some(self.temp(ty, v))
+                };
+                let wide_v = is_wide.then(|| self.bv(vals, &scrutinee.ty));
                 let mut chain = self.block(default);
                 for arm in arms.iter().rev() {
                     let cond = arm
                         .values
                         .iter()
                         .map(|k| {
-                            bin(
-                                BinOp::Eq,
-                                ty,
-                                v.clone(),
-                                Expr::Const(ty, (*k as u64) & ty.mask()),
-                            )
+                            let limbs: Vec<Expr> =
+                                layout::constant(&scrutinee.ty, &Value::int(k.clone()))
+                                    .into_iter()
+                                    .map(|(t, v)| Expr::Const(t, v))
+                                    .collect();
+                            match (&v, &wide_v) {
+                                (Some(v), _) => bin(BinOp::Eq, ty, v.clone(), limbs[0].clone()),
+                                (_, Some(wv)) => {
+                                    let k = self.bv(limbs, &scrutinee.ty);
+                                    self.eq(wv, &k)
+                                }
+                                _ => unreachable!("one of the two is set"),
+                            }
                         })
                         .reduce(|a, b| bin(BinOp::Or, Ty::BOOL, a, b))
                         .unwrap_or(Expr::Const(Ty::BOOL, 0));
@@ -720,11 +735,16 @@ impl UnitLower<'_> {
                 for (n, e) in args {
                     let tys = scalars(&e.ty);
                     let vals = self.expr(e);
+                    // A wide value's limbs by their bits: `x[127:64]`.
+                    let wide = wide::wide(&e.ty);
                     for (i, (ty, v)) in tys.iter().zip(vals).enumerate() {
-                        let label = if tys.len() > 1 {
-                            format!("{n}.{i}")
-                        } else {
-                            n.clone()
+                        let label = match wide {
+                            Some(w) => {
+                                let lo = 64 * i as u32;
+                                format!("{n}[{}:{lo}]", (lo + 63).min(w - 1))
+                            }
+                            None if tys.len() > 1 => format!("{n}.{i}"),
+                            None => n.clone(),
                         };
                         names.push((label, *ty));
                         values.push(v);
@@ -739,17 +759,37 @@ impl UnitLower<'_> {
                 let mut names = Vec::new();
                 let mut values = Vec::new();
                 for (i, e) in args.iter().enumerate() {
-                    let ty = scalars(&e.ty)[0];
-                    names.push((i.to_string(), ty));
-                    values.push(self.expr(e).remove(0));
+                    // A wide value's limbs are consecutive arguments.
+                    let vals = self.expr(e);
+                    let tys = scalars(&e.ty);
+                    let limbs = tys.len();
+                    for (k, (ty, v)) in tys.into_iter().zip(vals).enumerate() {
+                        let name = if limbs > 1 {
+                            format!("{i}.{k}")
+                        } else {
+                            i.to_string()
+                        };
+                        names.push((name, ty));
+                        values.push(v);
+                    }
                 }
                 let bools = args
                     .iter()
                     .map(|e| matches!(e.ty, chronon_lang::design::Type::Bool))
                     .collect();
+                let wide = args
+                    .iter()
+                    .map(|e| match e.ty {
+                        chronon_lang::design::Type::Int { signed, width } if width > 64 => {
+                            Some((width, signed))
+                        }
+                        _ => None,
+                    })
+                    .collect();
                 let print = crate::ir::PrintFormat {
                     pieces: format.clone(),
                     bools,
+                    wide,
                 };
                 self.trace_point("print".into(), names, values, Some(print));
             }
@@ -1131,6 +1171,16 @@ impl UnitLower<'_> {
                     .map(|i| Expr::Load(base + i))
                     .collect()
             }
+            EK::Unary(..)
+            | EK::Bits { .. }
+            | EK::Concat(_)
+            | EK::Replicate(..)
+            | EK::Binary(..)
+            | EK::Cast(_)
+                if self.is_wide(e) =>
+            {
+                self.wide_expr(e)
+            }
             EK::Unary(op, a) => {
                 let aty = scalar(&a.ty);
                 let a = self.expr(a).remove(0);
@@ -1245,6 +1295,9 @@ impl UnitLower<'_> {
                     unreachable!("the checker counts every random() site of a tick")
                 };
                 let key = random::site_key(*site, &self.iterations);
+                if let Some(width) = wide::wide(&e.ty) {
+                    return self.wide_random(Expr::Local(stream), key, width);
+                }
                 vec![random::draw(Expr::Local(stream), key, ty, |e| {
                     self.temp(Ty::U64, e)
                 })]

@@ -158,8 +158,9 @@ pub struct RegisterReport {
     /// The register's name in its unit, with the element or field of an
     /// array or struct register (`mem[3]`, `pkt.len`).
     pub name: String,
-    /// Its value; negative for a signed register whose sign bit is set.
-    pub value: i128,
+    /// Its value: a number, negative for a signed register whose sign bit
+    /// is set; a hexadecimal string for a value wider than 64 bits.
+    pub value: crate::simulate::RegisterValue,
 }
 
 /// The result of a run. Everything but `wall_seconds` and `edges_per_second`

@@ -106,40 +106,140 @@ fn format_line(
         Some(t) => write!(line, "{t}ps {domain} {} {path}: ", r.cycle),
         None => write!(line, "{} {domain} {} {path}: ", r.time, r.cycle),
     };
-    let mut values = r.args.iter().zip(tys).zip(&format.bools);
+    let mut arg = 0;
+    let mut values = format.bools.iter().zip(&format.wide);
     for piece in &format.pieces {
         match piece {
             FormatPiece::Text(text) => line.extend_from_slice(text.as_bytes()),
             FormatPiece::Value(radix) => {
-                if let Some(((&v, ty), &is_bool)) = values.next() {
-                    write_value(line, v, *ty, is_bool, *radix);
+                let Some((&is_bool, wide)) = values.next() else {
+                    continue;
+                };
+                let (shape, n) = match (wide, tys.get(arg)) {
+                    (Some(w), _) => (*w, w.0.div_ceil(64) as usize),
+                    (None, Some(ty)) => ((u32::from(ty.width), ty.signed), 1),
+                    (None, None) => continue,
+                };
+                if let Some(limbs) = r.args.get(arg..arg + n) {
+                    write_value(line, limbs, shape, is_bool, *radix);
                 }
+                arg += n;
             }
         }
     }
     line.push(b'\n');
 }
 
-/// Writes `v`, of type `ty`, as `radix` says.
-fn write_value(line: &mut Vec<u8>, v: u64, ty: Ty, is_bool: bool, radix: Radix) {
-    let bits = u32::from(ty.width).clamp(1, 64);
-    let masked = if bits == 64 {
-        v
-    } else {
-        v & ((1u64 << bits) - 1)
-    };
-    let _ = match radix {
-        Radix::Decimal if is_bool => write!(line, "{}", masked != 0),
-        Radix::Decimal if ty.signed => {
-            let shift = 64 - bits;
-            write!(line, "{}", ((masked << shift) as i64) >> shift)
+/// The most limbs a value has (`u1024`).
+const MAX_LIMBS: usize = 16;
+
+/// Writes the value held in `limbs` (least significant first; one for a
+/// value of at most 64 bits), `width` bits wide, as `radix` says: a signed
+/// value's decimal form negative where its sign bit is set, every other
+/// form its bits. Works in fixed buffers: no allocation per value.
+fn write_value(
+    line: &mut Vec<u8>,
+    limbs: &[u64],
+    (width, signed): (u32, bool),
+    is_bool: bool,
+    radix: Radix,
+) {
+    let width = width.clamp(1, 64 * MAX_LIMBS as u32);
+    let n = (width.div_ceil(64) as usize).min(limbs.len()).max(1);
+    let mut buf = [0u64; MAX_LIMBS];
+    buf[..n.min(limbs.len())].copy_from_slice(&limbs[..n.min(limbs.len())]);
+    let top_bits = width - 64 * (n as u32 - 1);
+    if top_bits < 64 {
+        buf[n - 1] &= (1u64 << top_bits) - 1;
+    }
+    if is_bool && radix == Radix::Decimal {
+        let _ = write!(line, "{}", buf[0] != 0);
+        return;
+    }
+    let negative = signed && (buf[n - 1] >> (top_bits - 1)) & 1 == 1;
+    match radix {
+        Radix::Decimal => {
+            if negative {
+                negate(&mut buf[..n], top_bits);
+                line.push(b'-');
+            }
+            write_decimal(line, &mut buf[..n]);
         }
-        Radix::Decimal => write!(line, "{masked}"),
-        Radix::Hex => write!(line, "{masked:x}"),
-        Radix::HexPrefixed => write!(line, "{masked:#x}"),
-        Radix::Binary => write!(line, "{masked:b}"),
-        Radix::BinaryPrefixed => write!(line, "{masked:#b}"),
-    };
+        Radix::Hex | Radix::HexPrefixed => {
+            if radix == Radix::HexPrefixed {
+                line.extend_from_slice(b"0x");
+            }
+            write_digits(line, &buf[..n], |line, v, first| {
+                let _ = if first {
+                    write!(line, "{v:x}")
+                } else {
+                    write!(line, "{v:016x}")
+                };
+            });
+        }
+        Radix::Binary | Radix::BinaryPrefixed => {
+            if radix == Radix::BinaryPrefixed {
+                line.extend_from_slice(b"0b");
+            }
+            write_digits(line, &buf[..n], |line, v, first| {
+                let _ = if first {
+                    write!(line, "{v:b}")
+                } else {
+                    write!(line, "{v:064b}")
+                };
+            });
+        }
+    }
+}
+
+/// Two's-complement negation of `limbs` within `top_bits` of the last.
+fn negate(limbs: &mut [u64], top_bits: u32) {
+    let mut carry = true;
+    for l in limbs.iter_mut() {
+        let (v, c) = (!*l).overflowing_add(u64::from(carry));
+        *l = v;
+        carry = c;
+    }
+    if top_bits < 64
+        && let Some(top) = limbs.last_mut()
+    {
+        *top &= (1u64 << top_bits) - 1;
+    }
+}
+
+/// The limbs from the most significant non-zero one down, the first
+/// without leading zeros (a zero value is its one limb).
+fn write_digits(line: &mut Vec<u8>, limbs: &[u64], mut put: impl FnMut(&mut Vec<u8>, u64, bool)) {
+    let top = limbs.iter().rposition(|&l| l != 0).unwrap_or(0);
+    for (k, &l) in limbs[..=top].iter().rev().enumerate() {
+        put(line, l, k == 0);
+    }
+}
+
+/// An unsigned multi-limb value in decimal: repeated division by 10^19,
+/// the chunks written from the most significant (consumes `limbs`).
+fn write_decimal(line: &mut Vec<u8>, limbs: &mut [u64]) {
+    const CHUNK: u64 = 10_000_000_000_000_000_000;
+    // 1024 bits have 309 decimal digits: 17 chunks of 19.
+    let mut chunks = [0u64; 20];
+    let mut count = 0;
+    loop {
+        let mut rem: u128 = 0;
+        for l in limbs.iter_mut().rev() {
+            let cur = (rem << 64) | u128::from(*l);
+            *l = (cur / u128::from(CHUNK)) as u64;
+            rem = cur % u128::from(CHUNK);
+        }
+        chunks[count] = rem as u64;
+        count += 1;
+        if limbs.iter().all(|&l| l == 0) || count == chunks.len() {
+            break;
+        }
+    }
+    let _ = write!(line, "{}", chunks[count - 1]);
+    for c in chunks[..count - 1].iter().rev() {
+        let _ = write!(line, "{c:019}");
+    }
 }
 
 impl TraceSink for PrintSink {
@@ -230,9 +330,57 @@ mod tests {
     use super::*;
 
     fn shown(v: u64, width: u8, signed: bool, is_bool: bool, radix: Radix) -> String {
+        wide(&[v], u32::from(width), signed, radix, is_bool)
+    }
+
+    fn wide(limbs: &[u64], width: u32, signed: bool, radix: Radix, is_bool: bool) -> String {
         let mut line = Vec::new();
-        write_value(&mut line, v, Ty { width, signed }, is_bool, radix);
+        write_value(&mut line, limbs, (width, signed), is_bool, radix);
         String::from_utf8(line).expect("ascii")
+    }
+
+    #[test]
+    fn wide_values_show_whole_against_an_independent_bignum() {
+        use num_bigint::{BigInt, BigUint};
+        let cases: [(&[u64], u32); 5] = [
+            (&[u64::MAX, u64::MAX], 128),
+            (&[0, 1], 65),
+            (&[0x1234, 0, 0x8000_0000_0000_0000], 192),
+            (
+                &[7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 << 63],
+                1024,
+            ),
+            (&[5, 0], 127),
+        ];
+        for (limbs, width) in cases {
+            let bits = BigUint::from_slice(
+                &limbs
+                    .iter()
+                    .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+                    .collect::<Vec<_>>(),
+            );
+            assert_eq!(
+                wide(limbs, width, false, Radix::Decimal, false),
+                bits.to_string()
+            );
+            assert_eq!(
+                wide(limbs, width, false, Radix::Hex, false),
+                format!("{bits:x}")
+            );
+            assert_eq!(
+                wide(limbs, width, false, Radix::Binary, false),
+                format!("{bits:b}")
+            );
+            let signed = if bits.bit(u64::from(width) - 1) {
+                BigInt::from(bits) - (BigInt::from(1) << width)
+            } else {
+                BigInt::from(bits)
+            };
+            assert_eq!(
+                wide(limbs, width, true, Radix::Decimal, false),
+                signed.to_string()
+            );
+        }
     }
 
     #[test]

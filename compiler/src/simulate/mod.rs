@@ -651,19 +651,61 @@ pub fn register_slots(program: &Program) -> Vec<(u32, u32)> {
     out
 }
 
+/// A register value in a report.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(untagged)]
+pub enum RegisterValue {
+    /// A value of at most 64 bits, negative for a signed register whose
+    /// sign bit is set (a JSON number).
+    Int(i128),
+    /// A value wider than 64 bits in hexadecimal, `0x1f` or `-0x1f` for a
+    /// negative signed one (a JSON string: JSON numbers lose precision
+    /// past 53 bits in most readers).
+    Wide(String),
+}
+
+/// The value of a `width`-bit integer held in `limbs`, least significant
+/// first, in hexadecimal with a sign.
+fn wide_hex(limbs: &[u64], width: u32, signed: bool) -> String {
+    let digits: Vec<u32> = limbs
+        .iter()
+        .flat_map(|l| [*l as u32, (*l >> 32) as u32])
+        .collect();
+    let bits = num_bigint::BigInt::from(num_bigint::BigUint::from_slice(&digits));
+    let bits = bits % (num_bigint::BigInt::from(1) << width);
+    let negative = signed && bits.bit(u64::from(width) - 1);
+    if negative {
+        let magnitude = (num_bigint::BigInt::from(1) << width) - bits;
+        format!("-{magnitude:#x}")
+    } else {
+        format!("{bits:#x}")
+    }
+}
+
 /// Every register's value in `state`: `(unit path, name in the unit,
 /// value)`, a signed register's value negative where its sign bit is set.
-pub fn registers_of(program: &Program, state: &[u64]) -> Vec<(String, String, i128)> {
-    // The scalars of arrays and structs by element and field (`mem[3]`,
-    // `pkt.len`): their slots are named by flat index (`mem.3`).
-    let mut named: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+pub fn registers_of(program: &Program, state: &[u64]) -> Vec<(String, String, RegisterValue)> {
+    // The values of arrays and structs by element and field (`mem[3]`,
+    // `pkt.len`): their slots are named by flat index (`mem.3`). A wide
+    // integer's limbs are one value, named at its first slot.
+    let mut named: std::collections::HashMap<u32, (String, Option<(u32, bool)>)> =
+        std::collections::HashMap::new();
     for a in &program.aggregates {
-        let mut names = Vec::new();
-        a.shape.names("", &mut names);
-        named.extend((a.first..).zip(names));
+        let mut leaves = Vec::new();
+        a.shape.leaves("", &mut leaves);
+        let mut slot = a.first;
+        for (name, wide) in leaves {
+            let limbs = wide.map_or(1, |(w, _)| w.div_ceil(64));
+            named.insert(slot, (name, wide));
+            for more in 1..limbs {
+                named.insert(slot + more, (String::new(), Some((0, false))));
+            }
+            slot += limbs;
+        }
     }
     register_slots(program)
         .into_iter()
+        .filter(|(_, slot)| !matches!(named.get(slot), Some((_, Some((0, _))))))
         .map(|(u, slot)| {
             let path = &program.units[u as usize].path;
             let s = &program.slots[slot as usize];
@@ -672,10 +714,20 @@ pub fn registers_of(program: &Program, state: &[u64]) -> Vec<(String, String, i1
                 .strip_prefix(path.as_str())
                 .and_then(|n| n.strip_prefix('.'))
                 .unwrap_or(&s.name);
-            let name = match (named.get(&slot), flat.split_once('.')) {
-                (Some(suffix), Some((reg, _))) => format!("{reg}{suffix}"),
-                _ => flat.to_string(),
+            let reg = flat.split_once('.').map_or(flat, |(reg, _)| reg);
+            let name = match named.get(&slot) {
+                Some((suffix, _)) => format!("{reg}{suffix}"),
+                None => flat.to_string(),
             };
+            if let Some((_, Some((width, signed)))) = named.get(&slot) {
+                let first = slot as usize;
+                let limbs = &state[first..first + width.div_ceil(64) as usize];
+                return (
+                    path.clone(),
+                    name,
+                    RegisterValue::Wide(wide_hex(limbs, *width, *signed)),
+                );
+            }
             let raw = state[slot as usize];
             let value = if s.ty.signed && s.ty.width < 64 {
                 let shift = 64 - u32::from(s.ty.width);
@@ -685,7 +737,7 @@ pub fn registers_of(program: &Program, state: &[u64]) -> Vec<(String, String, i1
             } else {
                 i128::from(raw)
             };
-            (path.clone(), name, value)
+            (path.clone(), name, RegisterValue::Int(value))
         })
         .collect()
 }

@@ -6,15 +6,15 @@
 //! as wide as its type), a [`ExprKind::Concat`] or a [`ExprKind::Replicate`], which the back ends
 //! compute with shifts and masks. Positions count from 0, the least
 //! significant bit, as Verilog's do; a signed value is taken as its two's-
-//! complement bits, and every result is unsigned. Values are at most 64
-//! bits wide (E0332 past that).
+//! complement bits, and every result is unsigned. Values are at most
+//! [`MAX_INT_BITS`] bits wide (E0332 past that).
 
 use super::*;
 
 pub(super) use crate::design::BitRange;
 
 /// The widest value a concatenation may build.
-const MAX_BITS: u64 = 64;
+const MAX_BITS: u64 = MAX_INT_BITS as u64;
 
 impl BodyCx<'_> {
     /// The integer (or `bool`) operand of a bit-level operator, checked;

@@ -403,7 +403,7 @@ impl Env {
                     && rest.chars().all(|c| c.is_ascii_digit())
                 {
                     return match rest.parse::<u32>() {
-                        Ok(w) if (1..=64).contains(&w) => Type::Int {
+                        Ok(w) if (1..=MAX_INT_BITS).contains(&w) => Type::Int {
                             signed: n.starts_with('i'),
                             width: w,
                         },

@@ -49,7 +49,7 @@ impl<'e> BodyCx<'e> {
     /// An integer literal, typed by its suffix or the context.
     fn int_literal(
         &mut self,
-        v: &i128,
+        v: &BigInt,
         suffix: &Option<(bool, u32)>,
         want: Option<&Type>,
         span: Span,
@@ -75,15 +75,15 @@ impl<'e> BodyCx<'e> {
                 return err_expr(span);
             }
         };
-        if !fits(*v, &ty) {
+        if !fits_big(v, &ty) {
             self.err(TypeError::LiteralOverflow {
                 span,
-                value: *v,
+                value: v.clone(),
                 ty: ty.to_string(),
             });
             return err_expr(span);
         }
-        self.expect(mk(ExprKind::Const(Value::Int(*v)), ty), want)
+        self.expect(mk(ExprKind::Const(Value::int(v.clone())), ty), want)
     }
 
     /// A name: a local, a constant or parameter, or a unit member.
@@ -623,17 +623,19 @@ impl<'e> BodyCx<'e> {
         self.expect(e, want)
     }
 
-    /// An array index or pipe number: any unsigned integer; literals are `u32`.
+    /// An array index, pipe number or bit position: any unsigned integer
+    /// of at most 64 bits; literals are `u32`.
     pub(super) fn index(&mut self, i: &ast::Expr) -> Expr {
         let idx = if self.is_untyped(i) {
             self.check(i, Some(&Type::uint(32)))
         } else {
             self.check(i, None)
         };
-        if idx.ty != Type::Error && !idx.ty.is_unsigned() {
+        let narrow = idx.ty.scalar_bits().is_some_and(|w| w <= 64);
+        if idx.ty != Type::Error && !(idx.ty.is_unsigned() && narrow) {
             self.err(TypeError::Mismatch {
                 span: i.span,
-                expected: "an unsigned integer".into(),
+                expected: "an unsigned integer of at most 64 bits".into(),
                 found: idx.ty.to_string(),
             });
             return err_expr(i.span);
@@ -735,6 +737,16 @@ impl<'e> BodyCx<'e> {
                         span,
                         op: op.symbol().into(),
                         ty: a.ty.to_string(),
+                    });
+                    return err_expr(span);
+                }
+                if matches!(op, Div | Rem)
+                    && let Some(width) = a.ty.scalar_bits().filter(|w| *w > MAX_DIVIDE_BITS)
+                {
+                    self.err(TypeError::WideDivision {
+                        span,
+                        op: op.symbol(),
+                        width,
                     });
                     return err_expr(span);
                 }

@@ -19,11 +19,14 @@ use crate::ast::{
     self, BinOp, Cond, Dir, ExprKind as A, Item, Pattern, PortKindAst, StmtKind as S, UnOp,
     UnitMember,
 };
-use crate::design::{self as d, Expr, ExprKind, PlaceElem, PortKind, Stmt, StmtKind, Type, Value};
+use crate::design::{
+    self as d, Expr, ExprKind, MAX_INT_BITS, PlaceElem, PortKind, Stmt, StmtKind, Type, Value,
+};
 use crate::diag::{Diagnostic, IntoDiagnostic, did_you_mean};
 use crate::errors::{ResolveError, TypeError};
-use crate::eval::{EvalError, eval, fits, wrap};
+use crate::eval::{EvalError, eval, fits_big, wrap_big};
 use crate::span::{SourceMap, Span};
+use num_bigint::BigInt;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 mod bits;
@@ -42,6 +45,10 @@ mod stmt;
 
 /// The largest value a type may hold, in bits (arrays are state, not memory).
 pub const MAX_TYPE_BITS: u64 = 1 << 24;
+
+/// The widest operands of `/` and `%` (E0339): wider ones would unroll
+/// into more code than a tick should hold.
+pub const MAX_DIVIDE_BITS: u32 = 128;
 
 /// The most scalar values one `trace` statement may record (E0326): every
 /// recorder takes that many (`chronon_record::MAX_ARGS`, which a test in
@@ -80,10 +87,12 @@ pub fn trace_name_problem(name: &str) -> Option<String> {
 /// The number of scalar values a value of `ty` records in a trace: one per
 /// `bool`, integer or enum, an option's valid bit besides its value, every
 /// field of a struct and every element of an array (the lowering flattens
-/// aggregates the same way). Saturates instead of overflowing on huge arrays.
+/// aggregates the same way), and one per 64-bit limb of a wider integer.
+/// Saturates instead of overflowing on huge arrays.
 fn trace_values(ty: &Type) -> u64 {
     match ty {
-        Type::Bool | Type::Int { .. } | Type::Enum(_) => 1,
+        Type::Int { width, .. } => u64::from(width.div_ceil(64)),
+        Type::Bool | Type::Enum(_) => 1,
         Type::Array(t, n) => trace_values(t).saturating_mul(u64::from(*n)),
         Type::Struct(s) => s
             .fields
@@ -380,7 +389,10 @@ fn fold(e: Expr) -> Expr {
     };
     if all_const && let Ok(v) = eval(&e) {
         let v = match v {
-            Value::Int(x) => Value::Int(wrap(x, &e.ty)),
+            Value::Int(_) | Value::Wide(_) => match v.as_big() {
+                Some(x) => Value::int(wrap_big(x, &e.ty)),
+                None => v,
+            },
             other => other,
         };
         return Expr {

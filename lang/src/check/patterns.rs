@@ -72,9 +72,9 @@ impl<'e> BodyCx<'e> {
         let mut out_arms = Vec::new();
         let mut default: Option<Vec<Stmt>> = None;
         let mut exits = Vec::new();
-        let mut covered: HashSet<i128> = HashSet::new();
+        let mut covered: HashSet<BigInt> = HashSet::new();
         // First pattern per value, and the `_` arm, for W0305.
-        let mut first_at: FxHashMap<i128, Span> = FxHashMap::default();
+        let mut first_at: FxHashMap<BigInt, Span> = FxHashMap::default();
         let mut wildcard_at: Option<Span> = None;
         for (pats, body) in arms {
             if let (Some(w), Some(p)) = (wildcard_at.take(), pats.first()) {
@@ -107,19 +107,19 @@ impl<'e> BodyCx<'e> {
                             });
                             continue;
                         }
-                        if !fits(*v, &sc.ty) {
+                        if !fits_big(v, &sc.ty) {
                             self.err(TypeError::LiteralOverflow {
                                 span: *ps,
-                                value: *v,
+                                value: v.clone(),
                                 ty: sc.ty.to_string(),
                             });
                         }
-                        values.push(*v);
+                        values.push(v.clone());
                     }
-                    (Pattern::Bool(b, _), Type::Bool) => values.push(i128::from(*b)),
+                    (Pattern::Bool(b, _), Type::Bool) => values.push(BigInt::from(u8::from(*b))),
                     (Pattern::Enum(en, var), Type::Enum(et)) if en.name == et.name => {
                         match et.variants.iter().position(|v| *v == var.name) {
-                            Some(i) => values.push(i as i128),
+                            Some(i) => values.push(BigInt::from(i)),
                             None => {
                                 let suggestion =
                                     did_you_mean(&var.name, et.variants.iter().map(String::as_str))
@@ -138,22 +138,22 @@ impl<'e> BodyCx<'e> {
                         expected: sc.ty.to_string(),
                     }),
                 }
-                if let Some(&v) = values.get(before) {
-                    match first_at.get(&v) {
+                if let Some(v) = values.get(before) {
+                    match first_at.get(v) {
                         Some(&earlier) => self.err(TypeError::ShadowedPattern {
                             span: p.span(),
                             earlier,
                             wildcard_not_last: false,
                         }),
                         None => {
-                            first_at.insert(v, p.span());
+                            first_at.insert(v.clone(), p.span());
                         }
                     }
                 }
             }
             let (b, exit) = self.branch(body);
             exits.push(exit);
-            covered.extend(values.iter().copied());
+            covered.extend(values.iter().cloned());
             if wildcard {
                 if default.is_none() {
                     default = Some(b.clone());

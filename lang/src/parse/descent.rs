@@ -22,7 +22,10 @@
 
 use super::MAX_EXPR_DEPTH;
 use super::lexer::{Kw, Tok, Token, lex};
+use num_bigint::{BigInt, Sign};
 use std::sync::Arc;
+
+use crate::design::MAX_INT_BITS;
 
 use crate::ast::*;
 use crate::span::{FileId, Span};
@@ -983,7 +986,7 @@ impl Parser<'_> {
 
     /// Value and suffix of an integer literal; the builder's errors (E0103,
     /// E0104) bail.
-    fn int(&self, t: Token) -> R<(i128, Option<(bool, u32)>)> {
+    fn int(&self, t: Token) -> R<(BigInt, Option<(bool, u32)>)> {
         let raw = self.text(t);
         let mut digits = String::new();
         let text: &str = if raw.contains('_') {
@@ -1003,14 +1006,16 @@ impl Parser<'_> {
             Some(pos) => {
                 let s = &body[pos..];
                 match s[1..].parse::<u32>() {
-                    Ok(w) if (1..=64).contains(&w) => (&body[..pos], Some((s.starts_with('i'), w))),
+                    Ok(w) if (1..=MAX_INT_BITS).contains(&w) => {
+                        (&body[..pos], Some((s.starts_with('i'), w)))
+                    }
                     _ => return Err(Bail),
                 }
             }
             None => (body, None),
         };
-        let v = u64::from_str_radix(body, radix).map_err(|_| Bail)?;
-        Ok((i128::from(v), suffix))
+        let v = super::literal_value(body, radix).ok_or(Bail)?;
+        Ok((v, suffix))
     }
 
     // ------------------------------------------------------------ expressions
@@ -1113,7 +1118,7 @@ impl Parser<'_> {
             e = match (t.kind, &e.kind) {
                 // The builder folds a minus into a literal that is not
                 // already negative.
-                (Tok::Minus, ExprKind::Int(v, s)) if *v >= 0 => Expr {
+                (Tok::Minus, ExprKind::Int(v, s)) if v.sign() != Sign::Minus => Expr {
                     kind: ExprKind::Int(-v, *s),
                     span,
                 },
