@@ -21,13 +21,14 @@
 #
 # Environment overrides: REPS (default 5), BUILD_REPS (default 3), CHRONC (a chronc binary to use instead of
 # building target/release/chronc), DESIGNS (the designs to run, of
-# "pipe16 pipe256 pipe16u pipe256u crc32 decode fifo"; all by default), and
+# "pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo"; all by default), and
 # per design <DESIGN>_CYCLES and <DESIGN>_ICARUS_CYCLES, where DESIGN is
-# PIPE16, PIPE256, PIPE16U, PIPE256U, CRC32, DECODE or FIFO. pipe16u and pipe256u are
+# PIPE16, PIPE256, PIPE16U, PIPE256U, CRC32, DECODE, WIDE512 or FIFO. pipe16u and pipe256u are
 # pipeline_units.chr: the same pipeline as one unit per stage joined by
 # channels, against the same Verilog twin. crc32 is a bit-level CRC-32
 # (slices, concatenation, replication), decode RISC-V immediate decoding of
-# a 64-bit word (slices and concatenations of scattered bits).
+# a 64-bit word (slices and concatenations of scattered bits), wide512 a
+# 512-bit datapath (xorshift and a multiply-add across eight limbs).
 # "Cycles" are edges of the design's first clock (the writer clock of the
 # FIFO design).
 
@@ -191,7 +192,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 bench() {
     local name="$1" chr="$2" params="$3" vtop="$4" vsrc="$5" tb="$6" main="$7"
     local vparams="$8" iparams="$9" cycles="${10}" icycles="${11}"
-    case " ${DESIGNS:-pipe16 pipe256 pipe16u pipe256u crc32 decode fifo} " in
+    case " ${DESIGNS:-pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo} " in
     *" $name "*) ;;
     *) return 0 ;;
     esac
@@ -335,6 +336,9 @@ bench crc32 "$here/crc32.chr" "" crc32 "$here/crc32.v" \
 bench decode "$here/decode.chr" "" decode "$here/decode.v" \
     "$here/checksum_tb.v" "$here/checksum_main.cpp" "" "-DDUT=decode" \
     "${DECODE_CYCLES:-10000000}" "${DECODE_ICARUS_CYCLES:-20000}"
+bench wide512 "$here/wide512.chr" "" wide512 "$here/wide512.v" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "" "-DDUT=wide512" \
+    "${WIDE512_CYCLES:-20000000}" "${WIDE512_ICARUS_CYCLES:-20000}"
 bench fifo "$here/async_fifo.chr" "" async_fifo "$here/async_fifo.v" \
     "$here/async_fifo_tb.v" "$here/async_fifo_main.cpp" "" "" \
     "${FIFO_CYCLES:-8000000}" "${FIFO_ICARUS_CYCLES:-150000}"
