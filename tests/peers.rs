@@ -93,6 +93,30 @@ fn decode_model(cycles: u64) -> u64 {
     checksum
 }
 
+/// `wide512.chr` after `cycles` edges, in arbitrary-precision integers
+/// reduced modulo 2^512 (not in limbs, as the engines compute).
+fn wide512_model(cycles: u64) -> u64 {
+    use num_bigint::BigUint;
+    let modulus = BigUint::from(1u8) << 512u32;
+    let low = |v: &BigUint, lo: u32| {
+        let m = (BigUint::from(1u8) << 64u32) - 1u8;
+        u64::try_from((v >> lo) & m).unwrap_or(0)
+    };
+    let (mut x, mut acc, mut checksum) = (BigUint::from(1u8), BigUint::default(), 0u64);
+    for _ in 0..cycles {
+        let mut t = (&x ^ (&x << 13u32)) % &modulus;
+        t ^= &t >> 7u32;
+        t = (&t ^ (&t << 17u32)) % &modulus;
+        let half = (BigUint::from(1u8) << 256u32) - 1u8;
+        let swapped = ((&t & &half) << 256u32) | (&t >> 256u32);
+        let next = (&acc * BigUint::from(0x9E37_79B9_7F4A_7C15u64) + (&t ^ swapped)) % &modulus;
+        checksum = checksum.wrapping_add(low(&acc, 0) ^ low(&acc, 448) ^ low(&acc, 237));
+        x = t;
+        acc = next;
+    }
+    checksum
+}
+
 /// A clock in integer picoseconds.
 #[derive(Clone, Copy, Debug)]
 struct Clock {
@@ -306,10 +330,14 @@ fn pipeline_matches_the_model() {
 /// A peer design's checksum after a number of cycles.
 type Model = fn(u64) -> u64;
 
-/// The one-clock bit-level peers against their Rust models.
+/// The one-clock bit-level and wide peers against their Rust models.
 #[test]
-fn crc32_and_decode_match_their_models() {
-    let peers: [(&str, Model); 2] = [("crc32.chr", crc32_model), ("decode.chr", decode_model)];
+fn crc32_decode_and_wide512_match_their_models() {
+    let peers: [(&str, Model); 3] = [
+        ("crc32.chr", crc32_model),
+        ("decode.chr", decode_model),
+        ("wide512.chr", wide512_model),
+    ];
     for (file, model) in peers {
         for cycles in [0, 1, 3, 2_000] {
             let want = model(cycles);
@@ -422,7 +450,7 @@ fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> String {
 
 #[test]
 fn icarus_agrees_when_installed() {
-    let cases: [(&str, &str, &str, Option<u32>, u64); 5] = [
+    let cases: [(&str, &str, &str, Option<u32>, u64); 6] = [
         (
             "checksum_tb.v",
             "pipeline.v",
@@ -446,6 +474,7 @@ fn icarus_agrees_when_installed() {
         ),
         ("checksum_tb.v", "crc32.v", "crc32.chr", None, 2_000),
         ("checksum_tb.v", "decode.v", "decode.chr", None, 2_000),
+        ("checksum_tb.v", "wide512.v", "wide512.chr", None, 2_000),
     ];
     for (tb, design, chr, stages, cycles) in cases {
         // The shared testbench names its design's module by `DUT`.
