@@ -70,21 +70,25 @@ fn schema() -> Schema {
                 unit: 0,
                 name: "count".to_owned(),
                 width: 32,
+                limb: 0,
             },
             SignalInfo {
                 unit: 1,
                 name: "busy".to_owned(),
                 width: 1,
+                limb: 0,
             },
             SignalInfo {
                 unit: 2,
                 name: "count".to_owned(),
                 width: 32,
+                limb: 0,
             },
             SignalInfo {
                 unit: 3,
                 name: "busy".to_owned(),
                 width: 1,
+                limb: 0,
             },
         ],
     }

@@ -134,16 +134,33 @@ pub fn program_schema(
     }
     let mut signals = Vec::new();
     let mut signal_slots = Vec::new();
-    for (unit, slot) in crate::simulate::register_slots(program) {
-        let prefix = format!("{}.", program.units[unit as usize].path);
-        let s = &program.slots[slot as usize];
-        let name = s.name.strip_prefix(&prefix).unwrap_or(&s.name);
-        signals.push(SignalInfo {
-            unit,
-            name: name.to_string(),
-            width: u32::from(s.ty.width),
-        });
-        signal_slots.push(RegisterSignal { slot, unit });
+    // A value wider than 64 bits is one signal per limb, which a waveform
+    // joins (`SignalInfo::limb`).
+    // Signals are named by their slots (`mem.3`: a bracket in a VCD name
+    // reads as a bit select), a wide register by its name, a wide element
+    // or field by its first limb's slot.
+    for leaf in crate::simulate::register_leaves(program) {
+        let prefix = format!("{}.", program.units[leaf.unit as usize].path);
+        let s = &program.slots[leaf.slot as usize];
+        let flat = s.name.strip_prefix(&prefix).unwrap_or(&s.name);
+        let lone_wide = leaf.wide.is_some() && !leaf.name.contains(['.', '[']);
+        let name = if lone_wide { &leaf.name } else { flat };
+        let (width, limbs) = match leaf.wide {
+            Some((w, _)) => (w, w.div_ceil(64)),
+            None => (u32::from(s.ty.width), 1),
+        };
+        for limb in 0..limbs {
+            signals.push(SignalInfo {
+                unit: leaf.unit,
+                name: name.to_string(),
+                width,
+                limb,
+            });
+            signal_slots.push(RegisterSignal {
+                slot: leaf.slot + limb,
+                unit: leaf.unit,
+            });
+        }
     }
     let schema = Schema {
         design: design.to_string(),

@@ -651,6 +651,69 @@ pub fn register_slots(program: &Program) -> Vec<(u32, u32)> {
     out
 }
 
+/// One value of a register, as reports name it: a scalar slot, or the
+/// limbs of an integer wider than 64 bits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RegisterLeaf {
+    /// The owning unit.
+    pub unit: u32,
+    /// Its first current-value slot.
+    pub slot: u32,
+    /// The register's name in its unit, with the element or field of an
+    /// array or struct register (`mem[3]`, `pkt.len`).
+    pub name: String,
+    /// `(width, signed)` of a value wider than 64 bits, whose limbs are
+    /// `width.div_ceil(64)` slots from `slot`; `None` for one slot.
+    pub wide: Option<(u32, bool)>,
+}
+
+/// Every register's values, unit by unit in [`register_slots`] order (what
+/// VCD dumps and `--dump-state` reports).
+pub fn register_leaves(program: &Program) -> Vec<RegisterLeaf> {
+    // The values of arrays, structs and wide integers by element and field
+    // (`mem[3]`, `pkt.len`): their slots are named by flat index (`mem.3`).
+    let mut named: std::collections::HashMap<u32, (String, Option<(u32, bool)>)> =
+        std::collections::HashMap::new();
+    let mut inner = std::collections::HashSet::new();
+    for a in &program.aggregates {
+        let mut leaves = Vec::new();
+        a.shape.leaves("", &mut leaves);
+        let mut slot = a.first;
+        for (name, wide) in leaves {
+            let limbs = wide.map_or(1, |(w, _)| w.div_ceil(64));
+            named.insert(slot, (name, wide));
+            inner.extend(slot + 1..slot + limbs);
+            slot += limbs;
+        }
+    }
+    register_slots(program)
+        .into_iter()
+        .filter(|(_, slot)| !inner.contains(slot))
+        .map(|(unit, slot)| {
+            let path = &program.units[unit as usize].path;
+            let s = &program.slots[slot as usize];
+            let flat = s
+                .name
+                .strip_prefix(path.as_str())
+                .and_then(|n| n.strip_prefix('.'))
+                .unwrap_or(&s.name);
+            let (name, wide) = match named.get(&slot) {
+                Some((suffix, wide)) => {
+                    let reg = flat.split_once('.').map_or(flat, |(reg, _)| reg);
+                    (format!("{reg}{suffix}"), *wide)
+                }
+                None => (flat.to_string(), None),
+            };
+            RegisterLeaf {
+                unit,
+                slot,
+                name,
+                wide,
+            }
+        })
+        .collect()
+}
+
 /// A register value in a report.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(untagged)]
@@ -685,59 +748,30 @@ fn wide_hex(limbs: &[u64], width: u32, signed: bool) -> String {
 /// Every register's value in `state`: `(unit path, name in the unit,
 /// value)`, a signed register's value negative where its sign bit is set.
 pub fn registers_of(program: &Program, state: &[u64]) -> Vec<(String, String, RegisterValue)> {
-    // The values of arrays and structs by element and field (`mem[3]`,
-    // `pkt.len`): their slots are named by flat index (`mem.3`). A wide
-    // integer's limbs are one value, named at its first slot.
-    let mut named: std::collections::HashMap<u32, (String, Option<(u32, bool)>)> =
-        std::collections::HashMap::new();
-    for a in &program.aggregates {
-        let mut leaves = Vec::new();
-        a.shape.leaves("", &mut leaves);
-        let mut slot = a.first;
-        for (name, wide) in leaves {
-            let limbs = wide.map_or(1, |(w, _)| w.div_ceil(64));
-            named.insert(slot, (name, wide));
-            for more in 1..limbs {
-                named.insert(slot + more, (String::new(), Some((0, false))));
-            }
-            slot += limbs;
-        }
-    }
-    register_slots(program)
+    register_leaves(program)
         .into_iter()
-        .filter(|(_, slot)| !matches!(named.get(slot), Some((_, Some((0, _))))))
-        .map(|(u, slot)| {
-            let path = &program.units[u as usize].path;
-            let s = &program.slots[slot as usize];
-            let flat = s
-                .name
-                .strip_prefix(path.as_str())
-                .and_then(|n| n.strip_prefix('.'))
-                .unwrap_or(&s.name);
-            let reg = flat.split_once('.').map_or(flat, |(reg, _)| reg);
-            let name = match named.get(&slot) {
-                Some((suffix, _)) => format!("{reg}{suffix}"),
-                None => flat.to_string(),
-            };
-            if let Some((_, Some((width, signed)))) = named.get(&slot) {
-                let first = slot as usize;
+        .map(|leaf| {
+            let path = program.units[leaf.unit as usize].path.clone();
+            let first = leaf.slot as usize;
+            if let Some((width, signed)) = leaf.wide {
                 let limbs = &state[first..first + width.div_ceil(64) as usize];
                 return (
-                    path.clone(),
-                    name,
-                    RegisterValue::Wide(wide_hex(limbs, *width, *signed)),
+                    path,
+                    leaf.name,
+                    RegisterValue::Wide(wide_hex(limbs, width, signed)),
                 );
             }
-            let raw = state[slot as usize];
-            let value = if s.ty.signed && s.ty.width < 64 {
-                let shift = 64 - u32::from(s.ty.width);
+            let ty = program.slots[first].ty;
+            let raw = state[first];
+            let value = if ty.signed && ty.width < 64 {
+                let shift = 64 - u32::from(ty.width);
                 i128::from(((raw << shift) as i64) >> shift)
-            } else if s.ty.signed {
+            } else if ty.signed {
                 i128::from(raw as i64)
             } else {
                 i128::from(raw)
             };
-            (path.clone(), name, RegisterValue::Int(value))
+            (path, leaf.name, RegisterValue::Int(value))
         })
         .collect()
 }

@@ -35,7 +35,9 @@ pub enum SchemaError {
         count: usize,
     },
     /// A signal is wider than 64 bits or zero bits wide.
-    #[error("signal {signal:?} is {width} bits wide; widths 1 to 64 are supported")]
+    #[error(
+        "signal {signal:?} is {width} bits wide or its limbs are out of order; widths 1 to 1024 are supported, a value over 64 bits as consecutive limbs"
+    )]
     SignalWidth {
         /// The signal.
         signal: String,

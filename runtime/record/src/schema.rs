@@ -117,8 +117,22 @@ pub struct SignalInfo {
     pub unit: u32,
     /// Signal name inside the unit.
     pub name: String,
-    /// Bit width, 1 to 64.
+    /// Bit width: 1 to 64, or up to [`MAX_SIGNAL_BITS`] for a value held
+    /// in several signals ([`SignalInfo::limb`]).
     pub width: u32,
+    /// For a value wider than 64 bits: which of its 64-bit limbs this
+    /// signal carries, least significant first. The limbs are consecutive
+    /// signals with the value's name and width, limb 0 first; a waveform
+    /// shows them as one variable. 0 for every other signal.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub limb: u32,
+}
+
+/// The widest value a signal's limbs may make up.
+pub const MAX_SIGNAL_BITS: u32 = 1024;
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 
 impl Schema {
@@ -167,10 +181,16 @@ impl Schema {
             check_name("counter", &c.name)?;
             check_index("counter", &c.name, c.domain, domains)?;
         }
-        for s in &self.signals {
+        for (i, s) in self.signals.iter().enumerate() {
             check_name("signal", &s.name)?;
             check_index("signal", &s.name, s.unit, self.units.len())?;
-            if !(1..=64).contains(&s.width) {
+            let limbs = s.width.div_ceil(64);
+            // A limb past 0 follows its value's previous limb.
+            let follows = |prev: &SignalInfo| {
+                prev.limb + 1 == s.limb && prev.width == s.width && prev.name == s.name
+            };
+            let limb_ok = s.limb == 0 || (i > 0 && follows(&self.signals[i - 1]));
+            if !(1..=MAX_SIGNAL_BITS).contains(&s.width) || s.limb >= limbs || !limb_ok {
                 return Err(SchemaError::SignalWidth {
                     signal: s.name.clone(),
                     width: s.width,

@@ -4,7 +4,9 @@
 //! The timescale is 1 fs. A change is dumped at its exact time rounded down
 //! to a whole femtosecond (contract §8): the error is in [0, 1 fs) and never
 //! accumulates, and changes keep their order. Two changes of one signal
-//! within one femtosecond show as the later value.
+//! within one femtosecond show as the later value. A value wider than 64
+//! bits arrives as one signal per limb ([`crate::SignalInfo::limb`]) and is
+//! one variable: its limbs' changes of one instant make one change.
 
 use std::path::{Path, PathBuf};
 
@@ -30,11 +32,30 @@ struct Var {
     last: u64,
 }
 
+/// One dumped variable of a value wider than 64 bits.
+struct WideVar {
+    id: Vec<u8>,
+    /// Its limbs now, least significant first.
+    limbs: Box<[u64]>,
+}
+
+/// What a signal feeds.
+enum SignalVar {
+    /// A variable of its own.
+    Narrow(Var),
+    /// Limb `limb` of wide variable `var`.
+    Limb { var: u32, limb: u32 },
+}
+
 /// The VCD recorder; changes must arrive in time order.
 pub struct VcdWriter {
     out: ChunkedOutput,
-    signals: Vec<Option<Var>>,
+    signals: Vec<Option<SignalVar>>,
     fifos: Vec<Option<Var>>,
+    wide: Vec<WideVar>,
+    /// A wide variable whose limbs changed at this time and that is not
+    /// written yet: the instant's other limb changes may still come.
+    pending: Option<(u32, Time)>,
     now_fs: u128,
     last_time: Time,
 }
@@ -114,7 +135,8 @@ impl VcdWriter {
         let mut vars: Vec<(Vec<&str>, &str, u32, Slot)> = Vec::new();
         for (i, s) in schema.signals.iter().enumerate() {
             let unit = &schema.units[s.unit as usize].path;
-            if selected(&format!("{unit}.{}", s.name)) {
+            // A wide value is one variable, declared at its limb 0.
+            if s.limb == 0 && selected(&format!("{unit}.{}", s.name)) {
                 vars.push((unit.split('.').collect(), &s.name, s.width, Slot::Signal(i)));
             }
         }
@@ -130,7 +152,8 @@ impl VcdWriter {
             }
         }
         vars.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.cmp(b.1)));
-        let mut signals: Vec<Option<Var>> = schema.signals.iter().map(|_| None).collect();
+        let mut signals: Vec<Option<SignalVar>> = schema.signals.iter().map(|_| None).collect();
+        let mut wide: Vec<WideVar> = Vec::new();
         let mut fifos: Vec<Option<Var>> = schema.fifos.iter().map(|_| None).collect();
         let mut head = String::new();
         head.push_str(
@@ -165,7 +188,20 @@ impl VcdWriter {
                 last: 0,
             };
             match slot {
-                Slot::Signal(i) => signals[*i] = Some(var),
+                Slot::Signal(i) if *width > 64 => {
+                    let w = wide.len() as u32;
+                    let limbs = width.div_ceil(64);
+                    for limb in 0..limbs {
+                        if let Some(entry) = signals.get_mut(i + limb as usize) {
+                            *entry = Some(SignalVar::Limb { var: w, limb });
+                        }
+                    }
+                    wide.push(WideVar {
+                        id: var.id,
+                        limbs: vec![0; limbs as usize].into_boxed_slice(),
+                    });
+                }
+                Slot::Signal(i) => signals[*i] = Some(SignalVar::Narrow(var)),
                 Slot::Fifo(i) => fifos[*i] = Some(var),
             }
         }
@@ -180,9 +216,82 @@ impl VcdWriter {
             out,
             signals,
             fifos,
+            wide,
+            pending: None,
             now_fs: 0,
             last_time: Time::ZERO,
         })
+    }
+
+    /// Writes the pending wide variable's value, if one is pending.
+    fn flush_wide(&mut self) -> Result<(), RecordError> {
+        let Some((w, time)) = self.pending.take() else {
+            return Ok(());
+        };
+        self.out.check()?;
+        if time < self.last_time {
+            return Err(RecordError::OutOfOrder {
+                time: time.to_string(),
+                last: self.last_time.to_string(),
+            });
+        }
+        let fs = time
+            .floor_fs()
+            .ok_or_else(|| RecordError::TimeOverflow(time.to_string()))?;
+        self.last_time = time;
+        let var = &self.wide[w as usize];
+        let buf = self.out.buf();
+        if fs > self.now_fs {
+            self.now_fs = fs;
+            buf.push(b'#');
+            push_u128(buf, fs);
+            buf.push(b'\n');
+        }
+        buf.push(b'b');
+        let top = var.limbs.iter().rposition(|&l| l != 0).unwrap_or(0);
+        for (k, limb) in var.limbs[..=top].iter().rev().enumerate() {
+            let bytes = limb.to_be_bytes();
+            let n = if k == 0 {
+                (64 - limb.leading_zeros()).max(1) as usize
+            } else {
+                64
+            };
+            let mut digits = [0u8; 64];
+            for i in (64 - n) / 8..8 {
+                digits[8 * i..8 * i + 8].copy_from_slice(&BINARY[usize::from(bytes[i])]);
+            }
+            buf.extend_from_slice(&digits[64 - n..]);
+        }
+        buf.push(b' ');
+        buf.extend_from_slice(&var.id);
+        buf.push(b'\n');
+        self.out.end_record()
+    }
+
+    /// Takes a change of limb `limb` of wide variable `w` at `time`.
+    fn limb_change(
+        &mut self,
+        w: u32,
+        limb: u32,
+        time: Time,
+        value: u64,
+    ) -> Result<(), RecordError> {
+        let Some(var) = self.wide.get(w as usize) else {
+            return Ok(());
+        };
+        if var.limbs.get(limb as usize) == Some(&value) {
+            return Ok(());
+        }
+        if let Some((p, t)) = self.pending
+            && (p != w || t != time)
+        {
+            self.flush_wide()?;
+        }
+        if let Some(l) = self.wide[w as usize].limbs.get_mut(limb as usize) {
+            *l = value;
+        }
+        self.pending = Some((w, time));
+        Ok(())
     }
 
     #[inline]
@@ -293,13 +402,20 @@ impl Recorder for VcdWriter {
     // Inlined into the writer thread's decoding loop (`replay_batch`).
     #[inline(always)]
     fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
+        if let Some(Some(SignalVar::Limb { var, limb })) = self.signals.get(r.signal as usize) {
+            let (var, limb) = (*var, *limb);
+            return self.limb_change(var, limb, r.time, r.value);
+        }
+        if self.pending.is_some() {
+            self.flush_wide()?;
+        }
         match self.signals.get_mut(r.signal as usize) {
             None => Err(RecordError::UnknownIndex {
                 what: "signal",
                 index: r.signal,
             }),
-            Some(None) => Ok(()),
-            Some(Some(var)) => Self::change(
+            Some(None | Some(SignalVar::Limb { .. })) => Ok(()),
+            Some(Some(SignalVar::Narrow(var))) => Self::change(
                 &mut self.out,
                 &mut self.now_fs,
                 &mut self.last_time,
@@ -313,6 +429,9 @@ impl Recorder for VcdWriter {
     // Inlined into the writer thread's decoding loop (`replay_batch`).
     #[inline(always)]
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
+        if self.pending.is_some() {
+            self.flush_wide()?;
+        }
         match self.fifos.get_mut(r.fifo as usize) {
             None => Err(RecordError::UnknownIndex {
                 what: "fifo",
@@ -330,7 +449,12 @@ impl Recorder for VcdWriter {
         }
     }
 
+    fn stop_at(&mut self, _at: Time) -> Result<(), RecordError> {
+        self.flush_wide()
+    }
+
     fn finish(&mut self, dropped: &DropCounts) -> Result<(), RecordError> {
+        self.flush_wide()?;
         self.out.check()?;
         let note = format!(
             "$comment dropped records: signal {} fifo {} $end\n",

@@ -119,16 +119,19 @@ pub fn schema() -> Schema {
                 unit: 3,
                 name: "count".to_owned(),
                 width: 8,
+                limb: 0,
             },
             SignalInfo {
                 unit: 5,
                 name: "valid".to_owned(),
                 width: 1,
+                limb: 0,
             },
             SignalInfo {
                 unit: 7,
                 name: "wide".to_owned(),
                 width: 64,
+                limb: 0,
             },
         ],
     }
