@@ -654,6 +654,52 @@ fn struct_casts_pack_first_field_most_significant_on_both_engines() {
 /// design with each specialization written out by hand
 /// (`compiler/tests/generics/specialized.chr`), on both engines, long
 /// enough for the u8 sums to wrap: every counter agrees.
+/// `u<W>` and `i<(W * 2)>` take their widths from parameters: the design
+/// ends in the same state as the one with its widths written out, on both
+/// engines (8, 64 and 100 bits: narrow, the limit, and two limbs).
+#[test]
+fn widths_from_parameters_match_widths_written_out() {
+    let registers = |file: &str, engine: &str| {
+        let dir = common::scratch("cli", &format!("sized-{engine}"));
+        let dump = dir.join(format!("{}.json", file.replace('/', "_")));
+        let out = chronc(&[
+            "run",
+            file,
+            "--cycles",
+            "40",
+            "-q",
+            "--engine",
+            engine,
+            "--dump-state",
+            dump.to_str().expect("utf-8 path"),
+        ]);
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let state: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&dump).expect("the dump")).expect("JSON");
+        state["registers"].clone()
+    };
+    for engine in ["jit", "interp"] {
+        let sized = registers("tests/designs/sized_widths.chr", engine);
+        let by_hand = registers("compiler/tests/generics/sized_by_hand.chr", engine);
+        assert_eq!(sized, by_hand, "{engine}");
+        let wide = sized
+            .as_array()
+            .and_then(|r| {
+                r.iter()
+                    .find(|r| r["unit"] == "top.w" && r["name"] == "wide")
+            })
+            .expect("top.w.wide");
+        assert!(
+            wide["value"].is_string(),
+            "a 200-bit value is a string: {wide}"
+        );
+    }
+}
+
 #[test]
 fn type_parameters_specialize_as_hand_written_units_do() {
     let counters = |file: &str, engine: &str| {

@@ -93,7 +93,16 @@ module.exports = grammar({
 
     // --- types, structs, enums, functions ---
 
-    _type: ($) => choice($.primitive_type, $._type_identifier, $.array_type),
+    _type: ($) => choice($.primitive_type, $.sized_integer_type, $._type_identifier, $.array_type),
+
+    // `u<W>`, `i<(W * 2)>`: a width from a constant.
+    sized_integer_type: ($) =>
+      seq(
+        field('sign', choice('u', 'i')),
+        '<',
+        field('width', choice($.integer_literal, $.identifier, $.parenthesized_expression)),
+        '>',
+      ),
 
     _type_identifier: ($) => alias($.identifier, $.type_identifier),
 

@@ -404,6 +404,14 @@ pub enum TypeExprKind {
     Named(Ident),
     /// `[T; N]`
     Array(Box<TypeExpr>, Box<Expr>),
+    /// `u<W>` or `i<W>`: an integer whose width is a constant (a literal,
+    /// a name, or a parenthesised expression).
+    SizedInt {
+        /// `i<W>` when true.
+        signed: bool,
+        /// The width.
+        width: Box<Expr>,
+    },
 }
 
 /// A type as written, with its span.

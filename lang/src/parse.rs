@@ -1108,6 +1108,24 @@ impl Builder<'_> {
                 let len = self.expr(it.next().expect("array length"), 0);
                 TypeExprKind::Array(Box::new(elem), Box::new(len))
             }
+            Rule::sized_int => {
+                let mut it = inner(first);
+                let signed = it.next().expect("sign").as_str() == "i";
+                let width = it.next().expect("width");
+                let width = if width.as_rule() == Rule::ident {
+                    let id = self.ident(width);
+                    Expr {
+                        span: id.span,
+                        kind: ExprKind::Name(id),
+                    }
+                } else {
+                    self.expr(width, 0)
+                };
+                TypeExprKind::SizedInt {
+                    signed,
+                    width: Box::new(width),
+                }
+            }
             _ => TypeExprKind::Named(self.ident(first)),
         };
         TypeExpr { kind, span }

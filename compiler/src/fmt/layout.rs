@@ -361,14 +361,18 @@ impl Layout {
     }
 
     /// Whether `<` opens the parameters of `unit Name<...>`, `system
-    /// Name<...>` or `inst x: Name<...>`, rather than comparing.
+    /// Name<...>` or `inst x: Name<...>`, or the width of `u<W>` in a type
+    /// position (after `:`, `as`, `->` or `[`), rather than comparing.
     fn opens_generics(&self) -> bool {
         let Some(prev) = &self.prev else { return false };
         let Some(prev2) = &self.prev2 else {
             return false;
         };
+        let sized_int = matches!(prev.text.as_str(), "u" | "i")
+            && matches!(prev2.text.as_str(), ":" | "as" | "->" | "[");
         prev.kind == TokenKind::Ident
             && (matches!(prev2.text.as_str(), "unit" | "system")
+                || sized_int
                 || (prev2.text == ":" && self.head.as_deref() == Some("inst")))
     }
 

@@ -33,6 +33,11 @@ const CASES: &[(&str, &str)] = &[
     ("const X = ( 0 . 0 );", "const X = (0 .0);\n"),
     // A comparison is not a parameter list.
     ("const X = a<b;", "const X = a < b;\n"),
+    // A width in a type is tight (`u<W>`); `u` compared is not a type.
+    (
+        "unit U<W: u32> { reg r: u < W >; reg m: [ i<( W * 2 )> ; 4]; tick { let x: u<W> = r as u < W >; b = u < W; } }",
+        "unit U<W: u32> {\n    reg r: u<W>;\n    reg m: [i<(W * 2)>; 4];\n    tick {\n        let x: u<W> = r as u<W>;\n        b = u < W;\n    }\n}\n",
+    ),
     // Exact ratios in clocks stay one number; `phase` and units are words.
     (
         "clock odd = 1000 / 3 MHz phase 1.5 ns;",

@@ -16,6 +16,7 @@ syn keyword chrBoolean true false
 syn keyword chrOption Some None
 
 syn match chrType "\<\(bool\|[ui]\d\+\)\>"
+syn match chrType "\<[ui]\ze<"
 syn match chrTypeName "\<\(unit\|system\|struct\|enum\)\s\+\zs\h\w*"
 syn match chrFunctionName "\<fn\s\+\zs\h\w*"
 

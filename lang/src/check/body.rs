@@ -120,6 +120,18 @@ impl<'e> BodyCx<'e> {
                     None => Type::Error,
                 }
             }
+            ast::TypeExprKind::SizedInt { signed, width } => {
+                let n = self.const_here(width, "an integer width");
+                match super::env::sized_int(*signed, n, width.span) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        if let Some(e) = e {
+                            self.err(e);
+                        }
+                        Type::Error
+                    }
+                }
+            }
             ast::TypeExprKind::Named(_) => self.env.resolve_type(self.module, &self.params, t),
         }
     }

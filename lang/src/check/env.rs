@@ -389,6 +389,16 @@ impl Env {
                     None => Type::Error,
                 }
             }
+            ast::TypeExprKind::SizedInt { signed, width } => {
+                let n = self.const_int(module, params, width, "an integer width");
+                match sized_int(*signed, n, width.span) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        self.diags.extend(e.map(IntoDiagnostic::into_diagnostic));
+                        Type::Error
+                    }
+                }
+            }
             ast::TypeExprKind::Named(id) => {
                 let n = id.name.as_str();
                 if n == "bool" {
@@ -507,5 +517,23 @@ impl Env {
         };
         self.types.insert(item, t.clone());
         t
+    }
+}
+
+/// The type `u<n>` or `i<n>` (`signed`), its width `n` already evaluated
+/// (`None`: it was not a constant, already reported); an error for a
+/// width out of range (E0308), if there is one to report.
+pub(super) fn sized_int(
+    signed: bool,
+    n: Option<i128>,
+    span: Span,
+) -> Result<Type, Option<TypeError>> {
+    let n = n.ok_or(None)?;
+    match u32::try_from(n) {
+        Ok(width) if (1..=MAX_INT_BITS).contains(&width) => Ok(Type::Int { signed, width }),
+        _ => Err(Some(TypeError::BadWidth {
+            span,
+            name: format!("{}<{n}>", if signed { "i" } else { "u" }),
+        })),
     }
 }
