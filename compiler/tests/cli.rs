@@ -654,11 +654,13 @@ fn struct_casts_pack_first_field_most_significant_on_both_engines() {
 /// design with each specialization written out by hand
 /// (`compiler/tests/generics/specialized.chr`), on both engines, long
 /// enough for the u8 sums to wrap: every counter agrees.
-/// `u<W>` and `i<(W * 2)>` take their widths from parameters: the design
-/// ends in the same state as the one with its widths written out, on both
-/// engines (8, 64 and 100 bits: narrow, the limit, and two limbs).
+/// `u<W>` and `i<(W * 2)>` take their widths from parameters, and generic
+/// functions their parameters from their arguments' types: each design
+/// ends in the same state as the one with its widths and specializations
+/// written out, on both engines (8, 64 and 100 bits: narrow, the limit,
+/// and two limbs).
 #[test]
-fn widths_from_parameters_match_widths_written_out() {
+fn widths_and_generic_functions_match_their_specializations_written_out() {
     let registers = |file: &str, engine: &str| {
         let dir = common::scratch("cli", &format!("sized-{engine}"));
         let dump = dir.join(format!("{}.json", file.replace('/', "_")));
@@ -683,6 +685,9 @@ fn widths_from_parameters_match_widths_written_out() {
         state["registers"].clone()
     };
     for engine in ["jit", "interp"] {
+        let functions = registers("tests/designs/generic_functions.chr", engine);
+        let by_hand = registers("compiler/tests/generics/functions_by_hand.chr", engine);
+        assert_eq!(functions, by_hand, "{engine}");
         let sized = registers("tests/designs/sized_widths.chr", engine);
         let by_hand = registers("compiler/tests/generics/sized_by_hand.chr", engine);
         assert_eq!(sized, by_hand, "{engine}");

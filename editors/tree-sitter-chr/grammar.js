@@ -123,6 +123,7 @@ module.exports = grammar({
       seq(
         'fn',
         field('name', $.identifier),
+        optional(field('generics', $.generic_parameters)),
         field('parameters', $.parameters),
         optional(seq('->', field('return_type', $._type))),
         field('body', $.block),

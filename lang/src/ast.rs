@@ -175,6 +175,9 @@ pub struct EnumDef {
 pub struct FnDef {
     /// Name.
     pub name: Ident,
+    /// Compile-time parameters (`fn parity<W: u32>`), inferred at each
+    /// call from the arguments' types.
+    pub generics: Vec<GenericParam>,
     /// Parameters.
     pub params: Vec<(Ident, TypeExpr)>,
     /// Return type.

@@ -303,6 +303,17 @@ pub enum TypeError {
     },
     /// E0331: a slice that selects no bits or more than its integer has.
     BadSlice { span: Span, message: String },
+    /// E0340: a generic function's parameter that no argument fixes.
+    CannotInferParam {
+        /// The call.
+        span: Span,
+        /// The function.
+        function: String,
+        /// The parameter.
+        param: String,
+        /// Where the parameter is declared.
+        declared: Span,
+    },
     /// E0339: `/` or `%` on values wider than `MAX_DIVIDE_BITS`.
     WideDivision {
         /// The operation.
@@ -412,6 +423,9 @@ impl IntoDiagnostic for TypeError {
                 .with_help(format!("the bits of a `{ty}` are 0 (the least significant) to {}", width.saturating_sub(1))),
             BadSlice { span, message } => Diagnostic::error("E0331", message, span, "in this slice")
                 .with_help("`x[hi:lo]` takes bits lo to hi (hi >= lo, constants); `x[base +: w]` takes w bits from base up, `x[base -: w]` w bits from base down (w a constant of at least 1)"),
+            CannotInferParam { span, function, param, declared } => Diagnostic::error("E0340", format!("cannot infer parameter `{param}` of `{function}` from this call"), span, format!("no argument's type fixes `{param}`"))
+                .with_label(declared, "declared here")
+                .with_help(format!("give `{param}` a default, or write it into a parameter's type (`x: u<{param}>`, `x: [T; {param}]`) so an argument fixes it")),
             WideDivision { span, op, width } => Diagnostic::error("E0339", format!("`{op}` on {width}-bit values: division and remainder take at most {} bits", crate::check::MAX_DIVIDE_BITS), span, format!("{width}-bit operands"))
                 .with_help("divide values of at most 128 bits (cast or slice the operands), or by a power of two with a shift"),
             TooWide { span, what, width } => Diagnostic::error("E0332", format!("this {what} is {width} bits wide; values are at most {} bits", crate::design::MAX_INT_BITS), span, format!("{width} bits"))

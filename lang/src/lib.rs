@@ -106,11 +106,12 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
         .map(|i| env.items[*i].item.name().span)
         .unwrap_or_default();
 
-    // Every function of the user's files is checked, called or not.
+    // Every function of the user's files is checked, called or not; a
+    // generic one once per set of parameters its calls infer.
     for &i in &user {
-        if matches!(env.items[i].item, Item::Fn(_)) {
+        if matches!(&env.items[i].item, Item::Fn(f) if f.generics.is_empty()) {
             let span = env.items[i].item.name().span;
-            env.function(i, span);
+            env.function(i, &check::Params::new(), span);
         }
         if matches!(env.items[i].item, Item::Struct(_) | Item::Enum(_)) {
             let name = env.items[i].item.name().clone();

@@ -793,6 +793,10 @@ impl Builder<'_> {
             }
             Rule::fn_item => {
                 let name = self.ident(it.next()?);
+                let mut generics = Vec::new();
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
+                    generics = self.generic_params(it.next()?);
+                }
                 let mut params = Vec::new();
                 while it.peek().map(|p| p.as_rule()) == Some(Rule::fn_param) {
                     params.push(self.name_type(it.next()?));
@@ -801,6 +805,7 @@ impl Builder<'_> {
                 let body = self.block(it.next()?);
                 Item::Fn(FnDef {
                     name,
+                    generics,
                     params,
                     ret,
                     body,

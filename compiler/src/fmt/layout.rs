@@ -361,7 +361,7 @@ impl Layout {
     }
 
     /// Whether `<` opens the parameters of `unit Name<...>`, `system
-    /// Name<...>` or `inst x: Name<...>`, or the width of `u<W>` in a type
+    /// Name<...>`, `fn name<...>` or `inst x: Name<...>`, or the width of `u<W>` in a type
     /// position (after `:`, `as`, `->` or `[`), rather than comparing.
     fn opens_generics(&self) -> bool {
         let Some(prev) = &self.prev else { return false };
@@ -371,7 +371,7 @@ impl Layout {
         let sized_int = matches!(prev.text.as_str(), "u" | "i")
             && matches!(prev2.text.as_str(), ":" | "as" | "->" | "[");
         prev.kind == TokenKind::Ident
-            && (matches!(prev2.text.as_str(), "unit" | "system")
+            && (matches!(prev2.text.as_str(), "unit" | "system" | "fn")
                 || sized_int
                 || (prev2.text == ":" && self.head.as_deref() == Some("inst")))
     }
@@ -421,8 +421,10 @@ impl Layout {
         if self.head.as_deref() == Some("clock") && (text == "/" || prev.text == "/") {
             return false;
         }
+        // `fn name<W: u32>(` is a callee too: its parameters close a list.
         let callee = prev.kind == TokenKind::Ident
-            || (prev.kind == TokenKind::Punct && matches!(prev.text.as_str(), ")" | "]"));
+            || (prev.kind == TokenKind::Punct && matches!(prev.text.as_str(), ")" | "]"))
+            || (prev.role == Role::GenericClose && self.head.as_deref() == Some("fn"));
         match text {
             "(" if punct => !(callee || CALL_KEYWORDS.contains(&prev.text.as_str())),
             "[" if punct => !callee,

@@ -33,6 +33,11 @@ const CASES: &[(&str, &str)] = &[
     ("const X = ( 0 . 0 );", "const X = (0 .0);\n"),
     // A comparison is not a parameter list.
     ("const X = a<b;", "const X = a < b;\n"),
+    // A function's parameters are tight to its name.
+    (
+        "fn parity < W : u32 > ( x : u<W> ) -> bool { return ^x == 1; }",
+        "fn parity<W: u32>(x: u<W>) -> bool {\n    return ^x == 1;\n}\n",
+    ),
     // A width in a type is tight (`u<W>`); `u` compared is not a type.
     (
         "unit U<W: u32> { reg r: u < W >; reg m: [ i<( W * 2 )> ; 4]; tick { let x: u<W> = r as u < W >; b = u < W; } }",

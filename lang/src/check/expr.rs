@@ -398,24 +398,35 @@ impl<'e> BodyCx<'e> {
             });
             return err_expr(span);
         }
-        let Some((ps, ret)) = self.env.fn_signature(item) else {
+        let Item::Fn(def) = self.env.items[item].item.clone() else {
             return err_expr(span);
         };
-        if ps.len() != args.len() {
+        if def.params.len() != args.len() {
             self.err(TypeError::ArgCount {
                 span,
                 what: format!("function `{}`", f.name),
-                expected: ps.len(),
+                expected: def.params.len(),
                 found: args.len(),
             });
             return err_expr(span);
         }
-        let targs: Vec<Expr> = args
-            .iter()
-            .zip(&ps)
-            .map(|(a, t)| self.check(a, Some(t)))
-            .collect();
-        let Some(fid) = self.env.function(item, f.span) else {
+        let (targs, params, ret) = if def.generics.is_empty() {
+            let Some((ps, ret)) = self.env.fn_signature(item, &Params::new()) else {
+                return err_expr(span);
+            };
+            let targs: Vec<Expr> = args
+                .iter()
+                .zip(&ps)
+                .map(|(a, t)| self.check(a, Some(t)))
+                .collect();
+            (targs, Params::new(), ret)
+        } else {
+            match self.generic_call(item, &def, args, span) {
+                Some(call) => call,
+                None => return err_expr(span),
+            }
+        };
+        let Some(fid) = self.env.function(item, &params, f.span) else {
             return err_expr(span);
         };
         if targs.iter().any(|a| a.ty == Type::Error) {

@@ -5,9 +5,11 @@
 use super::*;
 
 impl Env {
-    /// The checked function for an item, checking it on first use.
-    pub fn function(&mut self, item: ItemId, call_site: Span) -> Option<usize> {
-        if let Some(id) = self.fn_ids.get(&item) {
+    /// The checked function for an item with these parameter values
+    /// (empty unless it is generic), checking it on first use.
+    pub fn function(&mut self, item: ItemId, params: &Params, call_site: Span) -> Option<usize> {
+        let key = (item, param_key(params));
+        if let Some(id) = self.fn_ids.get(&key) {
             return *id;
         }
         if let Some(pos) = self.fn_stack.iter().position(|x| *x == item) {
@@ -30,12 +32,18 @@ impl Env {
         };
         self.fn_stack.push(item);
         let module = self.items[item].module;
-        let ret = self.resolve_type(module, &Params::new(), &f.ret);
-        let mut cx = BodyCx::new(self, module, Params::new(), None, BodyKind::Fn(ret.clone()));
+        let ret = self.resolve_type(module, params, &f.ret);
+        let mut cx = BodyCx::new(
+            self,
+            module,
+            params.clone(),
+            None,
+            BodyKind::Fn(ret.clone()),
+        );
         cx.scopes.push(FxHashMap::default());
         let mut param_ids = Vec::new();
         for (n, t) in &f.params {
-            let ty = cx.env.resolve_type(module, &Params::new(), t);
+            let ty = cx.env.resolve_type(module, params, t);
             param_ids.push(cx.declare(n, ty));
         }
         let body = cx.block(&f.body);
@@ -61,11 +69,17 @@ impl Env {
             body,
             span: f.name.span,
         });
-        self.fn_ids.insert(item, Some(id));
+        self.fn_ids.insert(key, Some(id));
         Some(id)
     }
 
-    pub(super) fn fn_signature(&mut self, item: ItemId) -> Option<(Vec<Type>, Type)> {
+    /// A function's parameter and result types with these parameter
+    /// values.
+    pub(super) fn fn_signature(
+        &mut self,
+        item: ItemId,
+        params: &Params,
+    ) -> Option<(Vec<Type>, Type)> {
         let Item::Fn(f) = self.items[item].item.clone() else {
             return None;
         };
@@ -73,9 +87,9 @@ impl Env {
         let ps = f
             .params
             .iter()
-            .map(|(_, t)| self.resolve_type(module, &Params::new(), t))
+            .map(|(_, t)| self.resolve_type(module, params, t))
             .collect();
-        Some((ps, self.resolve_type(module, &Params::new(), &f.ret)))
+        Some((ps, self.resolve_type(module, params, &f.ret)))
     }
 
     /// Checks a unit with concrete parameters and builds its specialization.

@@ -118,6 +118,18 @@ pub struct ItemEntry {
 /// Parameter values in scope: name -> (type, value).
 pub type Params = HashMap<String, (Type, Value)>;
 
+/// Parameter values in a hashable order (name order).
+type ParamKey = Vec<(String, Value)>;
+
+fn param_key(params: &Params) -> ParamKey {
+    let mut key: ParamKey = params
+        .iter()
+        .map(|(n, (_, v))| (n.clone(), v.clone()))
+        .collect();
+    key.sort_by(|a, b| a.0.cmp(&b.0));
+    key
+}
+
 /// The checking environment shared by all phases.
 pub struct Env {
     /// Every item of every module.
@@ -138,7 +150,9 @@ pub struct Env {
     const_stack: Vec<ItemId>,
     types: HashMap<ItemId, Type>,
     type_stack: Vec<ItemId>,
-    fn_ids: HashMap<ItemId, Option<usize>>,
+    /// Checked functions by item and parameter values (a generic
+    /// function has one per set of values its calls infer).
+    fn_ids: HashMap<(ItemId, ParamKey), Option<usize>>,
     fn_stack: Vec<ItemId>,
     /// Checked functions; [`ExprKind::Call`] indexes this.
     pub functions: Vec<d::Function>,

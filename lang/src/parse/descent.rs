@@ -253,6 +253,7 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::Fn) => {
                 let name = self.name()?;
+                let generics = self.generic_params()?;
                 self.expect(Tok::LParen)?;
                 let params = self.list(Tok::RParen, |p| p.name_type())?;
                 self.expect(Tok::Arrow)?;
@@ -260,6 +261,7 @@ impl Parser<'_> {
                 let body = self.block()?;
                 Item::Fn(FnDef {
                     name,
+                    generics,
                     params,
                     ret,
                     body,
@@ -298,6 +300,13 @@ impl Parser<'_> {
     /// `NAME <params>? {`: the prologue shared by units and systems.
     fn header(&mut self) -> R<(Ident, Vec<GenericParam>)> {
         let name = self.name()?;
+        let params = self.generic_params()?;
+        self.expect(Tok::LBrace)?;
+        Ok((name, params))
+    }
+
+    /// `<NAME: T = default, ...>`, if there.
+    fn generic_params(&mut self) -> R<Vec<GenericParam>> {
         let mut params = Vec::new();
         if self.eat(Tok::Lt) {
             loop {
@@ -308,8 +317,7 @@ impl Parser<'_> {
             }
             self.expect(Tok::Gt)?;
         }
-        self.expect(Tok::LBrace)?;
-        Ok((name, params))
+        Ok(params)
     }
 
     fn generic_param(&mut self) -> R<GenericParam> {
@@ -1572,12 +1580,14 @@ mod tests {
     }
 
     #[test]
-    fn sized_integer_types_match_pest() {
+    fn sized_integer_types_and_generic_functions_match_pest() {
         let clean = [
             "unit U<W: u32> { reg r: u<W>; reg s: [i<(W * 2)>; 4]; tick { let x: u<8> = r as u<W>; } }",
             "fn f(a: u<W>) -> i<(W + 1)> { return a as i<(W + 1)>; }",
             "const K: u<(clog2(N))> = 0;",
             "unit U { tick { b = u < W; c = i <(2); } }",
+            "fn parity<W: u32>(x: u<W>) -> bool { return ^x == 1; }",
+            "fn f<T: type, N: u32 = 4,>(xs: [T; N]) -> T { return xs[0]; }",
         ];
         for c in clean {
             assert!(compare(c).is_empty(), "refused: {c}");
