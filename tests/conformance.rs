@@ -19,7 +19,8 @@
 //! declared by frequency, depths, synchronizer lengths, read styles and
 //! traffic), `cdc_multi` (three clocks, fan-out to FIFOs and a channel, a
 //! relay), `single_clock` (registers, aggregates, arithmetic, shifts,
-//! division, comparisons, a stage register), `channel`, `fan` and `chain`
+//! division, comparisons, a stage register), `structs` (casts between
+//! structs and integers by the documented layout), `channel`, `fan` and `chain`
 //! (same-domain channels: latency, capacity, fan-out, fan-in, send rates,
 //! zero-latency chains). Without `iverilog` the tests fail: a comparison
 //! that did not run never passes (`.ci/run` installs it).
@@ -451,6 +452,25 @@ fn single_clock_semantics_match_icarus() {
     // signed division meets its overflow (MIN / -1 = MIN) case.
     assert!(saw(&theirs, "top.st", "q2=1"));
     assert!(saw(&theirs, "top.alu", "sdiv8=-128 srem8=0"));
+}
+
+/// `structs.chr`: casts between structs and integers, both ways, with a
+/// nested struct, an array field, a bool, signed fields and an 80-bit
+/// struct, against a twin that slices the words by the documented layout.
+#[test]
+fn struct_casts_match_icarus() {
+    let (_dir, image, text) = twin("structs");
+    let limit = 2_000_000;
+    let theirs = run_twin(&image, &[format!("+limit={limit}")]);
+    for engine in [EngineKind::Jit, EngineKind::Interp] {
+        let ours = run_chronc("structs.chr", &text, limit, engine);
+        assert_same(&format!("structs.chr on {engine:?}"), &ours, &theirs);
+        let records: usize = ours.values().map(Vec::len).sum();
+        assert_eq!(records, 2_001 * 2, "two records per edge");
+    }
+    // Signed fields take both signs.
+    assert!(saw(&theirs, "top.pk", "len=-8"));
+    assert!(saw(&theirs, "top.pk", "tag=-"));
 }
 
 /// One same-domain channel case: latency, capacity and traffic modes.

@@ -22,14 +22,7 @@ module single_clock_tb;
     reg [63:0] cyc;
     reg [63:0] now;
 
-    function [63:0] xorshift(input [63:0] x);
-        reg [63:0] y;
-        begin
-            y = x ^ (x << 13);
-            y = y ^ (y >> 7);
-            xorshift = y ^ (y << 17);
-        end
-    endfunction
+`include "xorshift.vh"
 
     // ---- unit Alu ----
     reg [63:0] ax;
