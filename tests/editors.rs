@@ -9,11 +9,6 @@ use std::path::{Path, PathBuf};
 /// tree-sitter grammar has them as anonymous tokens all the same.
 const TIME_UNITS: &[&str] = &["Hz", "kHz", "MHz", "GHz", "fs", "ps", "ns", "us", "ms", "s"];
 
-/// The signs of `u<W>` and `i<W>` are words only before `<` in a type
-/// (a unit may still name a local `u`); the tree-sitter grammar has them
-/// as anonymous tokens, as it has the time units.
-const INT_SIGNS: &[&str] = &["u", "i"];
-
 type Words = BTreeSet<String>;
 
 fn repo() -> PathBuf {
@@ -107,7 +102,6 @@ fn tree_sitter_keywords(node_types: &str) -> Words {
                     (map.get("type"), map.get("named"))
                     && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                     && !TIME_UNITS.contains(&t.as_str())
-                    && !INT_SIGNS.contains(&t.as_str())
                 {
                     words.insert(t.clone());
                 }

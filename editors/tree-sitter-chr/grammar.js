@@ -95,11 +95,12 @@ module.exports = grammar({
 
     _type: ($) => choice($.primitive_type, $.sized_integer_type, $._type_identifier, $.array_type),
 
-    // `u<W>`, `i<(W * 2)>`: a width from a constant.
+    // `u<W>`, `i<(W * 2)>`: a width from a constant. The sign and `<` are
+    // one token, so `i` stays a name where a type may also stand
+    // (`ID = i as u8` in a parameter value).
     sized_integer_type: ($) =>
       seq(
-        field('sign', choice('u', 'i')),
-        '<',
+        field('sign', alias(token(prec(1, /[ui]</)), $.integer_sign)),
         field('width', choice($.integer_literal, $.identifier, $.parenthesized_expression)),
         '>',
       ),
@@ -136,11 +137,18 @@ module.exports = grammar({
     generic_parameters: ($) => seq('<', commaSep1($.generic_parameter), '>'),
 
     generic_parameter: ($) =>
-      seq(field('name', $.identifier), ':', field('type', $._type), optional(seq('=', field('default', $._argument_value)))),
+      seq(
+        field('name', $.identifier),
+        ':',
+        field('type', $._type),
+        optional(seq('=', field('default', choice($.sized_integer_type, $._argument_value)))),
+      ),
 
     generic_arguments: ($) => seq('<', commaSep1($.generic_argument), '>'),
 
-    generic_argument: ($) => seq(field('name', $.identifier), '=', field('value', $._argument_value)),
+    // A type that is not also an expression (`T = u<W>`) stands as itself.
+    generic_argument: ($) =>
+      seq(field('name', $.identifier), '=', field('value', choice($.sized_integer_type, $._argument_value))),
 
     // As the pest grammar's `arg_expr`: a parameter value stops at `>`, so it
     // takes casts and the bitwise and arithmetic operators but no comparison,

@@ -697,6 +697,10 @@ pub enum ExprKind {
     Int(BigInt, Option<(bool, u32)>),
     /// `true` / `false`
     Bool(bool),
+    /// A type that is not also an expression (`u<W>`), written as a
+    /// generic argument or default, where the parameter's kind decides
+    /// whether a type or a value is meant.
+    TypeArg(Box<TypeExpr>),
     /// A name.
     Name(Ident),
     /// `E::V`

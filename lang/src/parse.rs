@@ -1113,27 +1113,30 @@ impl Builder<'_> {
                 let len = self.expr(it.next().expect("array length"), 0);
                 TypeExprKind::Array(Box::new(elem), Box::new(len))
             }
-            Rule::sized_int => {
-                let mut it = inner(first);
-                let signed = it.next().expect("sign").as_str() == "i";
-                let width = it.next().expect("width");
-                let width = if width.as_rule() == Rule::ident {
-                    let id = self.ident(width);
-                    Expr {
-                        span: id.span,
-                        kind: ExprKind::Name(id),
-                    }
-                } else {
-                    self.expr(width, 0)
-                };
-                TypeExprKind::SizedInt {
-                    signed,
-                    width: Box::new(width),
-                }
-            }
+            Rule::sized_int => self.sized_int(first),
             _ => TypeExprKind::Named(self.ident(first)),
         };
         TypeExpr { kind, span }
+    }
+
+    /// `u<W>` / `i<W>`.
+    fn sized_int(&mut self, p: Pair<'_, Rule>) -> TypeExprKind {
+        let mut it = inner(p);
+        let signed = it.next().expect("sign").as_str() == "i";
+        let width = it.next().expect("width");
+        let width = if width.as_rule() == Rule::ident {
+            let id = self.ident(width);
+            Expr {
+                span: id.span,
+                kind: ExprKind::Name(id),
+            }
+        } else {
+            self.expr(width, 0)
+        };
+        TypeExprKind::SizedInt {
+            signed,
+            width: Box::new(width),
+        }
     }
 
     fn block(&mut self, p: Pair<'_, Rule>) -> Block {
@@ -1495,6 +1498,17 @@ impl Builder<'_> {
         }
         match p.as_rule() {
             Rule::paren_expr => self.expr(inner(p).next().expect("wrapped expression"), depth + 1),
+            Rule::type_arg => {
+                // The type's own span: the rule's runs on over the blank
+                // before its lookahead.
+                let sized = inner(p).next().expect("a sized integer type");
+                let span = self.span(&sized);
+                let kind = self.sized_int(sized);
+                Expr {
+                    kind: ExprKind::TypeArg(Box::new(TypeExpr { kind, span })),
+                    span,
+                }
+            }
             Rule::expr | Rule::arg_expr => {
                 let parts: Vec<_> = inner(p).collect();
                 let n_ops = parts.len() / 2;

@@ -254,6 +254,7 @@ fn expr(e: &ast::Expr, found: &mut BTreeSet<&'static str>) {
         ExprKind::Int(..)
         | ExprKind::Bool(_)
         | ExprKind::Str(_)
+        | ExprKind::TypeArg(_)
         | ExprKind::Name(_)
         | ExprKind::EnumValue(..) => {}
     }

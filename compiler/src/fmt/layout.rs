@@ -322,7 +322,7 @@ impl Layout {
         self.after_comment = false;
         match role {
             Role::GenericOpen => self.generic_depth += 1,
-            Role::GenericClose => self.generic_depth -= 1,
+            Role::GenericClose => self.generic_depth -= tok.text.len(),
             Role::Plain | Role::Unary => {}
         }
         self.prev2 = self.prev.replace(Prev {
@@ -341,6 +341,8 @@ impl Layout {
             "-" | "&" | "|" | "^" if self.operand_expected() => Role::Unary,
             "<" if self.opens_generics() => Role::GenericOpen,
             ">" if self.generic_depth > 0 => Role::GenericClose,
+            // `Q<T = u<8>>`: one token that closes two lists.
+            ">>" if self.generic_depth > 1 => Role::GenericClose,
             _ => Role::Plain,
         }
     }
@@ -369,7 +371,8 @@ impl Layout {
             return false;
         };
         let sized_int = matches!(prev.text.as_str(), "u" | "i")
-            && matches!(prev2.text.as_str(), ":" | "as" | "->" | "[");
+            && (matches!(prev2.text.as_str(), ":" | "as" | "->" | "[")
+                || (prev2.text == "=" && self.generic_depth > 0));
         prev.kind == TokenKind::Ident
             && (matches!(prev2.text.as_str(), "unit" | "system" | "fn")
                 || sized_int

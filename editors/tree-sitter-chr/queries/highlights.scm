@@ -13,7 +13,7 @@
 "None" @constant.builtin
 
 (primitive_type) @type.builtin
-(sized_integer_type sign: _ @type.builtin)
+(integer_sign) @type.builtin
 (type_identifier) @type
 (enum_variant) @constant
 (scoped_identifier

@@ -43,6 +43,17 @@ impl<'e> BodyCx<'e> {
                 self.err(TypeError::StringValue { span });
                 err_expr(span)
             }
+            // A type given for a value parameter (`N = u<8>`).
+            A::TypeArg(t) => {
+                let name = self.type_here(t).to_string();
+                self.err(ResolveError::WrongKind {
+                    span,
+                    name,
+                    expected: "value",
+                    found: "type",
+                });
+                err_expr(span)
+            }
         }
     }
 

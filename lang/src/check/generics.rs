@@ -22,6 +22,7 @@ pub fn is_type_param(g: &ast::GenericParam) -> bool {
 fn expr_as_type(e: &ast::Expr) -> Option<ast::TypeExpr> {
     let kind = match &e.kind {
         A::Name(id) => ast::TypeExprKind::Named(id.clone()),
+        A::TypeArg(t) => return Some((**t).clone()),
         A::ArrayRepeat(elem, n) => {
             ast::TypeExprKind::Array(Box::new(expr_as_type(elem)?), n.clone())
         }

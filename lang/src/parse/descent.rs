@@ -305,6 +305,48 @@ impl Parser<'_> {
         Ok((name, params))
     }
 
+    /// The `>` closing `u<W>`. A `>>` there closes a generic list too
+    /// (`Q<T = u<8>>`, which pest reads as two `>`): it becomes two `>`
+    /// tokens, the first taken here.
+    fn expect_closing_gt(&mut self) -> R<()> {
+        if self.peek() == Tok::Shr {
+            let t = self.toks[self.pos];
+            let first = Token {
+                kind: Tok::Gt,
+                start: t.start,
+                end: t.start + 1,
+            };
+            let second = Token {
+                kind: Tok::Gt,
+                start: t.start + 1,
+                end: t.end,
+            };
+            self.toks[self.pos] = first;
+            self.toks.insert(self.pos + 1, second);
+        }
+        self.expect(Tok::Gt).map(|_| ())
+    }
+
+    /// A generic argument or default that is a type but not an expression
+    /// (`u<W>`, pest's `type_arg`), if one starts here.
+    fn type_arg(&mut self) -> R<Option<Expr>> {
+        let t = self.toks[self.pos];
+        if !(self.peek() == Tok::Ident
+            && matches!(self.text(t), "u" | "i")
+            && self.peek_at(1) == Tok::Lt)
+        {
+            return Ok(None);
+        }
+        let ty = self.type_expr()?;
+        if !matches!(self.peek(), Tok::Comma | Tok::Gt | Tok::LBrace) {
+            return Err(Bail);
+        }
+        Ok(Some(Expr {
+            span: ty.span,
+            kind: ExprKind::TypeArg(Box::new(ty)),
+        }))
+    }
+
     /// `<NAME: T = default, ...>`, if there.
     fn generic_params(&mut self) -> R<Vec<GenericParam>> {
         let mut params = Vec::new();
@@ -326,7 +368,10 @@ impl Parser<'_> {
         self.expect(Tok::Colon)?;
         let ty = self.type_expr()?;
         let default = if self.eat(Tok::Eq) {
-            Some(self.head(|p| p.expr_top(false))?)
+            Some(match self.type_arg()? {
+                Some(t) => t,
+                None => self.head(|p| p.expr_top(false))?,
+            })
         } else {
             None
         };
@@ -520,7 +565,10 @@ impl Parser<'_> {
                     self.list(Tok::Gt, |p| {
                         let n = p.name()?;
                         p.expect(Tok::Eq)?;
-                        Ok((n, p.expr_top(true)?))
+                        match p.type_arg()? {
+                            Some(t) => Ok((n, t)),
+                            None => Ok((n, p.expr_top(true)?)),
+                        }
                     })?
                 } else {
                     Vec::new()
@@ -648,7 +696,7 @@ impl Parser<'_> {
             && self.peek_at(1) == Tok::Lt
         {
             // `u<W>`: the width a literal, a name or a parenthesised
-            // constant; anything else (`>>` closing two lists) goes to pest.
+            // constant; anything else goes to pest.
             let signed = self.text(first) == "i";
             self.bump();
             self.bump();
@@ -663,7 +711,7 @@ impl Parser<'_> {
                 }
                 _ => return Err(Bail),
             };
-            self.expect(Tok::Gt)?;
+            self.expect_closing_gt()?;
             Ok(TypeExpr {
                 kind: TypeExprKind::SizedInt {
                     signed,
@@ -1085,9 +1133,11 @@ impl Parser<'_> {
     /// `cast_expr (op cast_expr)*` with precedence climbing over explicit
     /// stacks (the builder's algorithm). Pest backtracks out of an operator
     /// whose operand fails; the only such operator in a valid program is
-    /// the `>` closing parameters (`<N: u32 = 4> {`), and it is never
-    /// followed by a token that can start an operand, so an operator is
-    /// taken only when one follows.
+    /// the `>` closing parameters (`<N: u32 = 4> {`), and an operator is
+    /// taken only when a token that can start an operand follows. A
+    /// function's `<W: u32 = 8>(x: u8)` is followed by one, `(`: there the
+    /// operand is tried and, if it fails, the `>` is left to close the
+    /// list, as pest does.
     fn expr(&mut self, arg: bool) -> R<Expr> {
         let mut operands: Vec<(Expr, bool)> = Vec::new();
         let mut ops: Vec<(BinOp, Span)> = Vec::new();
@@ -1106,8 +1156,17 @@ impl Parser<'_> {
                 break;
             }
             self.check_limit()?;
+            let at = self.pos;
             let op_tok = self.bump();
             let op_span = self.span(op_tok);
+            let operand = match self.cast_expr() {
+                Ok(e) => e,
+                Err(Bail) if op == BinOp::Gt && next == Tok::LParen => {
+                    self.pos = at;
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
             while ops
                 .last()
                 .is_some_and(|(top, _)| super::precedence(*top) >= super::precedence(op))
@@ -1115,7 +1174,7 @@ impl Parser<'_> {
                 reduce(&mut operands, &mut ops)?;
             }
             ops.push((op, op_span));
-            operands.push((self.cast_expr()?, false));
+            operands.push((operand, false));
         }
         while !ops.is_empty() {
             reduce(&mut operands, &mut ops)?;
@@ -1593,9 +1652,25 @@ mod tests {
             assert!(compare(c).is_empty(), "refused: {c}");
             assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
         }
+        let types_as_arguments = [
+            "system T { inst q: Q<T = u<8> > on c; inst r: Q<T = i<(W * 2)>, N = 3> on c; }",
+            "unit Q<T: type = u<8>, N: u32 = 4> { reg r: T; tick { } }",
+        ];
+        for c in types_as_arguments {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        let closing_two = [
+            "system T { inst q: Q<T = u<8>> on c; }",
+            "unit Q<T: type = i<(W * 2)>> { reg r: T; tick { } }",
+        ];
+        for c in closing_two {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
         // Refused by the fast path, or errors both parsers agree on.
         for c in [
-            "system T { inst q: Q<T = u<8>>; }",
+            "system T { inst q: Q<T = u<8>>>; }",
             "unit U { reg r: u<>; }",
             "unit U { reg r: u<W + 1>; }",
             "unit U { reg r: u<f(1)>; }",
