@@ -1647,24 +1647,13 @@ mod tests {
             "unit U { tick { b = u < W; c = i <(2); } }",
             "fn parity<W: u32>(x: u<W>) -> bool { return ^x == 1; }",
             "fn f<T: type, N: u32 = 4,>(xs: [T; N]) -> T { return xs[0]; }",
-        ];
-        for c in clean {
-            assert!(compare(c).is_empty(), "refused: {c}");
-            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
-        }
-        let types_as_arguments = [
+            // Types as generic arguments and defaults; a `>>` closing two.
             "system T { inst q: Q<T = u<8> > on c; inst r: Q<T = i<(W * 2)>, N = 3> on c; }",
             "unit Q<T: type = u<8>, N: u32 = 4> { reg r: T; tick { } }",
-        ];
-        for c in types_as_arguments {
-            assert!(compare(c).is_empty(), "refused: {c}");
-            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
-        }
-        let closing_two = [
             "system T { inst q: Q<T = u<8>> on c; }",
             "unit Q<T: type = i<(W * 2)>> { reg r: T; tick { } }",
         ];
-        for c in closing_two {
+        for c in clean {
             assert!(compare(c).is_empty(), "refused: {c}");
             assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
         }
