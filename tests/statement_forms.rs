@@ -23,13 +23,26 @@ fn missing(found: &BTreeSet<&str>) -> Vec<&'static str> {
 #[test]
 fn random_designs_use_every_form() {
     let mut found = BTreeSet::new();
+    let mut wide = BTreeSet::new();
     for seed in 0..64 {
-        found.extend(forms_of(&random_design(seed)));
+        let text = random_design(seed);
+        found.extend(forms_of(&text));
+        // The engines compare these designs: they must use integers wider
+        // than 64 bits too, in registers and in expressions.
+        for ty in ["reg r0: u65", "as u65", "as i100", "as u128"] {
+            if text.contains(ty) {
+                wide.insert(ty);
+            }
+        }
     }
     assert_eq!(
         missing(&found),
         Vec::<&str>::new(),
         "forms no random design uses"
+    );
+    assert!(
+        wide.len() >= 3,
+        "wide types in the random designs: {wide:?}"
     );
 }
 

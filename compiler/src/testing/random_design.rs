@@ -1,5 +1,6 @@
 //! Random well-typed `.chr` designs for end-to-end differential testing:
-//! several clocks, units with registers of mixed widths and signedness,
+//! several clocks, units with registers of mixed widths (past 64 bits
+//! too, up to 128, where division still is allowed) and signedness,
 //! register arrays under dynamic indices, a struct register written whole
 //! and field by field under a `match`, stage registers, channels of
 //! several latencies and capacities, and CDC FIFOs between clocks (both
@@ -12,7 +13,13 @@ use std::fmt::Write;
 
 use super::rng::Rng;
 
-const TYPES: &[&str] = &["u1", "u8", "i8", "u13", "i16", "u32", "i32", "u64", "i64"];
+/// Widths past 64 bits stop at 128, where division still is allowed.
+const TYPES: &[&str] = &[
+    "u1", "u8", "i8", "u13", "i16", "u32", "i32", "u64", "i64", "u65", "i100", "u128",
+];
+
+/// The widest concatenation the generator builds.
+const MAX_CONCAT: u64 = 256;
 
 fn lit(rng: &mut Rng, ty: &str) -> String {
     let v = rng.below(100.min(1 << width(ty).min(7)));
@@ -35,7 +42,14 @@ fn expr(rng: &mut Rng, ty: &str, regs: &[(String, String)], depth: u32) -> Strin
     let d = depth + 1;
     match rng.below(6) {
         0 => {
-            let op = *rng.pick(&["+", "-", "*", "/", "%", "&", "|", "^"]);
+            // Division past 64 bits unrolls into thousands of operations:
+            // rare, so that the designs stay quick to compile.
+            let ops: &[&str] = if width(ty) <= 64 || rng.one_in(8) {
+                &["+", "-", "*", "/", "%", "&", "|", "^"]
+            } else {
+                &["+", "-", "*", "&", "|", "^"]
+            };
+            let op = *rng.pick(ops);
             format!(
                 "({} {op} {})",
                 expr(rng, ty, regs, d),
@@ -104,10 +118,10 @@ fn bits(rng: &mut Rng, regs: &[(String, String)], d: u32) -> String {
         }
         5 => {
             let other = *rng.pick(TYPES);
-            if w + width(other) <= 64 {
+            if w + width(other) <= MAX_CONCAT {
                 format!("{{{x}, {}}}", expr(rng, other, regs, d + 1))
             } else {
-                let n = 1 + rng.below(64 / w);
+                let n = 1 + rng.below(MAX_CONCAT / w);
                 format!("{{{n}{{{x}}}}}")
             }
         }
