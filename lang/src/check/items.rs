@@ -31,6 +31,7 @@ impl Env {
             return None;
         };
         self.fn_stack.push(item);
+        let first_diag = self.diags.len();
         let module = self.items[item].module;
         let ret = self.resolve_type(module, params, &f.ret);
         let mut cx = BodyCx::new(
@@ -60,6 +61,27 @@ impl Env {
             );
         }
         self.fn_stack.pop();
+        if !params.is_empty() {
+            // A generic function's errors may come from its parameters'
+            // values: each names the call that chose them too.
+            let mut values: Vec<String> = params
+                .iter()
+                .map(|(n, (_, v))| format!("{n} = {v}"))
+                .collect();
+            values.sort();
+            let message = format!(
+                "in `{}` with {}, called here",
+                f.name.name,
+                values.join(", ")
+            );
+            for d in &mut self.diags[first_diag..] {
+                d.labels.push(crate::diag::Label {
+                    span: call_site,
+                    message: message.clone(),
+                    primary: false,
+                });
+            }
+        }
         let id = self.functions.len();
         self.functions.push(d::Function {
             name: f.name.name.clone(),
