@@ -784,18 +784,9 @@ impl UnitLower<'_> {
     fn wide_binary(&mut self, e: &LExpr, op: LBin, a: &LExpr, b: &LExpr) -> Vec<Expr> {
         let signed = matches!(a.ty, Type::Int { signed: true, .. });
         if matches!(op, LBin::Shl | LBin::Shr) {
+            // The amount is at most 64 bits (the checker's rule), so the
+            // value shifted is the wide operand.
             let left = op == LBin::Shl;
-            if wide(&a.ty).is_none() {
-                // A narrow value shifted by a wide amount.
-                let ty = super::scalar(&a.ty);
-                let x = self.expr(a).remove(0);
-                let t = match self.position(b) {
-                    Ok(k) => c64(u64::from(k)),
-                    Err(t) => t,
-                };
-                let op = if left { BinOp::Shl } else { BinOp::Shr };
-                return vec![bin(op, ty, x, t)];
-            }
             let x = self.operand(a);
             let v = match self.position(b) {
                 Ok(k) if k >= x.width => {
