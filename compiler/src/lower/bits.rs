@@ -27,29 +27,30 @@ pub(super) fn raw_u64(v: Expr, ty: Ty) -> Expr {
     widen(v, Ty::unsigned(ty.width))
 }
 
-/// An unsigned value of type `ty` as a `u64`.
+/// An unsigned value of type `ty` as a `u64` (a constant stays one: the
+/// wide lowering leaves out the operations on zero limbs it sees).
 pub(super) fn widen(v: Expr, ty: Ty) -> Expr {
-    if ty.width == 64 && !ty.signed {
-        v
-    } else {
-        Expr::Cast {
+    match v {
+        _ if ty == Ty::U64 => v,
+        Expr::Const(_, k) if !ty.signed => Expr::Const(Ty::U64, k),
+        v => Expr::Cast {
             from: ty,
             to: Ty::U64,
             arg: Box::new(v),
-        }
+        },
     }
 }
 
-/// A `u64` truncated to `to`.
-fn narrow(v: Expr, to: Ty) -> Expr {
-    if to == Ty::U64 {
-        v
-    } else {
-        Expr::Cast {
+/// A `u64` truncated to `to` (a constant stays one).
+pub(super) fn narrow(v: Expr, to: Ty) -> Expr {
+    match v {
+        _ if to == Ty::U64 => v,
+        Expr::Const(_, k) => Expr::Const(to, k & to.mask()),
+        v => Expr::Cast {
             from: Ty::U64,
             to,
             arg: Box::new(v),
-        }
+        },
     }
 }
 
@@ -216,18 +217,7 @@ impl UnitLower<'_> {
     ) {
         let value_ty = Type::uint(sel.width);
         let v = self.bv(vals, &value_ty);
-        let lo = match &sel.lo.kind {
-            chronon_lang::design::ExprKind::Const(k) => Ok(k
-                .as_int()
-                .and_then(|k| u32::try_from(k).ok())
-                .unwrap_or(u32::MAX)),
-            _ => {
-                let raw = self.expr(&sel.lo);
-                let t = self.bv(raw, &sel.lo.ty);
-                let t = self.amount64(&t);
-                Err(self.pure(t))
-            }
-        };
+        let lo = self.position(&sel.lo);
         let guard = match (&lo, sel.check) {
             (Err(t), Some(n)) => Some(self.check_bit_position(t.clone(), Ty::U64, n, span)),
             _ => None,

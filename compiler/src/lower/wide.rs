@@ -17,7 +17,8 @@
 use chronon_lang::ast::{BinOp as LBin, UnOp as LUn};
 use chronon_lang::design::{Expr as LExpr, ExprKind as EK, Type};
 
-use super::{UnitLower, bin};
+use super::bits::{narrow, widen};
+use super::{UnitLower, bin, not};
 use crate::ir::{BinOp, Expr, Ty, UnOp};
 
 /// The number of 64-bit limbs of a `width`-bit value.
@@ -60,36 +61,6 @@ fn is_zero(e: &Expr) -> bool {
     matches!(e, Expr::Const(_, 0))
 }
 
-/// `e` of type `ty` as a `u64` (canonical values zero-extend).
-fn to64(e: Expr, ty: Ty) -> Expr {
-    if ty == Ty::U64 || is_zero(&e) {
-        if let Expr::Const(_, v) = e {
-            return c64(v);
-        }
-        return e;
-    }
-    Expr::Cast {
-        from: ty,
-        to: Ty::U64,
-        arg: Box::new(e),
-    }
-}
-
-/// A `u64` truncated to `ty`.
-fn from64(e: Expr, ty: Ty) -> Expr {
-    if ty == Ty::U64 {
-        return e;
-    }
-    if let Expr::Const(_, v) = e {
-        return Expr::Const(ty, v & ty.mask());
-    }
-    Expr::Cast {
-        from: Ty::U64,
-        to: ty,
-        arg: Box::new(e),
-    }
-}
-
 fn or64(a: Expr, b: Expr) -> Expr {
     match (is_zero(&a), is_zero(&b)) {
         (true, _) => b,
@@ -111,10 +82,6 @@ fn bool_and(a: Expr, b: Expr) -> Expr {
 
 fn bool_or(a: Expr, b: Expr) -> Expr {
     bin(BinOp::Or, Ty::BOOL, a, b)
-}
-
-fn bool_not(a: Expr) -> Expr {
-    Expr::Unary(UnOp::Not, Ty::BOOL, Box::new(a))
 }
 
 fn select(cond: Expr, then: Expr, els: Expr) -> Expr {
@@ -139,7 +106,7 @@ impl Bv {
     /// Limb `i` as a `u64`; 0 past the top.
     fn at(&self, i: usize) -> Expr {
         match self.limbs.get(i) {
-            Some(l) => to64(l.clone(), limb_ty(self.width, i)),
+            Some(l) => widen(l.clone(), limb_ty(self.width, i)),
             None => c64(0),
         }
     }
@@ -223,7 +190,7 @@ impl UnitLower<'_> {
             .into_iter()
             .enumerate()
             .map(|(i, v)| {
-                let v = from64(v, limb_ty(width, i));
+                let v = narrow(v, limb_ty(width, i));
                 self.pure(v)
             })
             .collect();
@@ -234,7 +201,7 @@ impl UnitLower<'_> {
     fn sign_fill(&mut self, a: &Bv) -> Expr {
         let top = a.n() - 1;
         let r = u32::from(limb_ty(a.width, top).width);
-        let bit = from64(
+        let bit = narrow(
             shift64(BinOp::Shr, a.at(top), c64(u64::from(r - 1))),
             Ty::BOOL,
         );
@@ -307,7 +274,7 @@ impl UnitLower<'_> {
             let c1 = bin(BinOp::Lt, Ty::U64, t.clone(), a.at(i));
             let s = self.temp(Ty::U64, bin(BinOp::Add, Ty::U64, t.clone(), carry));
             let c2 = bin(BinOp::Lt, Ty::U64, s.clone(), t);
-            let c = to64(bool_or(c1, c2), Ty::BOOL);
+            let c = widen(bool_or(c1, c2), Ty::BOOL);
             carry = self.temp(Ty::U64, c);
             vals.push(s);
         }
@@ -447,22 +414,6 @@ impl UnitLower<'_> {
         self.limbs_of(a.width, vals)
     }
 
-    /// A shift amount (any unsigned value) as a `u64`, saturated: a wide
-    /// amount with any bit set above its low limb is `u64::MAX`.
-    pub(super) fn amount64(&mut self, v: &Bv) -> Expr {
-        let low = v.at(0);
-        let high = (1..v.n())
-            .map(|i| bin(BinOp::Ne, Ty::U64, v.at(i), c64(0)))
-            .reduce(bool_or);
-        match high {
-            None => low,
-            Some(any) => {
-                let e = select(any, c64(u64::MAX), low);
-                self.pure(e)
-            }
-        }
-    }
-
     /// `a << t` or `a >> t` (arithmetic when `signed`) for a `u64` amount
     /// known at run time: limbs move by `t / 64` through one select per
     /// bit of it, then a funnel shift by `t % 64`; `t >= width` gives 0
@@ -485,7 +436,7 @@ impl UnitLower<'_> {
         let mut step = 1usize;
         let mut bit = 0u64;
         while step < n {
-            let on = from64(shift64(BinOp::Shr, q.clone(), c64(bit)), Ty::BOOL);
+            let on = narrow(shift64(BinOp::Shr, q.clone(), c64(bit)), Ty::BOOL);
             let on = self.pure(on);
             let moved: Vec<Expr> = (0..n)
                 .map(|i| {
@@ -618,8 +569,8 @@ impl UnitLower<'_> {
         let (ua, ub, signs) = if signed {
             let na = self.sign_fill(a);
             let nb = self.sign_fill(b);
-            let na = self.pure(from64(na, Ty::BOOL));
-            let nb = self.pure(from64(nb, Ty::BOOL));
+            let na = self.pure(narrow(na, Ty::BOOL));
+            let nb = self.pure(narrow(nb, Ty::BOOL));
             let abs_a = self.neg(a);
             let abs_a = self.choose(&na, &abs_a, a);
             let abs_b = self.neg(b);
@@ -648,12 +599,12 @@ impl UnitLower<'_> {
                 limbs: low,
                 width: ww,
             };
-            let fits = bool_not(self.lt(&r, &ub, false));
+            let fits = not(self.lt(&r, &ub, false));
             let fits = self.pure(fits);
             let diff = self.sub(&r, &ub);
             r = self.choose(&fits, &diff, &r);
             let k = (i / 64) as usize;
-            let set = shift64(BinOp::Shl, to64(fits, Ty::BOOL), c64(u64::from(i % 64)));
+            let set = shift64(BinOp::Shl, widen(fits, Ty::BOOL), c64(u64::from(i % 64)));
             let limb = or64(std::mem::replace(&mut q[k], c64(0)), set);
             q[k] = self.pure(limb);
         }
@@ -724,17 +675,20 @@ impl UnitLower<'_> {
         self.bv(vals, &x.ty)
     }
 
-    /// A position or shift amount: a constant, or a `u64` known at run
-    /// time (saturated when wider).
-    fn position(&mut self, x: &LExpr) -> Result<u32, Expr> {
+    /// A bit position or shift amount (an unsigned integer of at most 64
+    /// bits, the checker's rule): a constant, or a pure `u64` known at run
+    /// time.
+    pub(super) fn position(&mut self, x: &LExpr) -> Result<u32, Expr> {
         if let EK::Const(v) = &x.kind {
             return Ok(v
                 .as_int()
                 .and_then(|k| u32::try_from(k).ok())
                 .unwrap_or(u32::MAX));
         }
-        let v = self.operand(x);
-        Err(self.amount64(&v))
+        let ty = super::scalar(&x.ty);
+        let v = self.expr(x).remove(0);
+        let v = widen(v, ty);
+        Err(self.pure(v))
     }
 
     /// An operation on or to values wider than 64 bits ([`Self::is_wide`]).
@@ -756,14 +710,10 @@ impl UnitLower<'_> {
             }
             EK::Bits { base, lo, check } => {
                 let x = self.operand(base);
-                let lo = match (self.position(lo), check) {
-                    (Err(t), Some(n)) => {
-                        let t = self.pure(t);
-                        self.check_bit_position(t.clone(), Ty::U64, *n, e.span);
-                        Err(t)
-                    }
-                    (lo, _) => lo,
-                };
+                let lo = self.position(lo);
+                if let (Err(t), Some(n)) = (&lo, check) {
+                    self.check_bit_position(t.clone(), Ty::U64, *n, e.span);
+                }
                 self.extract(&x, lo, width)
             }
             EK::Concat(parts) => {
@@ -818,11 +768,11 @@ impl UnitLower<'_> {
             LBin::BitOr => self.bitwise(BinOp::Or, &x, &y),
             LBin::BitXor => self.bitwise(BinOp::Xor, &x, &y),
             LBin::Eq => return bool_result(self.eq(&x, &y)),
-            LBin::Ne => return bool_result(bool_not(self.eq(&x, &y))),
+            LBin::Ne => return bool_result(not(self.eq(&x, &y))),
             LBin::Lt => return bool_result(self.lt(&x, &y, signed)),
             LBin::Gt => return bool_result(self.lt(&y, &x, signed)),
-            LBin::Le => return bool_result(bool_not(self.lt(&y, &x, signed))),
-            LBin::Ge => return bool_result(bool_not(self.lt(&x, &y, signed))),
+            LBin::Le => return bool_result(not(self.lt(&y, &x, signed))),
+            LBin::Ge => return bool_result(not(self.lt(&x, &y, signed))),
             LBin::And | LBin::Or | LBin::Shl | LBin::Shr => {
                 unreachable!("logical operators take bools; shifts are above")
             }
