@@ -651,3 +651,56 @@ fn wide_values_cross_channels_stages_and_fifos_whole() {
         }
     }
 }
+
+/// The wide benchmarks (`benches/wide/`) compute what a bignum model of
+/// them does, on both engines, so their figures time the right work.
+#[test]
+fn the_wide_benchmarks_match_a_bignum_model() {
+    let m1024 = (BigUint::from(1u8) << 1024u32) - 1u8;
+    let m128 = (BigUint::from(1u8) << 128u32) - 1u8;
+    let low10 = |v: &BigUint| u32::try_from(v & BigUint::from(1023u32)).unwrap_or(0);
+    let start = BigUint::parse_bytes(b"12345678901234567890123456789", 10).expect("digits");
+    // div128.chr: a <= a / b + 1; b <= b + 1.
+    let (mut a, mut b) = (start.clone(), BigUint::from(977u32));
+    for _ in 0..30 {
+        (a, b) = (((&a / &b) + 1u8) & &m128, (&b + 1u8) & &m128);
+    }
+    let div = [("a", a), ("b", b)];
+    // mul1024.chr: a <= a * b + 1; b <= b + 1; s <= (s << a[9:0]) | (s >> b[9:0]).
+    let (mut a, mut b, mut s) = (start, BigUint::from(977u32), BigUint::from(5u8));
+    for _ in 0..30 {
+        let s2 = ((&s << low10(&a)) & &m1024) | (&s >> low10(&b));
+        (a, b, s) = (((&a * &b) + 1u8) & &m1024, (&b + 1u8) & &m1024, s2);
+    }
+    let mul = [("a", a), ("b", b), ("s", s)];
+    for (file, want) in [
+        ("benches/wide/div128.chr", &div[..]),
+        ("benches/wide/mul1024.chr", &mul[..]),
+    ] {
+        let text = std::fs::read_to_string(file).expect("the benchmark");
+        for engine in [EngineKind::Jit, EngineKind::Interp] {
+            let mut sources = SourceMap::new();
+            sources.add(file.to_string(), text.clone());
+            let mut options = RunOptions::new(engine, StopAt::Until(Picos::new(29 * 10_000, 1)));
+            options.dump_state = true;
+            let report = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
+            for (name, value) in want {
+                let got = report
+                    .registers
+                    .as_deref()
+                    .unwrap_or_default()
+                    .iter()
+                    .find(|r| r.name == *name)
+                    .map(|r| match &r.value {
+                        RegisterValue::Wide(text) => text.clone(),
+                        RegisterValue::Int(v) => format!("{v:#x}"),
+                    });
+                assert_eq!(
+                    got,
+                    Some(format!("{value:#x}")),
+                    "{file} {name} on {engine:?}"
+                );
+            }
+        }
+    }
+}
