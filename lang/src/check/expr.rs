@@ -409,19 +409,20 @@ impl<'e> BodyCx<'e> {
             });
             return err_expr(span);
         }
-        let Item::Fn(def) = self.env.items[item].item.clone() else {
+        let Item::Fn(def) = &self.env.items[item].item else {
             return err_expr(span);
         };
-        if def.params.len() != args.len() {
+        let (expected, generic) = (def.params.len(), !def.generics.is_empty());
+        if expected != args.len() {
             self.err(TypeError::ArgCount {
                 span,
                 what: format!("function `{}`", f.name),
-                expected: def.params.len(),
+                expected,
                 found: args.len(),
             });
             return err_expr(span);
         }
-        let (targs, params, ret) = if def.generics.is_empty() {
+        let (targs, params, ret) = if !generic {
             let Some((ps, ret)) = self.env.fn_signature(item, &Params::new()) else {
                 return err_expr(span);
             };
@@ -432,6 +433,9 @@ impl<'e> BodyCx<'e> {
                 .collect();
             (targs, Params::new(), ret)
         } else {
+            let Item::Fn(def) = self.env.items[item].item.clone() else {
+                return err_expr(span);
+            };
             match self.generic_call(item, &def, args, span) {
                 Some(call) => call,
                 None => return err_expr(span),
