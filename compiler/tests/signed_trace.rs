@@ -75,6 +75,25 @@ impl Drop for Scratch {
     }
 }
 
+/// Runs `design` on `engine` with a text trace and a Perfetto trace in
+/// `dir`; their paths.
+fn record(design: &str, engine: &str, dir: &Scratch) -> (PathBuf, PathBuf) {
+    let text = dir.0.join(format!("{engine}-text"));
+    let trace = dir.0.join(format!("{engine}.pftrace"));
+    chronc(&[
+        "run",
+        design,
+        "-q",
+        "--engine",
+        engine,
+        "--trace",
+        text.to_str().expect("utf-8 path"),
+        "--perfetto",
+        trace.to_str().expect("utf-8 path"),
+    ]);
+    (text, trace)
+}
+
 #[test]
 fn signed_values_print_signed_in_text_and_perfetto() {
     // The expectations cover both signs and the extremes of i64.
@@ -83,19 +102,7 @@ fn signed_values_print_signed_in_text_and_perfetto() {
     let dir = scratch("signed");
     let mut logs = Vec::new();
     for engine in ["interp", "jit"] {
-        let text = dir.0.join(format!("{engine}-text"));
-        let trace = dir.0.join(format!("{engine}.pftrace"));
-        chronc(&[
-            "run",
-            DESIGN,
-            "-q",
-            "--engine",
-            engine,
-            "--trace",
-            text.to_str().expect("utf-8 path"),
-            "--perfetto",
-            trace.to_str().expect("utf-8 path"),
-        ]);
+        let (text, trace) = record(DESIGN, engine, &dir);
 
         // The manifest declares the signed widths per scalar value.
         let manifest: serde_json::Value =
@@ -256,19 +263,7 @@ fn a_trace_of_64_values_is_recorded_whole() {
     assert_eq!(expected(0).len(), 64);
     let dir = scratch("wide");
     for engine in ["interp", "jit"] {
-        let text = dir.0.join(format!("{engine}-text"));
-        let trace = dir.0.join(format!("{engine}.pftrace"));
-        chronc(&[
-            "run",
-            "compiler/tests/signed_trace/wide_trace.chr",
-            "-q",
-            "--engine",
-            engine,
-            "--trace",
-            text.to_str().expect("utf-8 path"),
-            "--perfetto",
-            trace.to_str().expect("utf-8 path"),
-        ]);
+        let (text, trace) = record("compiler/tests/signed_trace/wide_trace.chr", engine, &dir);
         let log = std::fs::read_to_string(text.join("00-core.log")).expect("log");
         let lines: Vec<&str> = log.lines().skip(1).collect();
         let want: Vec<String> = (0..4)
