@@ -706,6 +706,46 @@ fn widths_and_generic_functions_match_their_specializations_written_out() {
 }
 
 #[test]
+fn port_arrays_match_their_elements_written_out() {
+    let state = |file: &str, engine: &str| {
+        let dir = common::scratch("cli", &format!("port-arrays-{engine}"));
+        let dump = dir.join(format!("{}.json", file.replace('/', "_")));
+        let out = chronc(&[
+            "run",
+            file,
+            "--cycles",
+            "60",
+            "--json",
+            "--engine",
+            engine,
+            "--dump-state",
+            dump.to_str().expect("utf-8 path"),
+        ]);
+        let report = report_of(out);
+        let state: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&dump).expect("the dump")).expect("JSON");
+        (report["counters"].clone(), state["registers"].clone())
+    };
+    for engine in ["jit", "interp"] {
+        let (counters, registers) = state("tests/designs/port_arrays.chr", engine);
+        let by_hand = state("compiler/tests/generics/port_arrays_by_hand.chr", engine);
+        assert_eq!(counters, by_hand.0, "{engine}");
+        assert_eq!(registers, by_hand.1, "{engine}");
+        // Every path through the design carried items.
+        for c in counters.as_array().expect("counters") {
+            assert!(c["value"].as_u64() > Some(0), "{c}");
+        }
+        let moved = registers
+            .as_array()
+            .expect("registers")
+            .iter()
+            .filter(|r| r["value"].as_u64() > Some(0))
+            .count();
+        assert!(moved >= 20, "{registers}");
+    }
+}
+
+#[test]
 fn type_parameters_specialize_as_hand_written_units_do() {
     let counters = |file: &str, engine: &str| {
         let report = report_of(chronc(&[

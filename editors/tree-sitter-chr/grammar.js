@@ -197,6 +197,7 @@ module.exports = grammar({
       seq(
         field('direction', choice('in', 'out')),
         field('name', $.identifier),
+        optional(seq('[', field('length', $._expression), ']')),
         ':',
         field('type', $._type),
         repeat(choice('cdc', 'fwft', seq('rate', field('rate', $._expression)))),
@@ -259,7 +260,13 @@ module.exports = grammar({
       ),
 
     port_reference: ($) =>
-      seq(field('instance', $.identifier), optional(seq('[', field('index', $._expression), ']')), '.', field('port', $.identifier)),
+      seq(
+        field('instance', $.identifier),
+        optional(seq('[', field('index', $._expression), ']')),
+        '.',
+        field('port', $.identifier),
+        optional(seq('[', field('element', $._expression), ']')),
+      ),
 
     system_for: ($) =>
       seq('for', field('variable', $.identifier), 'in', field('range', $.range_expression), '{', repeat($._system_member), '}'),

@@ -232,7 +232,9 @@ pub enum UnitMember {
         dir: Dir,
         /// The port's name.
         name: Ident,
-        /// The item type it carries.
+        /// The element count of a port array (`in rx[N]: T;`).
+        len: Option<Expr>,
+        /// The item type it carries (of each element of a port array).
         ty: TypeExpr,
         /// How it links: a channel end, or a CDC FIFO read port (`cdc`, `cdc fwft`).
         kind: PortKindAst,
@@ -299,6 +301,9 @@ pub struct Endpoint {
     pub index: Option<Expr>,
     /// Port name.
     pub port: Ident,
+    /// Element index of a port array (`a.tx[i]`); none names a single port
+    /// or a whole port array.
+    pub port_index: Option<Expr>,
     /// Where.
     pub span: Span,
 }
@@ -312,6 +317,8 @@ pub enum SystemMember {
         dir: Dir,
         /// The name the system's port is known by outside.
         name: Ident,
+        /// The element count when it exposes a whole port array (`in rx[N]: T = a.rx;`).
+        len: Option<Expr>,
         /// The item type it carries.
         ty: TypeExpr,
         /// The inner instance port it stands for.

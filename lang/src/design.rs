@@ -268,19 +268,19 @@ pub enum ExprKind {
     /// A call of [`Design::functions`]`[id]`.
     Call(usize, Vec<Expr>),
     /// `port.can_send()` on an output port.
-    CanSend(usize),
+    CanSend(PortSel),
     /// `port.try_send(v)`: sends if possible and returns whether it did.
-    TrySend(usize, Box<Expr>),
+    TrySend(PortSel, Box<Expr>),
     /// `port.recv()` on a channel or fwft input: `Option<T>`.
-    Recv(usize),
+    Recv(PortSel),
     /// `port.peek()` on a channel or fwft input: `Option<T>`.
-    Peek(usize),
+    Peek(PortSel),
     /// `port.request()` on a registered CDC input: whether it was accepted.
-    Request(usize),
+    Request(PortSel),
     /// `port.valid()` on a registered CDC input.
-    Valid(usize),
+    Valid(PortSel),
     /// `port.take()` on a registered CDC input: `Option<T>`.
-    Take(usize),
+    Take(PortSel),
     /// `stage.valid(pipe)`
     StageValid(usize, Box<Expr>),
     /// `stage.read(pipe)`
@@ -292,6 +292,41 @@ pub enum ExprKind {
     /// seed, the unit instance path, this site, the unit's local cycle and
     /// the iterations of the enclosing `for` loops.
     Random(u32),
+}
+
+/// The port a port operation (`send`, `recv`, ...) uses.
+#[derive(Clone, Debug)]
+pub enum PortSel {
+    /// A port of the unit: an index into [`UnitSpec::ports`].
+    One(usize),
+    /// An element of a port array, `rx[i]`: the port `first + index`. The
+    /// index reads only constants and the variables of enclosing `for`
+    /// loops, so it is a constant in each unrolled iteration, and the
+    /// checker has proved it below `len` in every one.
+    Element {
+        /// The array's element 0.
+        first: usize,
+        /// Its element count.
+        len: u32,
+        /// The element.
+        index: Box<Expr>,
+    },
+}
+
+impl PortSel {
+    /// The port, given the values of the enclosing loops' variables; none
+    /// when the index reads anything else or is out of range.
+    pub fn port(&self, loop_value: &dyn Fn(LocalId) -> Option<Value>) -> Option<usize> {
+        match self {
+            PortSel::One(p) => Some(*p),
+            PortSel::Element { first, len, index } => {
+                let i = crate::eval::eval_with(index, loop_value).ok()?.as_int()?;
+                (0..i128::from(*len))
+                    .contains(&i)
+                    .then(|| first + i as usize)
+            }
+        }
+    }
 }
 
 /// One step of a written place: `.field`, `[index]` or a bit range.
@@ -367,8 +402,8 @@ pub enum StmtKind {
     },
     /// `port.send(v)`: a refused send is a runtime fault.
     Send {
-        /// The unit's port index.
-        port: usize,
+        /// The port.
+        port: PortSel,
         /// The item sent.
         value: Expr,
     },

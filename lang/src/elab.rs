@@ -36,6 +36,13 @@ enum InstRef {
     Sub(HashMap<String, PortView>),
 }
 
+/// What an endpoint names: one port, or every element of a port array.
+struct Ends {
+    views: Vec<PortView>,
+    /// A whole port array (`a.tx`, not `a.tx[i]`).
+    array: bool,
+}
+
 /// A system member after `for` loops are unrolled: the member and the
 /// parameters (loop variables included) in scope.
 struct Unrolled<'m> {
@@ -1060,7 +1067,7 @@ impl<'e> Elab<'e> {
         params: &Params,
         slots: &HashMap<String, Slot>,
         ep: &ast::Endpoint,
-    ) -> Option<PortView> {
+    ) -> Option<Ends> {
         let Some(slot) = slots.get(&ep.inst.name) else {
             if let Some((_, bound, a, b)) = self
                 .empty_arrays
@@ -1119,57 +1126,104 @@ impl<'e> Elab<'e> {
                 return None;
             }
         };
-        match r {
-            InstRef::Unit(inst) => {
-                let spec = &self.specs[self.instances[inst].spec];
-                match spec.ports.iter().position(|p| p.name == ep.port.name) {
-                    Some(pi) => {
-                        let p = &spec.ports[pi];
-                        Some(PortView {
-                            port: PortRef {
-                                instance: inst,
-                                port: pi,
-                            },
-                            dir: p.dir,
-                            ty: p.ty.clone(),
-                            kind: p.kind.clone(),
-                            span: ep.span,
-                        })
-                    }
-                    None => {
-                        let suggestion =
-                            did_you_mean(&ep.port.name, spec.ports.iter().map(|p| p.name.as_str()))
-                                .map(str::to_string);
-                        let unit = spec.unit.clone();
-                        self.err(ResolveError::UnknownName {
-                            span: ep.port.span,
-                            name: ep.port.name.clone(),
-                            kind: "port",
-                            suggestion,
-                        });
-                        let _ = unit;
-                        None
-                    }
+        // A port by its name in the instance: a unit's ports (port array
+        // elements are named `tx[0]`, ...), or the names a system exposes.
+        let view = |me: &Self, name: &str| -> Option<PortView> {
+            match &r {
+                InstRef::Unit(inst) => {
+                    let spec = &me.specs[me.instances[*inst].spec];
+                    let pi = spec.ports.iter().position(|p| p.name == name)?;
+                    let p = &spec.ports[pi];
+                    Some(PortView {
+                        port: PortRef {
+                            instance: *inst,
+                            port: pi,
+                        },
+                        dir: p.dir,
+                        ty: p.ty.clone(),
+                        kind: p.kind.clone(),
+                        span: ep.span,
+                    })
                 }
-            }
-            InstRef::Sub(ports) => match ports.get(&ep.port.name) {
-                Some(v) => Some(PortView {
+                InstRef::Sub(ports) => ports.get(name).map(|v| PortView {
                     span: ep.span,
                     ..v.clone()
                 }),
-                None => {
-                    let suggestion = did_you_mean(&ep.port.name, ports.keys().map(String::as_str))
-                        .map(str::to_string);
-                    self.err(ResolveError::UnknownName {
-                        span: ep.port.span,
-                        name: ep.port.name.clone(),
-                        kind: "port",
-                        suggestion,
-                    });
-                    None
-                }
-            },
+            }
+        };
+        let name = &ep.port.name;
+        let elements = |me: &Self| -> Vec<PortView> {
+            (0..)
+                .map_while(|i| view(me, &format!("{name}[{i}]")))
+                .collect()
+        };
+        if let Some(e) = &ep.port_index {
+            let i = self.const_in(module, params, e, "a port index")?;
+            if let Some(v) = view(self, &format!("{name}[{i}]")) {
+                return Some(Ends {
+                    views: vec![v],
+                    array: false,
+                });
+            }
+            let len = elements(self).len();
+            if len > 0 {
+                self.err(crate::errors::TypeError::IndexOutOfRange {
+                    span: e.span,
+                    index: i,
+                    len: len as u64,
+                });
+            } else if view(self, name).is_some() {
+                self.err(ElabError::PortArrayLink {
+                    span: e.span,
+                    message: format!(
+                        "`{}.{name}` is a single port, not a port array",
+                        ep.inst.name
+                    ),
+                    label: "indexes a single port".into(),
+                });
+            } else {
+                self.unknown_port(&r, ep);
+            }
+            return None;
         }
+        if let Some(v) = view(self, name) {
+            return Some(Ends {
+                views: vec![v],
+                array: false,
+            });
+        }
+        let views = elements(self);
+        if views.is_empty() {
+            self.unknown_port(&r, ep);
+            return None;
+        }
+        Some(Ends { views, array: true })
+    }
+
+    /// Reports a port name the instance does not have, with the nearest
+    /// name it does (a port array by its own name).
+    fn unknown_port(&mut self, r: &InstRef, ep: &ast::Endpoint) {
+        let names: Vec<String> = match r {
+            InstRef::Unit(inst) => self.specs[self.instances[*inst].spec]
+                .ports
+                .iter()
+                .map(|p| p.name.clone())
+                .collect(),
+            InstRef::Sub(ports) => ports.keys().cloned().collect(),
+        };
+        let mut names: Vec<&str> = names
+            .iter()
+            .map(|n| n.split('[').next().unwrap_or(n))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let suggestion = did_you_mean(&ep.port.name, names).map(str::to_string);
+        self.err(ResolveError::UnknownName {
+            span: ep.port.span,
+            name: ep.port.name.clone(),
+            kind: "port",
+            suggestion,
+        });
     }
 
     fn port_name(&self, p: PortRef) -> String {
@@ -1194,8 +1248,9 @@ impl<'e> Elab<'e> {
                 SystemMember::Expose { .. } => {
                     self.expose(module, params, slots, u.member, exposed)
                 }
-                SystemMember::Connect { .. } => self.connect(module, params, slots, u.member),
-                SystemMember::Cdc { .. } => self.cdc(module, params, slots, u.member),
+                SystemMember::Connect { .. } | SystemMember::Cdc { .. } => {
+                    self.link(module, params, slots, u.member)
+                }
             }
         }
     }
@@ -1212,15 +1267,89 @@ impl<'e> Elab<'e> {
         let SystemMember::Expose {
             dir,
             name,
+            len,
             ty,
             target,
-            span,
+            ..
         } = member
         else {
             return;
         };
         let want = self.env.resolve_type(module, params, ty);
-        let Some(v) = self.endpoint(module, params, slots, target) else {
+        let Some(Ends { views, array }) = self.endpoint(module, params, slots, target) else {
+            return;
+        };
+        // A failed expose was reported: its inner inputs are not reported
+        // as undriven as well.
+        let excuse = |me: &mut Self, views: &[PortView]| {
+            me.excused.extend(views.iter().map(|v| v.port));
+        };
+        match len {
+            None if array => {
+                excuse(self, &views);
+                self.err(ElabError::PortArrayLink {
+                    span: target.span,
+                    message: format!(
+                        "`{}.{}` is a port array of {}: expose it whole (`{} {}[{}]: ...`), or one element",
+                        target.inst.name,
+                        target.port.name,
+                        views.len(),
+                        if *dir == Dir::In { "in" } else { "out" },
+                        name.name,
+                        views.len()
+                    ),
+                    label: "a port array".into(),
+                });
+            }
+            None => self.expose_one(name.name.clone(), views[0].clone(), member, &want, exposed),
+            Some(e) => {
+                let Some(n) = self.const_in(module, params, e, "a port array length") else {
+                    return;
+                };
+                if !array || n != views.len() as i128 {
+                    excuse(self, &views);
+                    let what = if array {
+                        format!("a port array of {}", views.len())
+                    } else {
+                        "a single port".to_string()
+                    };
+                    self.err(ElabError::PortArrayLink {
+                        span: target.span,
+                        message: format!(
+                            "`{}[{n}]` exposes `{}.{}`, which is {what}",
+                            name.name, target.inst.name, target.port.name
+                        ),
+                        label: what,
+                    });
+                    return;
+                }
+                for (i, v) in views.into_iter().enumerate() {
+                    let element = format!("{}[{i}]", name.name);
+                    self.expose_one(element, v, member, &want, exposed);
+                }
+            }
+        }
+    }
+
+    /// One exposed port: `outside` names `v` (the port `member` exposes,
+    /// or one element of it).
+    fn expose_one(
+        &mut self,
+        outside: String,
+        v: PortView,
+        member: &SystemMember,
+        want: &Type,
+        exposed: &mut Exposed,
+    ) {
+        let SystemMember::Expose {
+            dir,
+            name,
+            ty,
+            target,
+            span,
+            ..
+        } = member
+        else {
             return;
         };
         if v.dir != *dir {
@@ -1232,7 +1361,7 @@ impl<'e> Elab<'e> {
             });
             return;
         }
-        if v.ty != want && want != Type::Error {
+        if v.ty != *want && *want != Type::Error {
             self.err(crate::errors::TypeError::Mismatch {
                 span: ty.span,
                 expected: v.ty.to_string(),
@@ -1240,10 +1369,15 @@ impl<'e> Elab<'e> {
             });
             return;
         }
-        if let Some(prev) = exposed.names.get(&name.name) {
+        // `rx` and `rx[0]` are one name to a link (`sub.rx`).
+        let other = match outside.split_once('[') {
+            Some((base, _)) => base.to_string(),
+            None => format!("{outside}[0]"),
+        };
+        if let Some(prev) = exposed.names.get(&outside).or(exposed.names.get(&other)) {
             self.err(ResolveError::Duplicate {
                 span: name.span,
-                name: name.name.clone(),
+                name: outside,
                 previous: *prev,
             });
             return;
@@ -1256,9 +1390,9 @@ impl<'e> Elab<'e> {
             });
             return;
         }
-        exposed.names.insert(name.name.clone(), name.span);
+        exposed.names.insert(outside.clone(), name.span);
         exposed.spans.insert(v.port, *span);
-        exposed.views.insert(name.name.clone(), v);
+        exposed.views.insert(outside, v);
     }
 
     /// The two ends of a `connect` or `cdc`, resolved, when both exist
@@ -1272,35 +1406,84 @@ impl<'e> Elab<'e> {
         slots: &HashMap<String, Slot>,
         from: &ast::Endpoint,
         to: &ast::Endpoint,
-    ) -> Option<(PortView, PortView)> {
+    ) -> Option<Vec<(PortView, PortView)>> {
         let a = self.endpoint(module, params, slots, from);
         let b = self.endpoint(module, params, slots, to);
         if let Some(b) = &b {
-            self.excused.insert(b.port);
+            self.excused.extend(b.views.iter().map(|v| v.port));
         }
         let (a, b) = (a?, b?);
-        self.directions(&a, &b).then_some((a, b))
+        if a.array != b.array || a.views.len() != b.views.len() {
+            let what = |e: &Ends, ep: &ast::Endpoint| {
+                if e.array {
+                    format!(
+                        "port array `{}.{}` of {}",
+                        ep.inst.name,
+                        ep.port.name,
+                        e.views.len()
+                    )
+                } else {
+                    format!("the single port `{}.{}`", ep.inst.name, ep.port.name)
+                }
+            };
+            self.err(ElabError::PortArrayLink {
+                span: from.span.to(to.span),
+                message: format!("this link joins {} to {}", what(&a, from), what(&b, to)),
+                label: "ends of different sizes".into(),
+            });
+            return None;
+        }
+        let mut pairs = Vec::with_capacity(a.views.len());
+        for (a, b) in a.views.into_iter().zip(b.views) {
+            if self.directions(&a, &b) {
+                pairs.push((a, b));
+            }
+        }
+        Some(pairs)
     }
 
-    /// `connect a.out -> b.in latency L capacity C;`: a same-domain channel.
-    fn connect(
+    /// A `connect` or `cdc`: a channel or FIFO per pair of ports its ends
+    /// name (one pair, or one per element of two port arrays).
+    fn link(
         &mut self,
         module: usize,
         params: &Params,
         slots: &HashMap<String, Slot>,
         member: &SystemMember,
     ) {
+        let (SystemMember::Connect { from, to, .. } | SystemMember::Cdc { from, to, .. }) = member
+        else {
+            return;
+        };
+        let Some(pairs) = self.link_ends(module, params, slots, from, to) else {
+            return;
+        };
+        for (a, b) in pairs {
+            match member {
+                SystemMember::Connect { .. } => self.connect(module, params, member, a, b),
+                _ => self.cdc(module, params, member, a, b),
+            }
+        }
+    }
+
+    /// `connect a.out -> b.in latency L capacity C;`: a same-domain
+    /// channel between two ports already resolved.
+    fn connect(
+        &mut self,
+        module: usize,
+        params: &Params,
+        member: &SystemMember,
+        a: PortView,
+        b: PortView,
+    ) {
         let SystemMember::Connect {
-            from,
             to,
             latency,
             capacity,
             span,
+            ..
         } = member
         else {
-            return;
-        };
-        let Some((a, b)) = self.link_ends(module, params, slots, from, to) else {
             return;
         };
         if matches!(b.kind, PortKind::CdcRegistered | PortKind::CdcFwft) {
@@ -1383,13 +1566,15 @@ impl<'e> Elab<'e> {
         });
     }
 
-    /// `cdc a.out -> b.in depth D sync S;`: a CDC FIFO between two domains.
+    /// `cdc a.out -> b.in depth D sync S;`: a CDC FIFO between two ports
+    /// already resolved.
     fn cdc(
         &mut self,
         module: usize,
         params: &Params,
-        slots: &HashMap<String, Slot>,
         member: &SystemMember,
+        a: PortView,
+        b: PortView,
     ) {
         let SystemMember::Cdc {
             from,
@@ -1399,9 +1584,6 @@ impl<'e> Elab<'e> {
             span,
         } = member
         else {
-            return;
-        };
-        let Some((a, b)) = self.link_ends(module, params, slots, from, to) else {
             return;
         };
         let style = match b.kind {

@@ -314,6 +314,30 @@ pub enum TypeError {
         /// Where the parameter is declared.
         declared: Span,
     },
+    /// E0341: a port array used without an element, or with an index that
+    /// is not known once the loops are unrolled.
+    PortArrayIndex {
+        /// The array's name, or its index.
+        span: Span,
+        /// The port array.
+        array: String,
+        /// What is wrong, for the message.
+        message: String,
+        /// The label at `span`.
+        label: String,
+    },
+    /// E0309, for an index that depends on loop variables: out of range in
+    /// one iteration.
+    IndexOutOfRangeAt {
+        /// The index.
+        span: Span,
+        /// Its value there.
+        index: i128,
+        /// The array's length.
+        len: u64,
+        /// The iteration (`i = 3`).
+        at: String,
+    },
     /// E0339: `/` or `%` on values wider than `MAX_DIVIDE_BITS`.
     WideDivision {
         /// The operation.
@@ -426,6 +450,10 @@ impl IntoDiagnostic for TypeError {
             CannotInferParam { span, function, param, declared } => Diagnostic::error("E0340", format!("cannot infer parameter `{param}` of `{function}` from this call"), span, format!("no argument's type fixes `{param}`"))
                 .with_label(declared, "declared here")
                 .with_help(format!("give `{param}` a default, or write it into a parameter's type (`x: u<{param}>`, `x: [T; {param}]`) so an argument fixes it")),
+            PortArrayIndex { span, array, message, label } => Diagnostic::error("E0341", message, span, label)
+                .with_help(format!("name an element of `{array}` with a constant or the variable of an enclosing `for` loop (`{array}[i]`); to choose one at run time, test each: `for i in 0..N {{ if i == k {{ ... {array}[i] ... }} }}`")),
+            IndexOutOfRangeAt { span, index, len, at } => Diagnostic::error("E0309", format!("index {index} is out of range for an array of {len} when {at}"), span, format!("{index} when {at}"))
+                .with_help(format!("valid indices are 0 to {}; narrow the loop's range or the index", len.saturating_sub(1))),
             WideDivision { span, op, width } => Diagnostic::error("E0339", format!("`{op}` on {width}-bit values: division and remainder take at most {} bits", crate::check::MAX_DIVIDE_BITS), span, format!("{width}-bit operands"))
                 .with_help("divide values of at most 128 bits (cast or slice the operands), or by a power of two with a shift"),
             TooWide { span, what, width } => Diagnostic::error("E0332", format!("this {what} is {width} bits wide; values are at most {} bits", crate::design::MAX_INT_BITS), span, format!("{width} bits"))
@@ -575,6 +603,13 @@ pub enum ElabError {
     SystemCycle { span: Span, path: Vec<String> },
     /// E0418: `span` is where elaboration passed the limit.
     TooLarge { span: Span, limit: usize },
+    /// E0419: a port array where one port is needed, one port where an
+    /// array is, or arrays of different lengths joined whole.
+    PortArrayLink {
+        span: Span,
+        message: String,
+        label: String,
+    },
     /// W0401
     UnusedUnit { span: Span, name: String },
     /// W0402
@@ -598,6 +633,8 @@ impl IntoDiagnostic for ElabError {
                 .with_help("give one connection of the cycle `latency 1` or more"),
             Undriven { span, port } => Diagnostic::error("E0403", format!("input `{port}` is not driven by anything"), span, "no connection or FIFO reaches this port")
                 .with_help("connect an output to it, or remove the port"),
+            PortArrayLink { span, message, label } => Diagnostic::error("E0419", message, span, label)
+                .with_help("name one element (`a.tx[i]`), or join whole port arrays of one length (`connect a.tx -> b.rx;`, `in rx[N]: T = a.rx;`)"),
             ExposedTwice { span, previous, what } => Diagnostic::error("E0404", format!("{what} is exposed twice"), span, "exposed again here")
                 .with_label(previous, "first exposed here")
                 .with_help("expose each inner port once, under one name"),

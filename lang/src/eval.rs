@@ -8,7 +8,7 @@ use num_bigint::{BigInt, Sign};
 use num_integer::Integer;
 use num_traits::{One, Zero};
 
-use crate::design::{Expr, ExprKind, Type, Value};
+use crate::design::{Expr, ExprKind, LocalId, Type, Value};
 
 /// Why an expression has no compile-time value.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,8 +97,16 @@ fn int(v: BigInt, ty: &Type) -> Value {
 
 /// Evaluates a typed expression that must be constant.
 pub fn eval(e: &Expr) -> Result<Value, EvalError> {
+    eval_with(e, &|_| None)
+}
+
+/// [`eval`] where some locals have values (the variables of unrolled
+/// loops): `local` gives a local's value, or none when it has none.
+pub fn eval_with(e: &Expr, local: &dyn Fn(LocalId) -> Option<Value>) -> Result<Value, EvalError> {
+    let eval = |e: &Expr| eval_with(e, local);
     Ok(match &e.kind {
         ExprKind::Const(v) => v.clone(),
+        ExprKind::Local(l) => local(*l).ok_or(EvalError::NotConstant)?,
         ExprKind::Unary(op, a) => {
             let v = eval(a)?;
             match (op, v) {
@@ -169,8 +177,8 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
                 _ => return Err(EvalError::NotConstant),
             }
         }
-        ExprKind::StructLit(fs) => Value::Struct(fs.iter().map(eval).collect::<Result<_, _>>()?),
-        ExprKind::ArrayLit(vs) => Value::Array(vs.iter().map(eval).collect::<Result<_, _>>()?),
+        ExprKind::StructLit(fs) => Value::Struct(fs.iter().map(&eval).collect::<Result<_, _>>()?),
+        ExprKind::ArrayLit(vs) => Value::Array(vs.iter().map(&eval).collect::<Result<_, _>>()?),
         ExprKind::ArrayRepeat(v, n) => Value::Array(vec![eval(v)?; *n as usize]),
         _ => return Err(EvalError::NotConstant),
     })

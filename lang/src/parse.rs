@@ -902,7 +902,13 @@ impl Builder<'_> {
                     Dir::Out
                 };
                 let name = self.ident(it.next()?);
-                let ty = self.type_expr(it.next()?);
+                let mut next = it.next()?;
+                let mut len = None;
+                if next.as_rule() == Rule::port_len {
+                    len = Some(self.expr(inner(next).next()?, 0));
+                    next = it.next()?;
+                }
+                let ty = self.type_expr(next);
                 let kind = match it.next().and_then(|k| inner(k).next()) {
                     None => PortKindAst::Plain,
                     Some(k) => match k.as_rule() {
@@ -914,6 +920,7 @@ impl Builder<'_> {
                 UnitMember::Port {
                     dir,
                     name,
+                    len,
                     ty,
                     kind,
                     span,
@@ -954,8 +961,13 @@ impl Builder<'_> {
     }
 
     fn endpoint(&mut self, p: Pair<'_, Rule>) -> Endpoint {
-        let span = self.span(&p);
         let parts: Vec<_> = inner(p).collect();
+        // From the first part to the last: the optional `[i]` after the
+        // port lets the rule's own span take the whitespace before it.
+        let span = match (parts.first(), parts.last()) {
+            (Some(a), Some(b)) => self.span(a).to(self.span(b)),
+            _ => Span::new(self.file, self.base, self.base),
+        };
         let mut parts = parts.into_iter();
         let inst = self.ident(parts.next().expect("endpoint instance"));
         let mut index = None;
@@ -964,10 +976,15 @@ impl Builder<'_> {
             index = Some(self.expr(port, 0));
             port = parts.next().expect("endpoint port after index");
         }
+        let port_index = parts
+            .next()
+            .and_then(|p| inner(p).next())
+            .map(|e| self.expr(e, 0));
         Endpoint {
             inst,
             index,
             port: self.ident(port),
+            port_index,
             span,
         }
     }
@@ -984,11 +1001,16 @@ impl Builder<'_> {
                     Dir::Out
                 };
                 let name = self.ident(it.next()?);
+                let mut len = None;
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::port_len) {
+                    len = Some(self.expr(inner(it.next()?).next()?, 0));
+                }
                 let ty = self.type_expr(it.next()?);
                 let target = self.endpoint(it.next()?);
                 SystemMember::Expose {
                     dir,
                     name,
+                    len,
                     ty,
                     target,
                     span,

@@ -154,6 +154,7 @@ fn lower_with(
             out: Vec::new(),
             ret: None,
             iterations: Vec::new(),
+            loop_vars: Vec::new(),
             stream: None,
             stage_site_cache: std::collections::HashMap::new(),
             unrolled: 0,
@@ -409,6 +410,8 @@ struct UnitLower<'a> {
     ret: Option<(u32, u32)>,
     /// Iterations of the enclosing unrolled `for` loops, outermost first.
     iterations: Vec<u32>,
+    /// The front-end locals of those loops' variables, in the same order.
+    loop_vars: Vec<usize>,
     /// The local holding the tick's random stream, when it calls `random()`.
     stream: Option<u32>,
     /// Fault sites of stage operations by (stage, file, offset, is a read).
@@ -564,7 +567,7 @@ impl UnitLower<'_> {
             }
             SK::Send { port, value } => {
                 let value = self.expr(value);
-                let port = self.inst.ports[*port];
+                let port = self.port(port);
                 let name = self.p.ports[port as usize].name.clone();
                 let fault = self.fault(
                     SiteKind::Send,
@@ -701,7 +704,9 @@ impl UnitLower<'_> {
                         Expr::Const(ty, u64::from(i) & ty.mask()),
                     ));
                     self.iterations.push(i);
+                    self.loop_vars.push(*var);
                     self.stmts(body);
+                    self.loop_vars.pop();
                     self.iterations.pop();
                     let iteration = std::mem::replace(&mut self.out, saved);
                     match returns {
@@ -1092,6 +1097,19 @@ impl UnitLower<'_> {
 
     /// The fault site of a stage read (`valid`, `read`) at `span` whose
     /// pipe is out of range.
+    /// The design-wide port a port operation uses: an element of a port
+    /// array is a constant in each unrolled iteration.
+    fn port(&self, sel: &chronon_lang::design::PortSel) -> u32 {
+        let value = |l: usize| {
+            let k = self.loop_vars.iter().rposition(|v| *v == l)?;
+            Some(Value::Int(i128::from(self.iterations[k])))
+        };
+        let Some(p) = sel.port(&value) else {
+            unreachable!("the checker proves port array indices in range in every iteration")
+        };
+        self.inst.ports[p]
+    }
+
     fn stage_range_site(&mut self, stage: u32, span: Span) -> u32 {
         let key = (stage, span.file.0, span.start, true);
         if let Some(site) = self.stage_site_cache.get(&key) {
@@ -1221,7 +1239,7 @@ impl UnitLower<'_> {
                 let dst = self.locals.len() as u32;
                 self.locals.push(Ty::BOOL);
                 self.out.push(Stmt::CanSend {
-                    port: self.inst.ports[*port],
+                    port: self.port(port),
                     dst,
                 });
                 vec![Expr::Local(dst)]
@@ -1231,7 +1249,7 @@ impl UnitLower<'_> {
                 let dst = self.locals.len() as u32;
                 self.locals.push(Ty::BOOL);
                 self.out.push(Stmt::Send {
-                    port: self.inst.ports[*port],
+                    port: self.port(port),
                     value,
                     dst: Some(dst),
                     fault: None,
@@ -1244,7 +1262,7 @@ impl UnitLower<'_> {
                     EK::Peek(_) => RecvKind::Peek,
                     _ => RecvKind::Take,
                 };
-                let port = self.inst.ports[*port];
+                let port = self.port(port);
                 let item = self.p.ports[port as usize].item.clone();
                 let ok = self.locals.len() as u32;
                 self.locals.push(Ty::BOOL);
@@ -1270,7 +1288,7 @@ impl UnitLower<'_> {
             EK::Request(port) | EK::Valid(port) => {
                 let dst = self.locals.len() as u32;
                 self.locals.push(Ty::BOOL);
-                let port = self.inst.ports[*port];
+                let port = self.port(port);
                 self.out.push(match &e.kind {
                     EK::Request(_) => Stmt::Request { port, dst },
                     _ => Stmt::Valid { port, dst },

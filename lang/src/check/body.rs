@@ -174,6 +174,12 @@ impl<'e> BodyCx<'e> {
                 .position(|p| p.name == n)
                 .map(|i| (Member::Port, i))
                 .or_else(|| {
+                    u.port_arrays
+                        .iter()
+                        .position(|p| p.name == n)
+                        .map(|i| (Member::PortArray, i))
+                })
+                .or_else(|| {
                     u.regs
                         .iter()
                         .position(|p| p.name == n)

@@ -130,6 +130,10 @@ impl<'e> BodyCx<'e> {
             Resolved::Member(m, _) => {
                 let (what, help) = match m {
                     Member::Port => ("port", PORT_HELP),
+                    Member::PortArray => (
+                        "port array",
+                        "name one element and use its methods: `rx[i].recv()`, `tx[i].send(v)`",
+                    ),
                     Member::Stage => (
                         "stage register",
                         "read a pipe with `s.read(p)` and test it with `s.valid(p)`",

@@ -149,19 +149,35 @@ impl Env {
                 UnitMember::Port {
                     dir,
                     name,
+                    len,
                     ty,
                     kind,
                     span,
                 } => {
                     let ty = self.resolve_type(module, &params, ty);
                     let kind = self.port_kind(module, &params, *dir, kind, name, *span);
-                    info.ports.push(d::Port {
-                        name: name.name.clone(),
+                    let port = |element: String| d::Port {
+                        name: element,
                         dir: *dir,
-                        ty,
-                        kind,
+                        ty: ty.clone(),
+                        kind: kind.clone(),
                         span: name.span,
-                    });
+                    };
+                    match len {
+                        None => info.ports.push(port(name.name.clone())),
+                        Some(e) => {
+                            let n = self.port_array_len(module, &params, e);
+                            info.port_arrays.push(PortArray {
+                                name: name.name.clone(),
+                                first: info.ports.len(),
+                                len: n,
+                                span: name.span,
+                            });
+                            for i in 0..n {
+                                info.ports.push(port(format!("{}[{i}]", name.name)));
+                            }
+                        }
+                    }
                 }
                 UnitMember::Reg { name, ty, init, .. } => {
                     let ty = self.resolve_type(module, &params, ty);
@@ -241,12 +257,31 @@ impl Env {
         let info = cx.unit.take().expect("unit info is set for ticks");
         drop(cx);
         let mut warnings = Vec::new();
-        for (i, p) in info.ports.iter().enumerate().take(n_ports) {
-            if !used.contains(&(Member::Port, i)) && !p.name.starts_with('_') {
+        let in_array = |i: usize| {
+            info.port_arrays
+                .iter()
+                .any(|a| (a.first..a.first + a.len as usize).contains(&i))
+        };
+        let unused_ports = info
+            .ports
+            .iter()
+            .enumerate()
+            .take(n_ports)
+            .filter(|(i, _)| !in_array(*i) && !used.contains(&(Member::Port, *i)))
+            .map(|(_, p)| (&p.name, p.span))
+            .chain(
+                info.port_arrays
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| !used.contains(&(Member::PortArray, *k)))
+                    .map(|(_, a)| (&a.name, a.span)),
+            );
+        for (name, span) in unused_ports {
+            if !name.starts_with('_') {
                 warnings.push(
                     TypeError::UnusedPort {
-                        span: p.span,
-                        name: p.name.clone(),
+                        span,
+                        name: name.clone(),
                     }
                     .into_diagnostic(),
                 );
@@ -309,6 +344,27 @@ impl Env {
             random_sites,
             span: u.name.span,
         }
+    }
+
+    /// The element count of a port array: a constant in 1..=[`MAX_PORT_ARRAY`]
+    /// (one when it is not, after reporting it).
+    fn port_array_len(&mut self, module: usize, params: &Params, e: &ast::Expr) -> u32 {
+        let n = self
+            .const_int(module, params, e, "a port array length")
+            .unwrap_or(1);
+        if !(1..=i128::from(MAX_PORT_ARRAY)).contains(&n) {
+            self.diags.push(
+                TypeError::OutOfRange {
+                    span: e.span,
+                    what: "port array length",
+                    value: n,
+                    range: "in 1..=4096",
+                }
+                .into_diagnostic(),
+            );
+            return 1;
+        }
+        n as u32
     }
 
     /// What a port declared `dir` with `kind` is; a rate out of range, a

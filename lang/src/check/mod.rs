@@ -20,11 +20,12 @@ use crate::ast::{
     UnitMember,
 };
 use crate::design::{
-    self as d, Expr, ExprKind, MAX_INT_BITS, PlaceElem, PortKind, Stmt, StmtKind, Type, Value,
+    self as d, Expr, ExprKind, MAX_INT_BITS, PlaceElem, PortKind, PortSel, Stmt, StmtKind, Type,
+    Value,
 };
 use crate::diag::{Diagnostic, IntoDiagnostic, did_you_mean};
 use crate::errors::{ResolveError, TypeError};
-use crate::eval::{EvalError, eval, fits_big, wrap_big};
+use crate::eval::{EvalError, eval, eval_with, fits_big, wrap_big};
 use crate::span::{SourceMap, Span};
 use num_bigint::BigInt;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -55,6 +56,10 @@ pub const MAX_DIVIDE_BITS: u32 = 128;
 /// `tests/` keeps equal to this), so a larger trace is rejected here rather
 /// than when a recording starts.
 pub const MAX_TRACE_VALUES: u64 = 64;
+
+/// The most elements of one port array (`in rx[N]: T;`): the bound of an
+/// unrolled loop over it, so every element can be reached.
+pub const MAX_PORT_ARRAY: u32 = 4096;
 
 /// A `trace` argument as E0326 describes it: its span, type and value count.
 type TraceArg = (Span, String, u64);
@@ -197,14 +202,25 @@ pub fn item_kind(item: &Item) -> &'static str {
 #[derive(Default)]
 struct UnitInfo {
     ports: Vec<d::Port>,
+    /// Port arrays; their elements are in `ports`, named `rx[0]`, `rx[1]`, ...
+    port_arrays: Vec<PortArray>,
     regs: Vec<d::Reg>,
     stages: Vec<d::Stage>,
     counters: Vec<d::Counter>,
 }
 
+/// A port array of a unit: elements `first..first + len` of its ports.
+struct PortArray {
+    name: String,
+    first: usize,
+    len: u32,
+    span: Span,
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Member {
     Port,
+    PortArray,
     Reg,
     Stage,
     Counter,
@@ -377,6 +393,7 @@ fn resolved_word(r: &Resolved) -> &'static str {
         Resolved::Value(..) => "constant or parameter",
         Resolved::Member(Member::Reg, _) => "register",
         Resolved::Member(Member::Port, _) => "port",
+        Resolved::Member(Member::PortArray, _) => "port array",
         Resolved::Member(Member::Stage, _) => "stage register",
         Resolved::Member(Member::Counter, _) => "counter",
         Resolved::Other(w) => w,

@@ -424,7 +424,10 @@ impl Parser<'_> {
         let member = match first.kind {
             Tok::Kw(Kw::In | Kw::Out) => {
                 let dir = self.dir()?;
-                let (name, ty) = self.name_type()?;
+                let name = self.name()?;
+                let len = self.optional_index()?;
+                self.expect(Tok::Colon)?;
+                let ty = self.type_expr()?;
                 let kind = match self.peek() {
                     Tok::Kw(Kw::Cdc) => {
                         self.bump();
@@ -444,6 +447,7 @@ impl Parser<'_> {
                 UnitMember::Port {
                     dir,
                     name,
+                    len,
                     ty,
                     kind,
                     span: self.span_from(first),
@@ -530,10 +534,12 @@ impl Parser<'_> {
         let index = self.optional_index()?;
         self.expect(Tok::Dot)?;
         let port = self.name()?;
+        let port_index = self.optional_index()?;
         Ok(Endpoint {
             inst,
             index,
             port,
+            port_index,
             span: self.span_from(first),
         })
     }
@@ -543,13 +549,17 @@ impl Parser<'_> {
         let member = match first.kind {
             Tok::Kw(Kw::In | Kw::Out) => {
                 let dir = self.dir()?;
-                let (name, ty) = self.name_type()?;
+                let name = self.name()?;
+                let len = self.optional_index()?;
+                self.expect(Tok::Colon)?;
+                let ty = self.type_expr()?;
                 self.expect(Tok::Eq)?;
                 let target = self.endpoint()?;
                 self.expect(Tok::Semi)?;
                 SystemMember::Expose {
                     dir,
                     name,
+                    len,
                     ty,
                     target,
                     span: self.span_from(first),
@@ -1664,6 +1674,27 @@ mod tests {
             "unit U { reg r: u<W + 1>; }",
             "unit U { reg r: u<f(1)>; }",
             "unit U { reg r: x<8>; }",
+        ] {
+            compare(c);
+        }
+    }
+
+    #[test]
+    fn port_arrays_match_pest() {
+        let clean = [
+            "unit U<N: u32> { in rx[N]: u32; out tx[2]: u8 rate 2; in c[N - 1]: u8 cdc fwft; tick { rx[i + 1].recv(); tx[0].send(1); } }",
+            "system T { connect a.tx -> b.rx; connect a[0].tx[1] -> b.rx[N - 1] latency 0; cdc a.w[0] -> b[i].r[i] depth 4; in rx[4]: u8 = a.rx; out o: u8 = a.tx[2]; }",
+        ];
+        for c in clean {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        for c in [
+            "unit U { in rx[]: u8; }",
+            "unit U { in rx[4] u8; }",
+            "system T { connect a.tx[] -> b.rx; }",
+            "system T { connect a.tx[1][2] -> b.rx; }",
+            "system T { in rx[4]: u8 = a.rx[; }",
         ] {
             compare(c);
         }
