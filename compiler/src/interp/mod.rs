@@ -163,6 +163,13 @@ impl Frame<'_> {
                     self.block(els);
                 }
             }
+            Stmt::While { head, cond, body } => loop {
+                self.block(head);
+                if self.expr(cond) == 0 {
+                    break;
+                }
+                self.block(body);
+            },
             Stmt::StageWrite {
                 stage,
                 pipe,

@@ -604,6 +604,17 @@ pub enum Stmt {
         /// Taken when false.
         els: Vec<Stmt>,
     },
+    /// A run-time loop: `loop { head; if !cond { break } body }`. Lowering
+    /// bounds every loop it makes (a counter and an `Assert`), so a tick
+    /// still ends.
+    While {
+        /// Run before each test of `cond` (what computing it takes).
+        head: Vec<Stmt>,
+        /// `u1`: whether to run `body` once more.
+        cond: Expr,
+        /// The loop body.
+        body: Vec<Stmt>,
+    },
     /// `s.write(pipe, value)`.
     StageWrite {
         /// The stage register.

@@ -103,9 +103,16 @@ fn fuse_block(stmts: &mut Vec<Stmt>, reads: &[u32]) {
     let mut out = Vec::with_capacity(stmts.len());
     let mut it = std::mem::take(stmts).into_iter().peekable();
     while let Some(mut s) = it.next() {
-        if let Stmt::If { then, els, .. } = &mut s {
-            fuse_block(then, reads);
-            fuse_block(els, reads);
+        match &mut s {
+            Stmt::If { then, els, .. } => {
+                fuse_block(then, reads);
+                fuse_block(els, reads);
+            }
+            Stmt::While { head, body, .. } => {
+                fuse_block(head, reads);
+                fuse_block(body, reads);
+            }
+            _ => {}
         }
         if let Stmt::CanSend { port, dst } = s
             && let Some(Stmt::If { cond, then, .. }) = it.peek_mut()
@@ -277,6 +284,30 @@ impl Fold<'_> {
                     cond,
                     then: t,
                     els: e,
+                }
+            }
+            Stmt::While { head, cond, body } => {
+                // The back edge brings whatever the loop assigns: those
+                // locals are unknown from the top of the loop on.
+                for s in head.iter().chain(&body) {
+                    s.visit(&mut |s| s.own_defs(&mut |l| self.forget(l)));
+                }
+                let mut h = Vec::with_capacity(head.len());
+                self.block(head, &mut h);
+                let cond = self.expr(cond);
+                if matches!(cond, Expr::Const(_, 0)) {
+                    out.extend(h);
+                    return;
+                }
+                // The loop leaves only from its test.
+                let at_test = self.consts.clone();
+                let mut b = Vec::with_capacity(body.len());
+                self.block(body, &mut b);
+                self.consts = at_test;
+                Stmt::While {
+                    head: h,
+                    cond,
+                    body: b,
                 }
             }
             Stmt::StageWrite {
@@ -563,9 +594,18 @@ fn rewrite(
             fix(&mut ix.index);
             fix(e);
         }
-        Stmt::If { cond, then, els } => {
+        Stmt::If {
+            cond,
+            then: a,
+            els: b,
+        }
+        | Stmt::While {
+            cond,
+            head: a,
+            body: b,
+        } => {
             fix(cond);
-            for s in then.iter_mut().chain(els.iter_mut()) {
+            for s in a.iter_mut().chain(b.iter_mut()) {
                 rewrite(s, store_to, reads);
             }
         }

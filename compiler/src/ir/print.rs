@@ -153,6 +153,15 @@ fn write_block(out: &mut String, block: &[Stmt], depth: usize) -> fmt::Result {
                 indent(out, depth);
                 writeln!(out, "}}")?;
             }
+            Stmt::While { head, cond, body } => {
+                writeln!(out, "loop {{")?;
+                write_block(out, head, depth + 1)?;
+                indent(out, depth + 1);
+                writeln!(out, "while {}", expr(cond))?;
+                write_block(out, body, depth + 1)?;
+                indent(out, depth);
+                writeln!(out, "}}")?;
+            }
             Stmt::StageWrite {
                 stage, pipe, value, ..
             } => writeln!(out, "st{stage}.write({}, {})", expr(pipe), list(value))?,

@@ -50,14 +50,17 @@ pub fn sparse_commits(p: &mut Program, u: usize) {
         return;
     }
     let mut writes = Writes::default();
-    collect(&unit.body, &mut writes);
+    collect(&unit.body, &mut writes, false);
     let mut chosen: Vec<(usize, SlotId, u32)> = Vec::new();
     for &(i, from, count) in &candidates {
         let end = u64::from(from) + u64::from(count);
         let inside = |s: SlotId| u64::from(s) >= u64::from(from) && u64::from(s) < end;
         let statics = writes.stores.iter().filter(|s| inside(**s)).count();
         let mut dynamic = 0;
-        let mut clean = true;
+        let mut clean = !writes
+            .looped
+            .iter()
+            .any(|(first, last)| u64::from(*first) < end && *last >= u64::from(from));
         for (first, last) in &writes.indexed {
             let overlaps = u64::from(*first) < end && *last >= u64::from(from);
             let contained = inside(*first) && *last < end;
@@ -129,14 +132,25 @@ pub fn sparse_commits(p: &mut Program, u: usize) {
 struct Writes {
     stores: Vec<SlotId>,
     indexed: Vec<(SlotId, u64)>,
+    /// Indexed stores in loops: one store writes a slot per iteration, so
+    /// a local cannot tell the commit which; their registers keep the
+    /// whole copy.
+    looped: Vec<(SlotId, u64)>,
 }
 
-fn collect(stmts: &[Stmt], w: &mut Writes) {
-    super::walk::visit_stmts(stmts, &mut |s| match s {
-        Stmt::Store(slot, _) => w.stores.push(*slot),
-        Stmt::StoreIndexed(ix, _) => w.indexed.push((ix.base, last_slot(ix))),
-        _ => {}
-    });
+fn collect(stmts: &[Stmt], w: &mut Writes, in_loop: bool) {
+    for s in stmts {
+        match s {
+            Stmt::Store(slot, _) => w.stores.push(*slot),
+            Stmt::StoreIndexed(ix, _) if in_loop => w.looped.push((ix.base, last_slot(ix))),
+            Stmt::StoreIndexed(ix, _) => w.indexed.push((ix.base, last_slot(ix))),
+            _ => {}
+        }
+        let in_loop = in_loop || matches!(s, Stmt::While { .. });
+        for block in s.blocks() {
+            collect(block, w, in_loop);
+        }
+    }
 }
 
 /// The last slot an indexed access can reach (its base when empty).

@@ -142,6 +142,11 @@ fn block(p: &Program, unit_id: usize, unit: &Unit, stmts: &[Stmt]) -> Result<(),
                 block(p, unit_id, unit, then)?;
                 block(p, unit_id, unit, els)?;
             }
+            Stmt::While { head, cond, body } => {
+                block(p, unit_id, unit, head)?;
+                expect(p, locals, cond, Ty::BOOL)?;
+                block(p, unit_id, unit, body)?;
+            }
             Stmt::StageWrite {
                 stage,
                 pipe,

@@ -6,7 +6,7 @@
 //! walk once. Passes that give each kind its own meaning (the interpreter,
 //! code generation, the printer, the validator) match on their own.
 
-use super::{Expr, Stmt};
+use super::{Expr, LocalId, Stmt};
 
 impl Stmt {
     /// Calls `f` on each expression this statement evaluates itself, in
@@ -20,6 +20,8 @@ impl Stmt {
                 f(e);
             }
             Stmt::If { cond, .. } | Stmt::Assert { cond, .. } => f(cond),
+            // Evaluated after `head`, before `body`, at each iteration.
+            Stmt::While { cond, .. } => f(cond),
             Stmt::StageWrite { pipe, value, .. } => {
                 f(pipe);
                 value.iter().for_each(&mut *f);
@@ -35,11 +37,38 @@ impl Stmt {
         }
     }
 
-    /// The blocks this statement nests: an `if`'s arms (then, else);
-    /// empty for every other statement.
+    /// Calls `f` on each local this statement assigns itself (not those
+    /// its nested blocks assign: [`Stmt::visit`] reaches them).
+    pub fn own_defs(&self, f: &mut dyn FnMut(LocalId)) {
+        match self {
+            Stmt::Assign(l, _)
+            | Stmt::CanSend { dst: l, .. }
+            | Stmt::Request { dst: l, .. }
+            | Stmt::Valid { dst: l, .. } => f(*l),
+            Stmt::Send { dst, .. } => dst.iter().for_each(|l| f(*l)),
+            Stmt::Recv { ok, dst, .. } => {
+                f(*ok);
+                dst.iter().for_each(|l| f(*l));
+            }
+            Stmt::Store(..)
+            | Stmt::StoreIndexed(..)
+            | Stmt::If { .. }
+            | Stmt::While { .. }
+            | Stmt::StageWrite { .. }
+            | Stmt::StageRetain { .. }
+            | Stmt::Trace { .. }
+            | Stmt::Assert { .. }
+            | Stmt::Finish => {}
+        }
+    }
+
+    /// The blocks this statement nests: an `if`'s arms (then, else), a
+    /// loop's head and body (each run any number of times); empty for
+    /// every other statement.
     pub fn blocks(&self) -> [&[Stmt]; 2] {
         match self {
             Stmt::If { then, els, .. } => [then, els],
+            Stmt::While { head, body, .. } => [head, body],
             _ => [&[], &[]],
         }
     }

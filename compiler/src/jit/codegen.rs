@@ -778,6 +778,29 @@ impl Gen<'_> {
                 self.join(&before, [&after_then, &after_else]);
                 self.b.switch_to_block(done);
             }
+            Stmt::While { head, cond, body } => {
+                let top = self.b.create_block();
+                let run = self.b.create_block();
+                let done = self.b.create_block();
+                self.b.ins().jump(top, &[]);
+                self.b.switch_to_block(top);
+                // The back edge comes from code that may store any slot and
+                // assign any local: nothing known before the loop holds at
+                // its top.
+                self.known.clear();
+                self.consts.clear();
+                self.block(head);
+                let c = self.expr(cond);
+                self.b.ins().brif(c, run, &[], done, &[]);
+                // Only the top reaches `done`: what holds after the test
+                // holds there.
+                let at_test = self.facts();
+                self.b.switch_to_block(run);
+                self.block(body);
+                self.b.ins().jump(top, &[]);
+                self.set_facts(at_test);
+                self.b.switch_to_block(done);
+            }
             Stmt::StageWrite {
                 stage,
                 pipe,

@@ -124,6 +124,11 @@ impl Rewriter {
                 then: self.block(then),
                 els: self.block(els),
             },
+            Stmt::While { head, cond, body } => Stmt::While {
+                head: self.block(head),
+                cond: self.expr(cond),
+                body: self.block(body),
+            },
             Stmt::StageWrite {
                 stage,
                 pipe,
@@ -208,7 +213,11 @@ fn scan(p: &Program, u: &Unit) -> (Vec<u32>, Vec<u32>, Vec<u32>, Vec<u32>) {
             | Stmt::Valid { port, .. }
             | Stmt::Send { port, .. } => ids.1.push(*port),
             Stmt::Trace { trace, .. } => ids.2.push(*trace),
-            Stmt::Assign(..) | Stmt::If { .. } | Stmt::Assert { .. } | Stmt::Finish => {}
+            Stmt::Assign(..)
+            | Stmt::If { .. }
+            | Stmt::While { .. }
+            | Stmt::Assert { .. }
+            | Stmt::Finish => {}
         }
         s.own_exprs(&mut |e| expr(e, &mut ids.0));
     });

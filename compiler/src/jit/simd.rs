@@ -167,9 +167,18 @@ fn mentions(s: &Stmt, f: &mut dyn FnMut(LocalId)) {
             exprs(&ix.index, f);
             exprs(e, f);
         }
-        Stmt::If { cond, then, els } => {
+        Stmt::If {
+            cond,
+            then: a,
+            els: b,
+        }
+        | Stmt::While {
+            cond,
+            head: a,
+            body: b,
+        } => {
             exprs(cond, f);
-            for s in then.iter().chain(els) {
+            for s in a.iter().chain(b) {
                 mentions(s, f);
             }
         }

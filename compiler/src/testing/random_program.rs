@@ -412,6 +412,48 @@ impl UnitGen<'_> {
                 Stmt::Store(self.counter, add)
             }
             12 if self.rng.one_in(8) => Stmt::Finish,
+            13 if depth < 2 => {
+                // A bounded run-time loop as lowering makes them: a
+                // counter no statement of the loop can name (it is made
+                // after them), tested with a random condition.
+                let head = if self.rng.one_in(2) {
+                    self.block(depth + 1, 2)
+                } else {
+                    Vec::new()
+                };
+                let more = self.expr(Ty::BOOL, 1);
+                let mut body = self.block(depth + 1, 3);
+                let k = self.new_local(Ty::unsigned(32));
+                let bound = self.rng.below(5);
+                let below = Expr::Binary(
+                    BinOp::Lt,
+                    Ty::unsigned(32),
+                    Box::new(Expr::Local(k)),
+                    Box::new(Expr::Const(Ty::unsigned(32), bound)),
+                );
+                body.push(Stmt::Assign(
+                    k,
+                    Expr::Binary(
+                        BinOp::Add,
+                        Ty::unsigned(32),
+                        Box::new(Expr::Local(k)),
+                        Box::new(Expr::Const(Ty::unsigned(32), 1)),
+                    ),
+                ));
+                let cond = if self.rng.one_in(3) {
+                    below
+                } else {
+                    Expr::Binary(BinOp::And, Ty::BOOL, Box::new(below), Box::new(more))
+                };
+                Stmt::If {
+                    cond: Expr::Const(Ty::BOOL, 1),
+                    then: vec![
+                        Stmt::Assign(k, Expr::Const(Ty::unsigned(32), 0)),
+                        Stmt::While { head, cond, body },
+                    ],
+                    els: Vec::new(),
+                }
+            }
             _ => {
                 let ty = self.ty();
                 let l = self.new_local(ty);
@@ -594,6 +636,25 @@ mod tests {
                 panic!("seed {seed}: {e}\n{}", crate::ir::print::program(&p));
             }
         }
+    }
+
+    #[test]
+    fn generated_programs_hold_loops_nested_and_not() {
+        let (mut loops, mut nested) = (0, 0);
+        for seed in 0..100 {
+            let p = random_program(seed);
+            for u in &p.units {
+                crate::ir::walk::visit_stmts(&u.body, &mut |s| {
+                    if let Stmt::While { body, .. } = s {
+                        loops += 1;
+                        crate::ir::walk::visit_stmts(body, &mut |s| {
+                            nested += usize::from(matches!(s, Stmt::While { .. }))
+                        });
+                    }
+                });
+            }
+        }
+        assert!(loops >= 50 && nested >= 5, "{loops} loops, {nested} nested");
     }
 
     #[test]
