@@ -5,9 +5,12 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// Time units are contextual words of time literals, not keywords; the
-/// tree-sitter grammar has them as anonymous tokens all the same.
-const TIME_UNITS: &[&str] = &["Hz", "kHz", "MHz", "GHz", "fs", "ps", "ns", "us", "ms", "s"];
+/// Contextual words, not keywords: time units of time literals, and `max`
+/// of run-time loops (`for i in 0..n max 8`). The tree-sitter grammar has
+/// them as anonymous tokens all the same.
+const CONTEXTUAL_WORDS: &[&str] = &[
+    "Hz", "kHz", "MHz", "GHz", "fs", "ps", "ns", "us", "ms", "s", "max",
+];
 
 type Words = BTreeSet<String>;
 
@@ -101,7 +104,7 @@ fn tree_sitter_keywords(node_types: &str) -> Words {
                 if let (Some(serde_json::Value::String(t)), Some(serde_json::Value::Bool(false))) =
                     (map.get("type"), map.get("named"))
                     && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                    && !TIME_UNITS.contains(&t.as_str())
+                    && !CONTEXTUAL_WORDS.contains(&t.as_str())
                 {
                     words.insert(t.clone());
                 }
@@ -126,7 +129,7 @@ fn vim_keywords(syntax: &str) -> Words {
 fn highlight_keywords(query: &str) -> Words {
     quoted_words(query)
         .into_iter()
-        .filter(|w| !TIME_UNITS.contains(&w.as_str()))
+        .filter(|w| !CONTEXTUAL_WORDS.contains(&w.as_str()))
         .collect()
 }
 

@@ -705,43 +705,77 @@ fn widths_and_generic_functions_match_their_specializations_written_out() {
     }
 }
 
+/// The counters (`--json`) and final registers (`--dump-state`) of a run
+/// of `file` for `cycles` edges on `engine`.
+fn counters_and_registers(
+    file: &str,
+    engine: &str,
+    cycles: &str,
+) -> (serde_json::Value, serde_json::Value) {
+    let dir = common::scratch("cli", &format!("state-{engine}"));
+    let dump = dir.join(format!("{}.json", file.replace('/', "_")));
+    let out = chronc(&[
+        "run",
+        file,
+        "--cycles",
+        cycles,
+        "--json",
+        "--engine",
+        engine,
+        "--dump-state",
+        dump.to_str().expect("utf-8 path"),
+    ]);
+    let report = report_of(out);
+    let state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&dump).expect("the dump")).expect("JSON");
+    (report["counters"].clone(), state["registers"].clone())
+}
+
+/// Asserts that `registers` has at least `n` non-zero values (the design
+/// did something for the comparison to see).
+fn moved(registers: &serde_json::Value, n: usize) {
+    let moved = registers
+        .as_array()
+        .expect("registers")
+        .iter()
+        .filter(|r| r["value"].as_u64() > Some(0))
+        .count();
+    assert!(moved >= n, "{registers}");
+}
+
 #[test]
 fn port_arrays_match_their_elements_written_out() {
-    let state = |file: &str, engine: &str| {
-        let dir = common::scratch("cli", &format!("port-arrays-{engine}"));
-        let dump = dir.join(format!("{}.json", file.replace('/', "_")));
-        let out = chronc(&[
-            "run",
-            file,
-            "--cycles",
-            "60",
-            "--json",
-            "--engine",
-            engine,
-            "--dump-state",
-            dump.to_str().expect("utf-8 path"),
-        ]);
-        let report = report_of(out);
-        let state: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(&dump).expect("the dump")).expect("JSON");
-        (report["counters"].clone(), state["registers"].clone())
-    };
     for engine in ["jit", "interp"] {
-        let (counters, registers) = state("tests/designs/port_arrays.chr", engine);
-        let by_hand = state("compiler/tests/generics/port_arrays_by_hand.chr", engine);
+        let (counters, registers) =
+            counters_and_registers("tests/designs/port_arrays.chr", engine, "60");
+        let by_hand = counters_and_registers(
+            "compiler/tests/generics/port_arrays_by_hand.chr",
+            engine,
+            "60",
+        );
         assert_eq!(counters, by_hand.0, "{engine}");
         assert_eq!(registers, by_hand.1, "{engine}");
         // Every path through the design carried items.
         for c in counters.as_array().expect("counters") {
             assert!(c["value"].as_u64() > Some(0), "{c}");
         }
-        let moved = registers
-            .as_array()
-            .expect("registers")
-            .iter()
-            .filter(|r| r["value"].as_u64() > Some(0))
-            .count();
-        assert!(moved >= 20, "{registers}");
+        moved(&registers, 20);
+    }
+}
+
+#[test]
+fn run_time_loops_match_the_same_loops_unrolled() {
+    for engine in ["jit", "interp"] {
+        let (counters, registers) =
+            counters_and_registers("tests/designs/runtime_loops.chr", engine, "50");
+        let unrolled = counters_and_registers(
+            "compiler/tests/generics/runtime_loops_unrolled.chr",
+            engine,
+            "50",
+        );
+        assert_eq!(counters, unrolled.0, "{engine}");
+        assert_eq!(registers, unrolled.1, "{engine}");
+        moved(&registers, 14);
     }
 }
 

@@ -196,6 +196,57 @@ system Top {
         cycle: 2,
         time: "2000 ps",
     },
+    Case {
+        name: "for_bound",
+        // 0..n with n = 4 at edge 4: more than `max 3`, faulted before the
+        // first iteration. The loop above it never asks for more.
+        design: "clock clk = 1 GHz;
+unit U {
+    reg n: u32;
+    reg x: u32;
+    tick {
+        for i in 0..(n % 3) max 3 { x <= x + i; }
+        for i in 0..n max 3 { x <= x ^ i; } // here
+        n <= n + 1;
+    }
+}
+system Top {
+    inst u: U on clk;
+}
+",
+        code: "runtime::loop_bound_exceeded",
+        unit: "top.u",
+        construct: "`for` loop with max 3 at t.chr:7:9",
+        domain: "clk",
+        cycle: 4,
+        time: "4000 ps",
+    },
+    Case {
+        name: "while_bound",
+        // v counts down from n: at edge 3 it still holds after two
+        // iterations.
+        design: "clock clk = 1 GHz;
+unit U {
+    reg n: u32;
+    tick {
+        let v: u32 = n;
+        while v > 100 max 2 { v = v - 1; }
+        let w: u32 = n;
+        while w != 0 max 2 { w = w - 1; } // here
+        n <= n + 1;
+    }
+}
+system Top {
+    inst u: U on clk;
+}
+",
+        code: "runtime::loop_bound_exceeded",
+        unit: "top.u",
+        construct: "`while` loop with max 2 at t.chr:8:9",
+        domain: "clk",
+        cycle: 3,
+        time: "3000 ps",
+    },
 ];
 
 /// `file:line:col` of the statement marked `// here` in `design`.

@@ -293,6 +293,7 @@ module.exports = grammar({
         $.if_statement,
         $.match_statement,
         $.for_statement,
+        $.while_statement,
         $.return_statement,
         $.finish_statement,
         $.expression_statement,
@@ -330,7 +331,18 @@ module.exports = grammar({
       ),
 
     for_statement: ($) =>
-      seq('for', field('variable', $.identifier), 'in', field('range', $.range_expression), field('body', $.block)),
+      seq(
+        'for',
+        field('variable', $.identifier),
+        'in',
+        field('range', $.range_expression),
+        optional(seq('max', field('bound', $._expression))),
+        field('body', $.block),
+      ),
+
+    // `max` is a word of loops only, not a keyword (a user's `fn max` works).
+    while_statement: ($) =>
+      seq('while', field('condition', $._expression), optional(seq('max', field('bound', $._expression))), field('body', $.block)),
 
     return_statement: ($) => seq('return', optional(field('value', $._expression)), ';'),
 

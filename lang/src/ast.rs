@@ -529,14 +529,25 @@ pub enum StmtKind {
         /// Each arm's patterns (alternatives) and block.
         arms: Vec<(Vec<Pattern>, Block)>,
     },
-    /// `for i in a..b {}`
+    /// `for i in a..b {}`, or `for i in a..b max M {}`
     For {
         /// The loop variable (a `u32`).
         var: Ident,
-        /// First value (inclusive, constant).
+        /// First value (inclusive; constant unless `max` is given).
         start: Expr,
-        /// Bound (exclusive, constant).
+        /// Bound (exclusive; constant unless `max` is given).
         end: Expr,
+        /// `max M`: a run-time loop of at most `M` iterations, not unrolled.
+        max: Option<Expr>,
+        /// The loop body.
+        body: Block,
+    },
+    /// `while cond max M {}`: a run-time loop of at most `M` iterations.
+    While {
+        /// Tested before each iteration.
+        cond: Expr,
+        /// The bound (required: the checker reports its absence).
+        max: Option<Expr>,
         /// The loop body.
         body: Block,
     },

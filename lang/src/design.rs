@@ -465,6 +465,31 @@ pub enum StmtKind {
         /// The loop body.
         body: Vec<Stmt>,
     },
+    /// `for var in start..end max M`: a loop run at run time, not
+    /// unrolled. `start` and `end` are evaluated once, before it; a range
+    /// of more than `max` iterations is a run-time fault before the first.
+    RangeLoop {
+        /// The loop variable (a `u32`).
+        var: LocalId,
+        /// First value (inclusive).
+        start: Expr,
+        /// Bound (exclusive).
+        end: Expr,
+        /// The most iterations.
+        max: u32,
+        /// The loop body.
+        body: Vec<Stmt>,
+    },
+    /// `while cond max M`: `body` while `cond` holds; `cond` still holding
+    /// after `max` iterations is a run-time fault.
+    While {
+        /// Tested before each iteration.
+        cond: Expr,
+        /// The most iterations.
+        max: u32,
+        /// The loop body.
+        body: Vec<Stmt>,
+    },
     /// `return value;` (functions only).
     Return(Expr),
     /// Stop the run at the end of this instant.

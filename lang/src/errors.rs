@@ -326,6 +326,11 @@ pub enum TypeError {
         /// The label at `span`.
         label: String,
     },
+    /// E0342: a `while` loop without `max`.
+    UnboundedLoop {
+        /// The loop.
+        span: Span,
+    },
     /// E0309, for an index that depends on loop variables: out of range in
     /// one iteration.
     IndexOutOfRangeAt {
@@ -452,6 +457,8 @@ impl IntoDiagnostic for TypeError {
                 .with_help(format!("give `{param}` a default, or write it into a parameter's type (`x: u<{param}>`, `x: [T; {param}]`) so an argument fixes it")),
             PortArrayIndex { span, array, message, label } => Diagnostic::error("E0341", message, span, label)
                 .with_help(format!("name an element of `{array}` with a constant or the variable of an enclosing `for` loop (`{array}[i]`); to choose one at run time, test each: `for i in 0..N {{ if i == k {{ ... {array}[i] ... }} }}`")),
+            UnboundedLoop { span } => Diagnostic::error("E0342", "a `while` loop needs a bound", span, "no `max`")
+                .with_help("write `while cond max N { ... }`: at most N iterations in one tick (more is a run-time fault), so every tick ends"),
             IndexOutOfRangeAt { span, index, len, at } => Diagnostic::error("E0309", format!("index {index} is out of range for an array of {len} when {at}"), span, format!("{index} when {at}"))
                 .with_help(format!("valid indices are 0 to {}; narrow the loop's range or the index", len.saturating_sub(1))),
             WideDivision { span, op, width } => Diagnostic::error("E0339", format!("`{op}` on {width}-bit values: division and remainder take at most {} bits", crate::check::MAX_DIVIDE_BITS), span, format!("{width}-bit operands"))

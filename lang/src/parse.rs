@@ -960,6 +960,20 @@ impl Builder<'_> {
         })
     }
 
+    /// A loop's optional `max M`, then its body.
+    fn bounded_body<'i>(
+        &mut self,
+        it: &mut impl Iterator<Item = Pair<'i, Rule>>,
+    ) -> Option<(Option<Expr>, Block)> {
+        let mut next = it.next()?;
+        let mut max = None;
+        if next.as_rule() == Rule::loop_bound {
+            max = Some(self.expr(inner(next).next()?, 0));
+            next = it.next()?;
+        }
+        Some((max, self.block(next)))
+    }
+
     fn endpoint(&mut self, p: Pair<'_, Rule>) -> Endpoint {
         let parts: Vec<_> = inner(p).collect();
         // From the first part to the last: the optional `[i]` after the
@@ -1256,12 +1270,19 @@ impl Builder<'_> {
                 let var = self.ident(it.next()?);
                 let start = self.expr(it.next()?, 0);
                 let end = self.expr(it.next()?, 0);
+                let (max, body) = self.bounded_body(&mut it)?;
                 StmtKind::For {
                     var,
                     start,
                     end,
-                    body: self.block(it.next()?),
+                    max,
+                    body,
                 }
+            }
+            Rule::while_stmt => {
+                let cond = self.expr(it.next()?, 0);
+                let (max, body) = self.bounded_body(&mut it)?;
+                StmtKind::While { cond, max, body }
             }
             Rule::return_stmt => StmtKind::Return(self.expr(it.next()?, 0)),
             Rule::finish_stmt => StmtKind::Finish,
@@ -1786,7 +1807,7 @@ mod tests {
         let k = keywords();
         assert!(k.contains(&"inst") && k.contains(&"None") && k.contains(&"assert"));
         let documented = "use const clock phase struct enum fn unit system in out cdc fwft rate reg stage pipes counter tick let if else \
-            match for return inst on connect latency capacity depth sync as true false finish assert trace Some None";
+            match for while return inst on connect latency capacity depth sync as true false finish assert trace Some None";
         let mut documented: Vec<&str> = documented.split_whitespace().collect();
         let mut k = k;
         k.sort_unstable();

@@ -21,6 +21,9 @@ pub enum FaultKind {
     IndexOutOfRange,
     /// A stage register pipe index out of range.
     StagePipeOutOfRange,
+    /// A run-time loop (`for ... max M`, `while ... max M`) asked for more
+    /// than its `M` iterations.
+    LoopBound,
     /// A native tick function returned a non-zero status.
     TickStatus {
         /// The status it returned.
@@ -61,6 +64,7 @@ impl FaultKind {
             FaultKind::Assertion => "runtime::assertion_failed",
             FaultKind::IndexOutOfRange => "runtime::index_out_of_range",
             FaultKind::StagePipeOutOfRange => "runtime::stage_pipe_out_of_range",
+            FaultKind::LoopBound => "runtime::loop_bound_exceeded",
             FaultKind::TickStatus { .. } => "runtime::tick_status",
         }
     }
@@ -100,6 +104,7 @@ impl std::fmt::Display for Fault {
                 let (name, at) = split_location(&self.construct);
                 format!("stage register `{name}` pipe index out of range{at}")
             }
+            FaultKind::LoopBound => format!("{} ran past its bound", self.construct),
             FaultKind::TickStatus { status } => format!("tick returned status {status}"),
         };
         write!(

@@ -33,6 +33,8 @@ pub const FORMS: &[&str] = &[
     "match on an option: None alone",
     "match with _ alone",
     "for",
+    "for with max",
+    "while",
     "return",
     "finish",
     "assert",
@@ -134,8 +136,13 @@ fn stmt(s: &StmtKind, found: &mut BTreeSet<&'static str>) {
                 block(body, found);
             }
         }
-        StmtKind::For { body, .. } => {
-            found.insert("for");
+        StmtKind::For { max, body, .. } => {
+            found.insert(if max.is_some() { "for with max" } else { "for" });
+            block(body, found);
+        }
+        StmtKind::While { cond, body, .. } => {
+            found.insert("while");
+            expr(cond, found);
             block(body, found);
         }
         StmtKind::Return(e) => {

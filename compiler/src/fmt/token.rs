@@ -62,8 +62,8 @@ impl Token {
 pub const KEYWORDS: &[&str] = &[
     "use", "const", "clock", "phase", "struct", "enum", "fn", "unit", "system", "in", "out", "cdc",
     "fwft", "rate", "reg", "stage", "pipes", "counter", "tick", "let", "if", "else", "match",
-    "for", "return", "inst", "on", "connect", "latency", "capacity", "depth", "sync", "as", "true",
-    "false", "finish", "assert", "trace", "Some", "None",
+    "for", "while", "return", "inst", "on", "connect", "latency", "capacity", "depth", "sync",
+    "as", "true", "false", "finish", "assert", "trace", "Some", "None",
 ];
 
 /// Operators of more than one character, longest first so that the first

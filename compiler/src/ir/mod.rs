@@ -356,6 +356,8 @@ pub enum SiteKind {
     /// A `send` that can be refused: the runtime names the refusing
     /// channel or FIFO, the site the statement.
     Send,
+    /// A run-time loop that asked for more iterations than its `max`.
+    LoopBound,
 }
 
 /// A place that can fault at run time.

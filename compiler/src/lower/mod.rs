@@ -408,8 +408,9 @@ struct UnitLower<'a> {
     out: Vec<Stmt>,
     /// Inside an inlined function: its result locals and its `returned` flag.
     ret: Option<(u32, u32)>,
-    /// Iterations of the enclosing unrolled `for` loops, outermost first.
-    iterations: Vec<u32>,
+    /// Iterations of the enclosing `for` and `while` loops, outermost
+    /// first (constants where unrolled).
+    iterations: Vec<random::Iteration>,
     /// The front-end locals of those loops' variables, in the same order.
     loop_vars: Vec<usize>,
     /// The local holding the tick's random stream, when it calls `random()`.
@@ -703,7 +704,7 @@ impl UnitLower<'_> {
                         base,
                         Expr::Const(ty, u64::from(i) & ty.mask()),
                     ));
-                    self.iterations.push(i);
+                    self.iterations.push(random::Iteration::Const(i));
                     self.loop_vars.push(*var);
                     self.stmts(body);
                     self.loop_vars.pop();
@@ -719,6 +720,14 @@ impl UnitLower<'_> {
                     }
                 }
             }
+            SK::RangeLoop {
+                var,
+                start,
+                end,
+                max,
+                body,
+            } => self.range_loop(*var, start, end, *max, body, s.span),
+            SK::While { cond, max, body } => self.while_loop(cond, *max, body, s.span),
             SK::Return(e) => {
                 let vals = self.expr(e);
                 if let Some((result, done)) = self.ret {
@@ -1097,12 +1106,145 @@ impl UnitLower<'_> {
 
     /// The fault site of a stage read (`valid`, `read`) at `span` whose
     /// pipe is out of range.
+    /// `for var in start..end max M`: a hidden `u64` counter `k` runs
+    /// from `start` to `min(end, start + M)`, the variable takes `k` at the
+    /// top of each iteration (so assigning it does not change the
+    /// iterations, as in an unrolled loop), and a range of more than `M`
+    /// faults before the first.
+    fn range_loop(
+        &mut self,
+        var: usize,
+        start: &LExpr,
+        end: &LExpr,
+        max: u32,
+        body: &[LStmt],
+        span: Span,
+    ) {
+        let widen = |e: Expr| Expr::Cast {
+            from: Ty::unsigned(32),
+            to: Ty::U64,
+            arg: Box::new(e),
+        };
+        let a = self.expr(start).remove(0);
+        let a = self.temp(Ty::U64, widen(a));
+        let b = self.expr(end).remove(0);
+        let b = self.temp(Ty::U64, widen(b));
+        let most = bin(
+            BinOp::Add,
+            Ty::U64,
+            a.clone(),
+            Expr::Const(Ty::U64, u64::from(max)),
+        );
+        let most = self.temp(Ty::U64, most);
+        let fault = self.fault(
+            SiteKind::LoopBound,
+            format!("`for` loop with max {max}"),
+            format!("`for` ranges over more than its max {max} iterations"),
+            span,
+        );
+        let fits = not(bin(BinOp::Lt, Ty::U64, most.clone(), b.clone()));
+        self.out.push(Stmt::Assert { cond: fits, fault });
+        let limit = Expr::Select {
+            cond: Box::new(bin(BinOp::Lt, Ty::U64, b.clone(), most.clone())),
+            then: Box::new(b),
+            els: Box::new(most),
+        };
+        let limit = self.temp(Ty::U64, limit);
+        let k = self.locals.len() as u32;
+        self.locals.push(Ty::U64);
+        self.out.push(Stmt::Assign(k, a));
+        let mut cond = bin(BinOp::Lt, Ty::U64, Expr::Local(k), limit);
+        if let Some((_, done)) = self.ret.filter(|_| body.iter().any(may_return)) {
+            cond = bin(BinOp::And, Ty::BOOL, cond, not(Expr::Local(done)));
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.out.push(Stmt::Assign(
+            self.local_map[var],
+            Expr::Cast {
+                from: Ty::U64,
+                to: Ty::unsigned(32),
+                arg: Box::new(Expr::Local(k)),
+            },
+        ));
+        self.iterations.push(random::Iteration::Local(k));
+        self.loop_vars.push(var);
+        self.stmts(body);
+        self.loop_vars.pop();
+        self.iterations.pop();
+        self.out.push(Stmt::Assign(
+            k,
+            bin(BinOp::Add, Ty::U64, Expr::Local(k), Expr::Const(Ty::U64, 1)),
+        ));
+        let body = std::mem::replace(&mut self.out, saved);
+        self.out.push(Stmt::While {
+            head: Vec::new(),
+            cond,
+            body,
+        });
+    }
+
+    /// `while cond max M`: the condition computed in the loop's head into
+    /// `c`; the loop runs while `c` holds and fewer than `M` iterations
+    /// ran, and `c` still holding after them faults.
+    fn while_loop(&mut self, cond: &LExpr, max: u32, body: &[LStmt], span: Span) {
+        let n = self.locals.len() as u32;
+        self.locals.push(Ty::U64);
+        self.out.push(Stmt::Assign(n, Expr::Const(Ty::U64, 0)));
+        let saved = std::mem::take(&mut self.out);
+        let c = self.expr(cond).remove(0);
+        let c = self.temp(Ty::BOOL, c);
+        let head = std::mem::replace(&mut self.out, saved);
+        let below = bin(
+            BinOp::Lt,
+            Ty::U64,
+            Expr::Local(n),
+            Expr::Const(Ty::U64, u64::from(max)),
+        );
+        let returns = self.ret.filter(|_| body.iter().any(may_return));
+        let mut test = bin(BinOp::And, Ty::BOOL, c.clone(), below);
+        if let Some((_, done)) = returns {
+            test = bin(BinOp::And, Ty::BOOL, test, not(Expr::Local(done)));
+        }
+        let saved = std::mem::take(&mut self.out);
+        self.iterations.push(random::Iteration::Local(n));
+        self.loop_vars.push(usize::MAX);
+        self.stmts(body);
+        self.loop_vars.pop();
+        self.iterations.pop();
+        self.out.push(Stmt::Assign(
+            n,
+            bin(BinOp::Add, Ty::U64, Expr::Local(n), Expr::Const(Ty::U64, 1)),
+        ));
+        let body = std::mem::replace(&mut self.out, saved);
+        self.out.push(Stmt::While {
+            head,
+            cond: test,
+            body,
+        });
+        let fault = self.fault(
+            SiteKind::LoopBound,
+            format!("`while` loop with max {max}"),
+            format!("`while` still holds after its max {max} iterations"),
+            span,
+        );
+        // Left with the condition holding: the bound ran out (or, in a
+        // function, `return` left the loop).
+        let mut ok = not(c);
+        if let Some((_, done)) = returns {
+            ok = bin(BinOp::Or, Ty::BOOL, ok, Expr::Local(done));
+        }
+        self.out.push(Stmt::Assert { cond: ok, fault });
+    }
+
     /// The design-wide port a port operation uses: an element of a port
     /// array is a constant in each unrolled iteration.
     fn port(&self, sel: &chronon_lang::design::PortSel) -> u32 {
         let value = |l: usize| {
             let k = self.loop_vars.iter().rposition(|v| *v == l)?;
-            Some(Value::Int(i128::from(self.iterations[k])))
+            match self.iterations[k] {
+                random::Iteration::Const(i) => Some(Value::Int(i128::from(i))),
+                random::Iteration::Local(_) => None,
+            }
         };
         let Some(p) = sel.port(&value) else {
             unreachable!("the checker proves port array indices in range in every iteration")
@@ -1312,7 +1454,8 @@ impl UnitLower<'_> {
                 let Some(stream) = self.stream else {
                     unreachable!("the checker counts every random() site of a tick")
                 };
-                let key = random::site_key(*site, &self.iterations);
+                let iterations = self.iterations.clone();
+                let key = random::site_key_ir(*site, &iterations, |e| self.temp(Ty::U64, e));
                 if let Some(width) = wide::wide(&e.ty) {
                     return self.wide_random(Expr::Local(stream), key, width);
                 }
@@ -1596,7 +1739,9 @@ fn may_return(s: &LStmt) -> bool {
         SK::Match { arms, default, .. } => {
             arms.iter().any(|a| a.body.iter().any(may_return)) || default.iter().any(may_return)
         }
-        SK::For { body, .. } => body.iter().any(may_return),
+        SK::For { body, .. } | SK::RangeLoop { body, .. } | SK::While { body, .. } => {
+            body.iter().any(may_return)
+        }
         _ => false,
     }
 }

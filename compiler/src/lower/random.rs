@@ -85,9 +85,24 @@ pub(super) fn next_cycle(cycle_slot: u32) -> Expr {
 }
 
 /// IR for `mix(stream ^ key)` truncated to `ty`; `temp` binds a value to a
-/// fresh `u64` local (each step reads its input twice).
-pub(super) fn draw(stream: Expr, key: u64, ty: Ty, mut temp: impl FnMut(Expr) -> Expr) -> Expr {
-    let z = temp(bin(BinOp::Xor, stream, Expr::Const(Ty::U64, key)));
+/// fresh `u64` local (each step reads its input twice). `key` is a
+/// constant, or computed at run time inside run-time loops ([`mix_ir`]).
+pub(super) fn draw(stream: Expr, key: Expr, ty: Ty, mut temp: impl FnMut(Expr) -> Expr) -> Expr {
+    let z = mix_ir(bin(BinOp::Xor, stream, key), &mut temp);
+    if ty == Ty::U64 {
+        z
+    } else {
+        Expr::Cast {
+            from: Ty::U64,
+            to: ty,
+            arg: Box::new(z),
+        }
+    }
+}
+
+/// IR for [`mix`]`(z)`.
+pub(super) fn mix_ir(z: Expr, temp: &mut impl FnMut(Expr) -> Expr) -> Expr {
+    let z = temp(z);
     let z = temp(bin(
         BinOp::Mul,
         xor_shift(z, 30),
@@ -98,16 +113,46 @@ pub(super) fn draw(stream: Expr, key: u64, ty: Ty, mut temp: impl FnMut(Expr) ->
         xor_shift(z, 27),
         Expr::Const(Ty::U64, 0x94D0_49BB_1331_11EB),
     ));
-    let z = xor_shift(z, 31);
-    if ty == Ty::U64 {
-        z
-    } else {
-        Expr::Cast {
-            from: Ty::U64,
-            to: ty,
-            arg: Box::new(z),
-        }
+    xor_shift(z, 31)
+}
+
+/// An iteration of a loop around a `random()` call: a constant in an
+/// unrolled loop, a `u64` local in a run-time one.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Iteration {
+    /// Unrolled: the loop variable's value.
+    Const(u32),
+    /// At run time: the local holding the loop variable's value (`for`) or
+    /// the iteration's number from 0 (`while`), as a `u64`.
+    Local(u32),
+}
+
+/// IR for the key of a call site inside `iterations` (outermost first):
+/// [`site_key`] where they are all constants, else the same fold with
+/// the run-time ones computed.
+pub(super) fn site_key_ir(
+    site: u32,
+    iterations: &[Iteration],
+    mut temp: impl FnMut(Expr) -> Expr,
+) -> Expr {
+    let consts = iterations
+        .iter()
+        .take_while(|i| matches!(i, Iteration::Const(_)))
+        .map(|i| match i {
+            Iteration::Const(k) => *k,
+            Iteration::Local(_) => unreachable!("taken while constant"),
+        })
+        .collect::<Vec<_>>();
+    let mut key = Expr::Const(Ty::U64, site_key(site, &consts));
+    for it in &iterations[consts.len()..] {
+        let next = match it {
+            Iteration::Const(k) => Expr::Const(Ty::U64, u64::from(*k) + 1),
+            Iteration::Local(l) => bin(BinOp::Add, Expr::Local(*l), Expr::Const(Ty::U64, 1)),
+        };
+        let mixed = mix_ir(bin(BinOp::Xor, key, next), &mut temp);
+        key = temp(mixed);
     }
+    key
 }
 
 fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {

@@ -640,13 +640,23 @@ impl UnitLower<'_> {
     /// `random()` of a wide type: limb 0 is the value a narrow draw at
     /// this site would give, limb `i > 0` a draw under the key mixed
     /// with `i`.
-    pub(super) fn wide_random(&mut self, stream: Expr, key: u64, width: u32) -> Vec<Expr> {
+    pub(super) fn wide_random(&mut self, stream: Expr, key: Expr, width: u32) -> Vec<Expr> {
         (0..limbs(width))
             .map(|i| {
-                let k = if i == 0 {
-                    key
-                } else {
-                    super::random::mix(key ^ i as u64)
+                let k = match &key {
+                    _ if i == 0 => key.clone(),
+                    Expr::Const(_, k) => Expr::Const(Ty::U64, super::random::mix(k ^ i as u64)),
+                    // A key computed in a run-time loop.
+                    _ => {
+                        let x = Expr::Binary(
+                            crate::ir::BinOp::Xor,
+                            Ty::U64,
+                            Box::new(key.clone()),
+                            Box::new(Expr::Const(Ty::U64, i as u64)),
+                        );
+                        let k = super::random::mix_ir(x, &mut |e| self.temp(Ty::U64, e));
+                        self.pure(k)
+                    }
                 };
                 let ty = limb_ty(width, i);
                 let v = super::random::draw(stream.clone(), k, ty, |e| self.temp(Ty::U64, e));

@@ -47,6 +47,10 @@ pub(crate) fn runtime_sites(program: &Program) -> Vec<RuntimeSite> {
                     kind: FaultKind::StagePipeOutOfRange,
                     construct: format!("{}{at}", f.construct),
                 },
+                SiteKind::LoopBound => RuntimeSite {
+                    kind: FaultKind::LoopBound,
+                    construct: format!("{}{at}", f.construct),
+                },
                 // Never raised: a refused `send` is reported by its channel
                 // or FIFO, which then names this site for its location.
                 SiteKind::Send => RuntimeSite {
@@ -109,6 +113,11 @@ pub(crate) fn help(kind: &FaultKind) -> &'static str {
         FaultKind::StagePipeOutOfRange => {
             "the pipe index is outside the stage register's pipes: guard it or declare \
              more pipes"
+        }
+        FaultKind::LoopBound => {
+            "the loop needed more iterations than its `max`: raise the bound, or stop \
+             the loop sooner (a `for` range is checked before its first iteration, a \
+             `while` when its condition still holds after `max` iterations)"
         }
         FaultKind::TickStatus { .. } => "an internal tick status: please report it",
     }

@@ -255,6 +255,7 @@ pub fn random_design(seed: u64) -> String {
         let _ = writeln!(s, "    stage st: {item} pipes 2;");
         let _ = writeln!(s, "    counter got;");
         let _ = writeln!(s, "    counter idle;");
+        let _ = writeln!(s, "    counter looped;");
         let _ = writeln!(s, "    tick {{");
         let _ = writeln!(s, "        k <= k + 1;");
         // A local with an inferred type, reassigned, read after the
@@ -273,6 +274,20 @@ pub fn random_design(seed: u64) -> String {
             s,
             "        for i in 0..4 {{ if i == 3 {{ arr[i] <= arr[i] + 1; }} else if i == 0 {{ }} }}"
         );
+        // Run-time loops: a range from a register, a condition on locals
+        // the body changes.
+        let e = expr(&mut rng, aty, &regs, 1);
+        let _ = writeln!(s, "        let acc: u64 = 0;");
+        let _ = writeln!(
+            s,
+            "        for j in (k as u32)..4 max 4 {{ acc = acc + ({e} as u64) + (j as u64); if j == 1 {{ arr[j] <= arr[j] + 1; }} }}"
+        );
+        let _ = writeln!(s, "        let w: u8 = k as u8;");
+        let _ = writeln!(
+            s,
+            "        while w < 5 && acc != 7 max 8 {{ w = w + 1; acc = acc ^ (w as u64); }}"
+        );
+        let _ = writeln!(s, "        looped += acc;");
         let _ = writeln!(s, "        assert(seen != 0, \"seen is never zero\");");
         let _ = writeln!(s, "        if seen == 0xFFFFFFFFFFFF {{ finish; }}");
         let _ = writeln!(

@@ -69,6 +69,8 @@
   "else"
   "match"
   "for"
+  "while"
+  "max"
   "return"
   "finish"
 ] @keyword.control

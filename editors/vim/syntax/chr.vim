@@ -7,7 +7,7 @@ if exists('b:current_syntax')
 endif
 
 syn keyword chrDeclaration use const clock struct enum fn unit system reg stage counter inst let
-syn keyword chrControl tick if else match for return finish
+syn keyword chrControl tick if else match for while return finish
 syn keyword chrPort in out cdc fwft rate pipes phase
 syn keyword chrConnect on connect latency capacity depth sync
 syn keyword chrOperatorWord as

@@ -281,6 +281,9 @@ struct LoopVar {
     assigned: bool,
 }
 
+/// The largest `max` of a run-time loop (`for ... max M`, `while ... max M`).
+pub const MAX_LOOP_BOUND: u32 = 1 << 20;
+
 /// Loops longer than this are not unrolled by E0321.
 const MAX_UNROLL_PROOF: i128 = 1024;
 
@@ -353,7 +356,7 @@ fn assigns(stmts: &[ast::Stmt], name: &str) -> bool {
                 || otherwise.as_ref().is_some_and(|b| assigns(&b.stmts, name))
         }
         S::Match { arms, .. } => arms.iter().any(|(_, b)| assigns(&b.stmts, name)),
-        S::For { body, .. } => assigns(&body.stmts, name),
+        S::For { body, .. } | S::While { body, .. } => assigns(&body.stmts, name),
         _ => false,
     })
 }

@@ -82,8 +82,17 @@ impl<'e> BodyCx<'e> {
                 var,
                 start,
                 end,
+                max: Some(max),
+                body,
+            } => self.runtime_for(var, start, end, max, body)?,
+            S::For {
+                var,
+                start,
+                end,
+                max: None,
                 body,
             } => self.for_stmt(var, start, end, body, span)?,
+            S::While { cond, max, body } => self.while_stmt(cond, max.as_ref(), body, span)?,
             S::Return(e) => match &self.kind {
                 BodyKind::Fn(ret) => {
                     let ret = ret.clone();
@@ -432,6 +441,111 @@ impl<'e> BodyCx<'e> {
                 body,
             }
         })
+    }
+
+    /// A loop's `max M`: a constant in 1..=[`MAX_LOOP_BOUND`].
+    fn loop_max(&mut self, max: &ast::Expr) -> Option<u32> {
+        let m = self.const_here(max, "a loop's `max`")?;
+        if !(1..=i128::from(MAX_LOOP_BOUND)).contains(&m) {
+            self.err(TypeError::OutOfRange {
+                span: max.span,
+                what: "loop bound",
+                value: m,
+                range: "in 1..=1048576",
+            });
+            return None;
+        }
+        Some(m as u32)
+    }
+
+    /// A run-time loop's range end or start: an unsigned integer of at
+    /// most 32 bits, as a `u32`.
+    fn loop_range_end(&mut self, e: &ast::Expr) -> Expr {
+        let v = self.index(e);
+        match v.ty.scalar_bits() {
+            _ if v.ty == Type::Error => v,
+            Some(w) if w <= 32 => {
+                if w == 32 {
+                    v
+                } else {
+                    let span = v.span;
+                    Expr {
+                        kind: ExprKind::Cast(Box::new(v)),
+                        ty: Type::uint(32),
+                        span,
+                    }
+                }
+            }
+            _ => {
+                self.err(TypeError::Mismatch {
+                    span: e.span,
+                    expected:
+                        "an unsigned integer of at most 32 bits (the loop variable is a `u32`)"
+                            .into(),
+                    found: v.ty.to_string(),
+                });
+                err_expr(e.span)
+            }
+        }
+    }
+
+    /// `for i in a..b max M { ... }`: a loop kept as a loop, its range
+    /// known at run time, at most `M` iterations (more is a run-time
+    /// fault).
+    fn runtime_for(
+        &mut self,
+        var: &ast::Ident,
+        start: &ast::Expr,
+        end: &ast::Expr,
+        max: &ast::Expr,
+        body: &ast::Block,
+    ) -> Option<StmtKind> {
+        let start = self.loop_range_end(start);
+        let end = self.loop_range_end(end);
+        let max = self.loop_max(max);
+        self.scopes.push(FxHashMap::default());
+        let v = self.declare(var, Type::uint(32));
+        // Not in `self.loops`: nothing about its iterations is known here
+        // (port array indices and stage pipes cannot follow it), and the
+        // unroll limits count only unrolled loops. Stage registers it
+        // writes may or may not be written: run-time checks find a pipe
+        // written twice.
+        let (body, _) = self.branch(body);
+        self.scopes.pop();
+        let max = max?;
+        if start.ty == Type::Error || end.ty == Type::Error {
+            return None;
+        }
+        Some(StmtKind::RangeLoop {
+            var: v,
+            start,
+            end,
+            max,
+            body,
+        })
+    }
+
+    /// `while cond max M { ... }`.
+    fn while_stmt(
+        &mut self,
+        cond: &ast::Expr,
+        max: Option<&ast::Expr>,
+        body: &ast::Block,
+        span: Span,
+    ) -> Option<StmtKind> {
+        let cond = self.check(cond, Some(&Type::Bool));
+        let max = match max {
+            Some(m) => self.loop_max(m),
+            None => {
+                self.err(TypeError::UnboundedLoop { span });
+                None
+            }
+        };
+        self.scopes.push(FxHashMap::default());
+        let (body, _) = self.branch(body);
+        self.scopes.pop();
+        let max = max?;
+        (cond.ty != Type::Error).then_some(StmtKind::While { cond, max, body })
     }
 
     /// `trace("name", k = e, ...)`, with its name and value count checked (E0327, E0326).

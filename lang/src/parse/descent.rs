@@ -847,18 +847,29 @@ impl Parser<'_> {
                 self.bump();
                 let var = self.name()?;
                 self.expect(Tok::Kw(Kw::In))?;
-                let (start, end) = self.head(|p| {
+                let (start, end, max) = self.head(|p| {
                     let start = p.expr_top(false)?;
                     p.expect(Tok::DotDot)?;
-                    Ok((start, p.expr_top(false)?))
+                    let end = p.expr_top(false)?;
+                    Ok((start, end, p.loop_bound()?))
                 })?;
                 let body = self.block()?;
                 StmtKind::For {
                     var,
                     start,
                     end,
+                    max,
                     body,
                 }
+            }
+            Tok::Kw(Kw::While) => {
+                self.bump();
+                let (cond, max) = self.head(|p| {
+                    let cond = p.expr_top(false)?;
+                    Ok((cond, p.loop_bound()?))
+                })?;
+                let body = self.block()?;
+                StmtKind::While { cond, max, body }
             }
             Tok::Kw(Kw::Return) => {
                 self.bump();
@@ -1005,6 +1016,17 @@ impl Parser<'_> {
         let r = f(self);
         self.no_structs = saved;
         r
+    }
+
+    /// `max N` after a loop's range or condition (`max` is a name
+    /// elsewhere).
+    fn loop_bound(&mut self) -> R<Option<Expr>> {
+        let t = self.toks[self.pos];
+        if t.kind != Tok::Ident || self.text(t) != "max" {
+            return Ok(None);
+        }
+        self.bump();
+        Ok(Some(self.expr_top(false)?))
     }
 
     /// Parses inside brackets, where struct literals are allowed again.
@@ -1674,6 +1696,29 @@ mod tests {
             "unit U { reg r: u<W + 1>; }",
             "unit U { reg r: u<f(1)>; }",
             "unit U { reg r: x<8>; }",
+        ] {
+            compare(c);
+        }
+    }
+
+    #[test]
+    fn run_time_loops_match_pest() {
+        let clean = [
+            "fn f(x: u32) -> u32 { for i in 0..x max 8 { } while x != 0 && y max N * 2 { x = x - 1; } for i in a..b {} return max(max); }",
+            "fn max(max: u32) -> u32 { let max = max; while max > 0 max 4 {} for max in 0..max max max {} return max; }",
+            "fn f() -> u8 { while (S { a: 1 }).a == 1 max 2 { } return 0; }",
+        ];
+        for c in clean {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        for c in [
+            "fn f() -> u8 { while x max { } }",
+            "fn f() -> u8 { while max 4 { } }",
+            "fn f() -> u8 { for i in 0..4 max { } }",
+            "fn f() -> u8 { while x max 4 max 5 { } }",
+            "fn f() -> u8 { while S { a: 1 }.a max 2 { } }",
+            "fn f() -> u8 { let while = 1; }",
         ] {
             compare(c);
         }
