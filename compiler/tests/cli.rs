@@ -780,6 +780,28 @@ fn run_time_loops_match_the_same_loops_unrolled() {
 }
 
 #[test]
+fn the_loop_benchmark_computes_its_model_in_both_forms() {
+    // benches/loops: `acc` after 3 edges of 4,000 multiply-adds each.
+    let mut want: u64 = 0;
+    for _ in 0..3 {
+        for i in 0..4000u64 {
+            want = want.wrapping_mul(6364136223846793005).wrapping_add(i);
+        }
+    }
+    for form in ["unrolled", "runtime"] {
+        for engine in ["jit", "interp"] {
+            let (_, registers) =
+                counters_and_registers(&format!("benches/loops/{form}.chr"), engine, "3");
+            assert_eq!(
+                registers[0]["value"].as_u64(),
+                Some(want),
+                "{form} on {engine}: {registers}"
+            );
+        }
+    }
+}
+
+#[test]
 fn type_parameters_specialize_as_hand_written_units_do() {
     let counters = |file: &str, engine: &str| {
         let report = report_of(chronc(&[
