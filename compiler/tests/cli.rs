@@ -780,6 +780,18 @@ fn run_time_loops_match_the_same_loops_unrolled() {
 }
 
 #[test]
+fn generic_structs_match_their_specializations_written_out() {
+    for engine in ["jit", "interp"] {
+        let (_, registers) =
+            counters_and_registers("tests/designs/generic_structs.chr", engine, "30");
+        let by_hand =
+            counters_and_registers("compiler/tests/generics/structs_by_hand.chr", engine, "30");
+        assert_eq!(registers, by_hand.1, "{engine}");
+        moved(&registers, 20);
+    }
+}
+
+#[test]
 fn the_loop_benchmark_computes_its_model_in_both_forms() {
     // benches/loops: `acc` after 3 edges of 4,000 multiply-adds each.
     let mut want: u64 = 0;

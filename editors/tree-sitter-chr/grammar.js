@@ -93,7 +93,10 @@ module.exports = grammar({
 
     // --- types, structs, enums, functions ---
 
-    _type: ($) => choice($.primitive_type, $.sized_integer_type, $._type_identifier, $.array_type),
+    _type: ($) => choice($.primitive_type, $.sized_integer_type, $.generic_type, $._type_identifier, $.array_type),
+
+    // A generic struct with its arguments: `Pair<T = u8, N = 4>`.
+    generic_type: ($) => prec(1, seq(field('name', $._type_identifier), field('arguments', $.generic_arguments))),
 
     // `u<W>`, `i<(W * 2)>`: a width from a constant. The sign and `<` are
     // one token, so `i` stays a name where a type may also stand
@@ -112,7 +115,14 @@ module.exports = grammar({
     array_type: ($) => seq('[', field('element', $._type), ';', field('length', $._expression), ']'),
 
     struct_declaration: ($) =>
-      seq('struct', field('name', $.identifier), '{', commaSep($.field_declaration), '}'),
+      seq(
+        'struct',
+        field('name', $.identifier),
+        optional(field('parameters', $.generic_parameters)),
+        '{',
+        commaSep($.field_declaration),
+        '}',
+      ),
 
     field_declaration: ($) => seq(field('name', $.identifier), ':', field('type', $._type)),
 

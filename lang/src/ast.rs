@@ -153,6 +153,8 @@ pub struct ClockDef {
 pub struct StructDef {
     /// Name.
     pub name: Ident,
+    /// Compile-time parameters (`struct Pair<T: type, N: u32 = 2>`).
+    pub params: Vec<GenericParam>,
     /// Fields in order.
     pub fields: Vec<(Ident, TypeExpr)>,
     /// The whole declaration.
@@ -412,6 +414,14 @@ pub struct SystemDef {
 pub enum TypeExprKind {
     /// `bool`, `u8`, a struct or enum name.
     Named(Ident),
+    /// A generic struct with arguments: `Pair<T = u8, N = 4>`.
+    Generic {
+        /// The struct.
+        name: Ident,
+        /// Its arguments by parameter name (a type argument as
+        /// [`ExprKind::TypeArg`] or a name).
+        args: Vec<(Ident, Expr)>,
+    },
     /// `[T; N]`
     Array(Box<TypeExpr>, Box<Expr>),
     /// `u<W>` or `i<W>`: an integer whose width is a constant (a literal,

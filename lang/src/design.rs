@@ -45,8 +45,11 @@ pub enum Type {
 /// A struct's layout: fields in declaration order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct StructType {
-    /// Name.
+    /// Name (a generic struct's shows its arguments: `Pair<T = u8, N = 2>`).
     pub name: String,
+    /// A generic struct's parameter values, in declaration order (empty
+    /// for others).
+    pub args: Vec<(String, Value)>,
     /// Fields in order.
     pub fields: Vec<(String, Type)>,
 }

@@ -326,6 +326,14 @@ pub enum TypeError {
         /// The label at `span`.
         label: String,
     },
+    /// E0311: a literal of a generic struct whose parameters neither its
+    /// context nor defaults give.
+    UnknownStructParams {
+        /// The struct's name in the literal.
+        span: Span,
+        /// The struct.
+        name: String,
+    },
     /// E0342: a `while` loop without `max`.
     UnboundedLoop {
         /// The loop.
@@ -457,6 +465,8 @@ impl IntoDiagnostic for TypeError {
                 .with_help(format!("give `{param}` a default, or write it into a parameter's type (`x: u<{param}>`, `x: [T; {param}]`) so an argument fixes it")),
             PortArrayIndex { span, array, message, label } => Diagnostic::error("E0341", message, span, label)
                 .with_help(format!("name an element of `{array}` with a constant or the variable of an enclosing `for` loop (`{array}[i]`); to choose one at run time, test each: `for i in 0..N {{ if i == k {{ ... {array}[i] ... }} }}`")),
+            UnknownStructParams { span, name } => Diagnostic::error("E0311", format!("the parameters of `{name}` are not known here"), span, "a generic struct")
+                .with_help(format!("give the value a type with them: `let v: {name}<T = u8> = {name} {{ ... }}`, or give the parameters defaults")),
             UnboundedLoop { span } => Diagnostic::error("E0342", "a `while` loop needs a bound", span, "no `max`")
                 .with_help("write `while cond max N { ... }`: at most N iterations in one tick (more is a run-time fault), so every tick ends"),
             IndexOutOfRangeAt { span, index, len, at } => Diagnostic::error("E0309", format!("index {index} is out of range for an array of {len} when {at}"), span, format!("{index} when {at}"))

@@ -113,7 +113,14 @@ fn elaborate(env: &mut Env, options: &CompileOptions) -> Option<design::Design> 
             let span = env.items[i].item.name().span;
             env.function(i, &check::Params::new(), span);
         }
-        if matches!(env.items[i].item, Item::Struct(_) | Item::Enum(_)) {
+        // A generic struct is checked where it is used, once per set of
+        // arguments (or alone with its defaults, when all have one).
+        let checkable = match &env.items[i].item {
+            Item::Struct(s) => s.params.iter().all(|g| g.default.is_some()),
+            Item::Enum(_) => true,
+            _ => false,
+        };
+        if checkable {
             let name = env.items[i].item.name().clone();
             env.item_type(i, &name);
         }

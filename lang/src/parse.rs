@@ -780,8 +780,17 @@ impl Builder<'_> {
             }
             Rule::struct_item => {
                 let name = self.ident(it.next()?);
+                let mut params = Vec::new();
+                if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_params) {
+                    params = self.generic_params(it.next()?);
+                }
                 let fields = it.map(|f| self.name_type(f)).collect();
-                Item::Struct(StructDef { name, fields, span })
+                Item::Struct(StructDef {
+                    name,
+                    params,
+                    fields,
+                    span,
+                })
             }
             Rule::enum_item => {
                 let name = self.ident(it.next()?);
@@ -1039,12 +1048,7 @@ impl Builder<'_> {
                 let target = self.ident(it.next()?);
                 let mut args = Vec::new();
                 if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_args) {
-                    for a in inner(it.next()?) {
-                        let mut ai = inner(a);
-                        let n = self.ident(ai.next()?);
-                        let v = self.expr(ai.next()?, 0);
-                        args.push((n, v));
-                    }
+                    args = self.generic_args(it.next()?)?;
                 }
                 let clock = match it.next() {
                     Some(c) => {
@@ -1150,9 +1154,30 @@ impl Builder<'_> {
                 TypeExprKind::Array(Box::new(elem), Box::new(len))
             }
             Rule::sized_int => self.sized_int(first),
+            Rule::generic_type => {
+                let mut it = inner(first);
+                let name = self.ident(it.next().expect("generic type name"));
+                let args = it
+                    .next()
+                    .and_then(|a| self.generic_args(a))
+                    .unwrap_or_default();
+                TypeExprKind::Generic { name, args }
+            }
             _ => TypeExprKind::Named(self.ident(first)),
         };
         TypeExpr { kind, span }
+    }
+
+    /// `<N = v, T = u8>`: arguments by parameter name.
+    fn generic_args(&mut self, p: Pair<'_, Rule>) -> Option<Vec<(Ident, Expr)>> {
+        let mut args = Vec::new();
+        for a in inner(p) {
+            let mut ai = inner(a);
+            let n = self.ident(ai.next()?);
+            let v = self.expr(ai.next()?, 0);
+            args.push((n, v));
+        }
+        Some(args)
     }
 
     /// `u<W>` / `i<W>`.

@@ -20,7 +20,9 @@ pub const MAX_WIDTH: usize = 100;
 const INDENT: &str = "    ";
 
 /// Statement heads whose top-level `{}` group is a block of statements.
-const BLOCK_HEADS: &[&str] = &["unit", "system", "fn", "tick", "if", "else", "for", "match"];
+const BLOCK_HEADS: &[&str] = &[
+    "unit", "system", "fn", "tick", "if", "else", "for", "while", "match",
+];
 
 /// Operators written with a space on each side.
 const BINARY: &[&str] = &[
@@ -79,6 +81,9 @@ pub struct Layout {
     after_comment: bool,
     prev: Option<Prev>,
     prev2: Option<Prev>,
+    /// The next tokens are `Name =` or `>`: after `S`, a `<` opens a
+    /// generic struct's arguments.
+    args_ahead: bool,
     /// The first word of the current statement.
     head: Option<String>,
     generic_depth: usize,
@@ -169,7 +174,8 @@ impl Layout {
 
     /// One statement or list element.
     fn item(&mut self, nodes: &[Node], top: bool) {
-        for node in nodes {
+        for (i, node) in nodes.iter().enumerate() {
+            self.look_ahead(nodes, i);
             match node {
                 Node::Tok(t) if t.is_comment() => {
                     if t.newlines_before == 0 && !self.line_start {
@@ -274,10 +280,24 @@ impl Layout {
         self.in_index = index;
     }
 
+    /// Notes whether the nodes after `nodes[i]` are `Name =` or `>`: a
+    /// `<` there opens a generic struct's arguments (`S<N = 1>`, `S<>`),
+    /// not a comparison.
+    fn look_ahead(&mut self, nodes: &[Node], i: usize) {
+        self.args_ahead = match (nodes.get(i + 1), nodes.get(i + 2)) {
+            (Some(Node::Tok(a)), _) if a.kind == TokenKind::Punct && a.text == ">" => true,
+            (Some(Node::Tok(a)), Some(Node::Tok(b))) => {
+                a.kind == TokenKind::Ident && b.kind == TokenKind::Punct && b.text == "="
+            }
+            _ => false,
+        };
+    }
+
     /// A group on the current line.
     fn inline(&mut self, g: &Group) {
         let saved = self.enter(g);
-        for node in &g.items {
+        for (i, node) in g.items.iter().enumerate() {
+            self.look_ahead(&g.items, i);
             if self.trial && (self.trial_failed || self.col > MAX_WIDTH) {
                 // Past the limit: the trial has failed, the rest is moot.
                 self.trial_failed = true;
@@ -374,8 +394,9 @@ impl Layout {
             && (matches!(prev2.text.as_str(), ":" | "as" | "->" | "[")
                 || (prev2.text == "=" && self.generic_depth > 0));
         prev.kind == TokenKind::Ident
-            && (matches!(prev2.text.as_str(), "unit" | "system" | "fn")
+            && (matches!(prev2.text.as_str(), "unit" | "system" | "fn" | "struct")
                 || sized_int
+                || self.args_ahead
                 || (prev2.text == ":" && self.head.as_deref() == Some("inst")))
     }
 

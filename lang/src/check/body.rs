@@ -132,7 +132,9 @@ impl<'e> BodyCx<'e> {
                     }
                 }
             }
-            ast::TypeExprKind::Named(_) => self.env.resolve_type(self.module, &self.params, t),
+            ast::TypeExprKind::Named(_) | ast::TypeExprKind::Generic { .. } => {
+                self.env.resolve_type(self.module, &self.params, t)
+            }
         }
     }
 

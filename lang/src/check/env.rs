@@ -20,6 +20,7 @@ impl Env {
             consts: HashMap::new(),
             const_stack: Vec::new(),
             types: HashMap::new(),
+            struct_types: HashMap::new(),
             type_stack: Vec::new(),
             fn_ids: HashMap::new(),
             fn_stack: Vec::new(),
@@ -437,7 +438,124 @@ impl Env {
                     }
                 }
             }
+            ast::TypeExprKind::Generic { name, args } => match self.lookup(module, &name.name) {
+                Some(item) => self.struct_type(item, name, (module, params), args),
+                None => {
+                    self.unknown(module, name, "type", &[]);
+                    Type::Error
+                }
+            },
         }
+    }
+
+    /// Struct `item` with arguments `args` (written in `at`'s module with
+    /// its parameters) and defaults for the rest: one type per set of
+    /// values, named `Pair<T = u8, N = 2>`.
+    pub(crate) fn struct_type(
+        &mut self,
+        item: ItemId,
+        use_site: &ast::Ident,
+        at: (usize, &Params),
+        args: &[(ast::Ident, ast::Expr)],
+    ) -> Type {
+        let Item::Struct(s) = self.items[item].item.clone() else {
+            if args.is_empty() {
+                return self.item_type(item, use_site);
+            }
+            self.diags.push(
+                ResolveError::WrongKind {
+                    span: use_site.span,
+                    name: use_site.name.clone(),
+                    expected: "generic struct",
+                    found: item_kind(&self.items[item].item),
+                }
+                .into_diagnostic(),
+            );
+            return Type::Error;
+        };
+        let module = self.items[item].module;
+        let mut ok = true;
+        for (a, _) in args {
+            if !s.params.iter().any(|g| g.name.name == a.name) {
+                let help = match s.params.len() {
+                    0 => format!(
+                        "`{}` takes no parameters; remove this argument",
+                        s.name.name
+                    ),
+                    _ => format!(
+                        "the parameters are: {}",
+                        s.params
+                            .iter()
+                            .map(|g| g.name.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                };
+                self.diags.push(
+                    crate::errors::ElabError::BadParam {
+                        span: a.span,
+                        message: format!("`{}` has no parameter `{}`", s.name.name, a.name),
+                        help,
+                    }
+                    .into_diagnostic(),
+                );
+                ok = false;
+            }
+        }
+        let mut own = Params::new();
+        for g in &s.params {
+            let ty = self.param_type(module, &own, g);
+            let value = match args.iter().find(|(a, _)| a.name == g.name.name) {
+                Some((_, e)) => self.param_arg(at.0, at.1, g, &ty, e, "a struct argument"),
+                None => match &g.default {
+                    Some(e) => self.param_arg(module, &own, g, &ty, e, "a parameter default"),
+                    None => {
+                        self.diags.push(
+                            crate::errors::ElabError::BadParam {
+                                span: use_site.span,
+                                message: format!(
+                                    "parameter `{}` of struct `{}` has no value",
+                                    g.name.name, s.name.name
+                                ),
+                                help: format!("pass it: `{}<{} = ...>`", s.name.name, g.name.name),
+                            }
+                            .into_diagnostic(),
+                        );
+                        None
+                    }
+                },
+            };
+            match value {
+                Some(v) => {
+                    own.insert(g.name.name.clone(), (ty, v));
+                }
+                None => ok = false,
+            }
+        }
+        if !ok {
+            return Type::Error;
+        }
+        let key = (item, param_key(&own));
+        if let Some(t) = self.struct_types.get(&key) {
+            return t.clone();
+        }
+        let shown = s
+            .params
+            .iter()
+            .filter_map(|g| {
+                own.get(&g.name.name)
+                    .map(|(_, v)| format!("{} = {v}", g.name.name))
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let name = if shown.is_empty() {
+            s.name.name.clone()
+        } else {
+            format!("{}<{shown}>", s.name.name)
+        };
+        let t = self.struct_fields(item, &s, name, &own, use_site);
+        self.struct_types.insert(key, t.clone());
+        t
     }
 
     pub(crate) fn item_type(&mut self, item: ItemId, use_site: &ast::Ident) -> Type {
@@ -468,39 +586,16 @@ impl Env {
                     width,
                 }))
             }
+            // A generic struct named alone takes its defaults.
+            Item::Struct(s) if !s.params.is_empty() => {
+                return self.struct_type(item, use_site, (module, &Params::new()), &[]);
+            }
             Item::Struct(s) => {
-                if self.type_stack.contains(&item) {
-                    self.diags.push(
-                        ResolveError::Recursion {
-                            span: use_site.span,
-                            cycle: vec![s.name.name.clone(), s.name.name.clone()],
-                        }
-                        .into_diagnostic(),
-                    );
-                    return Type::Error;
+                let t = self.struct_fields(item, &s, s.name.name.clone(), &Params::new(), use_site);
+                if t == Type::Error {
+                    return t;
                 }
-                self.type_stack.push(item);
-                let mut fields: Vec<(String, Type)> = Vec::new();
-                let mut seen: HashMap<String, Span> = HashMap::new();
-                for (n, t) in &s.fields {
-                    if let Some(prev) = seen.insert(n.name.clone(), n.span) {
-                        self.diags.push(
-                            ResolveError::Duplicate {
-                                span: n.span,
-                                name: n.name.clone(),
-                                previous: prev,
-                            }
-                            .into_diagnostic(),
-                        );
-                    }
-                    let ft = self.resolve_type(module, &Params::new(), t);
-                    fields.push((n.name.clone(), ft));
-                }
-                self.type_stack.pop();
-                Type::Struct(Arc::new(d::StructType {
-                    name: s.name.name.clone(),
-                    fields,
-                }))
+                t
             }
             other => {
                 self.diags.push(
@@ -517,6 +612,60 @@ impl Env {
         };
         self.types.insert(item, t.clone());
         t
+    }
+}
+
+impl Env {
+    /// The type of struct `item` (`s`) with parameter values `params`,
+    /// named `name`: its fields resolved in its module (E0205 for a struct
+    /// that contains itself).
+    fn struct_fields(
+        &mut self,
+        item: ItemId,
+        s: &ast::StructDef,
+        name: String,
+        params: &Params,
+        use_site: &ast::Ident,
+    ) -> Type {
+        if self.type_stack.contains(&item) {
+            self.diags.push(
+                ResolveError::Recursion {
+                    span: use_site.span,
+                    cycle: vec![s.name.name.clone(), s.name.name.clone()],
+                }
+                .into_diagnostic(),
+            );
+            return Type::Error;
+        }
+        let module = self.items[item].module;
+        self.type_stack.push(item);
+        let mut fields: Vec<(String, Type)> = Vec::new();
+        let mut seen: HashMap<String, Span> = HashMap::new();
+        for (n, t) in &s.fields {
+            if let Some(prev) = seen.insert(n.name.clone(), n.span) {
+                self.diags.push(
+                    ResolveError::Duplicate {
+                        span: n.span,
+                        name: n.name.clone(),
+                        previous: prev,
+                    }
+                    .into_diagnostic(),
+                );
+            }
+            let ft = self.resolve_type(module, params, t);
+            fields.push((n.name.clone(), ft));
+        }
+        self.type_stack.pop();
+        let args = s
+            .params
+            .iter()
+            .filter_map(|g| {
+                params
+                    .get(&g.name.name)
+                    .map(|(_, v)| (g.name.name.clone(), v.clone()))
+            })
+            .collect();
+        Type::Struct(Arc::new(d::StructType { name, args, fields }))
     }
 }
 

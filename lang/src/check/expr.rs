@@ -467,7 +467,26 @@ impl<'e> BodyCx<'e> {
             self.env.unknown(self.module, name, "struct", &[]);
             return err_expr(span);
         };
-        let ty = self.env.item_type(item, name);
+        let ty = match &self.env.items[item].item {
+            // A generic struct's literal has the type its context wants
+            // (`let p: Pair<T = u8> = Pair { ... }`), or its defaults.
+            Item::Struct(s) if !s.params.is_empty() => match want {
+                Some(Type::Struct(w))
+                    if w.name == name.name || w.name.starts_with(&format!("{}<", name.name)) =>
+                {
+                    Type::Struct(w.clone())
+                }
+                _ if s.params.iter().all(|g| g.default.is_some()) => self.env.item_type(item, name),
+                _ => {
+                    self.err(TypeError::UnknownStructParams {
+                        span: name.span,
+                        name: name.name.clone(),
+                    });
+                    return err_expr(span);
+                }
+            },
+            _ => self.env.item_type(item, name),
+        };
         let Type::Struct(st) = &ty else {
             if ty != Type::Error {
                 self.err(ResolveError::WrongKind {

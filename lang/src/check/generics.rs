@@ -78,7 +78,9 @@ impl Env {
 fn may_mention(t: &ast::TypeExpr, generic: &dyn Fn(&str) -> bool) -> bool {
     match &t.kind {
         ast::TypeExprKind::Named(id) => generic(&id.name),
-        ast::TypeExprKind::SizedInt { .. } | ast::TypeExprKind::Array(..) => true,
+        ast::TypeExprKind::SizedInt { .. }
+        | ast::TypeExprKind::Array(..)
+        | ast::TypeExprKind::Generic { .. } => true,
     }
 }
 
@@ -112,6 +114,23 @@ fn infer(
         ) if signed == s => {
             if let Some(n) = name_of(width) {
                 bound.entry(n).or_insert(Value::Int(i128::from(*w)));
+            }
+        }
+        // `Pair<T = T, N = N>` against a `Pair<...>`: each argument that
+        // is one of the function's parameters takes the struct's value.
+        (ast::TypeExprKind::Generic { name, args }, Type::Struct(s))
+            if s.name.starts_with(&format!("{}<", name.name)) =>
+        {
+            for (p, e) in args {
+                let Some((_, v)) = s.args.iter().find(|(n, _)| *n == p.name) else {
+                    continue;
+                };
+                match &e.kind {
+                    A::Name(id) if type_param(&id.name).is_some() => {
+                        bound.entry(id.name.clone()).or_insert_with(|| v.clone());
+                    }
+                    _ => {}
+                }
             }
         }
         (ast::TypeExprKind::Array(elem, len), Type::Array(et, n)) => {

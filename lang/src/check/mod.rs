@@ -154,6 +154,8 @@ pub struct Env {
     consts: HashMap<ItemId, Option<(Type, Value)>>,
     const_stack: Vec<ItemId>,
     types: HashMap<ItemId, Type>,
+    /// Generic structs by item and parameter values.
+    struct_types: HashMap<(ItemId, ParamKey), Type>,
     type_stack: Vec<ItemId>,
     /// Checked functions by item and parameter values (a generic
     /// function has one per set of values its calls infer).

@@ -235,9 +235,11 @@ impl Parser<'_> {
             }
             Tok::Kw(Kw::Struct) => {
                 let name = self.name()?;
+                let params = self.generic_params()?;
                 let fields = self.braced_list(|p| p.name_type())?;
                 Item::Struct(StructDef {
                     name,
+                    params,
                     fields,
                     span: self.span_from(first),
                 })
@@ -572,14 +574,7 @@ impl Parser<'_> {
                 self.expect(Tok::Colon)?;
                 let target = self.name()?;
                 let args = if self.eat(Tok::Lt) {
-                    self.list(Tok::Gt, |p| {
-                        let n = p.name()?;
-                        p.expect(Tok::Eq)?;
-                        match p.type_arg()? {
-                            Some(t) => Ok((n, t)),
-                            None => Ok((n, p.expr_top(true)?)),
-                        }
-                    })?
+                    self.generic_args()?
                 } else {
                     Vec::new()
                 };
@@ -731,11 +726,36 @@ impl Parser<'_> {
             })
         } else {
             let name = self.name()?;
+            // `S<N = 1>` or `S<>`: a generic struct. Any other `<` after
+            // the name is a comparison, as in pest.
+            let args_follow = self.peek() == Tok::Lt
+                && (self.peek_at(1) == Tok::Gt
+                    || (self.peek_at(1) == Tok::Ident && self.peek_at(2) == Tok::Eq));
+            if args_follow {
+                self.bump();
+                let args = self.generic_args()?;
+                return Ok(TypeExpr {
+                    kind: TypeExprKind::Generic { name, args },
+                    span: self.span_from(first),
+                });
+            }
             Ok(TypeExpr {
                 span: name.span,
                 kind: TypeExprKind::Named(name),
             })
         }
+    }
+
+    /// The arguments after a `<` up to and including the closing `>`.
+    fn generic_args(&mut self) -> R<Vec<(Ident, Expr)>> {
+        self.list(Tok::Gt, |p| {
+            let n = p.name()?;
+            p.expect(Tok::Eq)?;
+            match p.type_arg()? {
+                Some(t) => Ok((n, t)),
+                None => Ok((n, p.expr_top(true)?)),
+            }
+        })
     }
 
     // ------------------------------------------------------------ statements
@@ -1696,6 +1716,29 @@ mod tests {
             "unit U { reg r: u<W + 1>; }",
             "unit U { reg r: u<f(1)>; }",
             "unit U { reg r: x<8>; }",
+        ] {
+            compare(c);
+        }
+    }
+
+    #[test]
+    fn generic_structs_match_pest() {
+        let clean = [
+            "struct Pair<T: type, N: u32 = 2> { head: T, rest: [T; N] }",
+            "fn f(p: Pair<T = u8, N = 3>) -> Pair<T = u<W>> { let q: S<> = S {}; return p as Pair<T = i<(W)>>; }",
+            "unit U { reg r: [Pair<N = 1 + 2>; 4]; tick { if a as S < b { } let c = x as T < (y); } }",
+            "unit U { reg r: Q<T = u<8>>; tick { } }",
+        ];
+        for c in clean {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        for c in [
+            "struct P<> { }",
+            "unit U { reg r: P<N = >; }",
+            "unit U { reg r: P<N == 1>; }",
+            "unit U { reg r: P<N = 1; }",
+            "fn f() -> u8 { return a as S < b == c; }",
         ] {
             compare(c);
         }
