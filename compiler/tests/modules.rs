@@ -74,3 +74,65 @@ fn a_missing_module_and_a_cycle_are_diagnostics() {
     assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("E0209"));
 }
+
+#[test]
+fn two_modules_may_define_one_name_and_qualified_names_pick_one() {
+    let dump = common::scratch("modules", "qualified").join("state.json");
+    let dump_arg = dump.display().to_string();
+    let design = "compiler/tests/modules/design/qualified.chr";
+    let out = chronc(&[
+        "run",
+        design,
+        "--cycles",
+        "5",
+        "-q",
+        "--dump-state",
+        &dump_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    let state: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&dump).expect("the dump")).expect("JSON");
+    let value = |unit: &str, name: &str| {
+        state["registers"]
+            .as_array()
+            .expect("registers")
+            .iter()
+            .find(|r| r["unit"] == unit && r["name"] == name)
+            .and_then(|r| r["value"].as_u64())
+            .unwrap_or_else(|| panic!("{unit}.{name} in {state}"))
+    };
+    // Five edges of each module's own `step` and `GAIN`.
+    assert_eq!(value("top.f", "n"), 5 * 3);
+    assert_eq!(value("top.s", "n"), 5 * (7 + 5));
+    assert_eq!(value("top.t", "p.a"), 5);
+    assert_eq!(value("top.t", "p.b"), 5 * 3);
+    assert_eq!(value("top.t", "q.a"), 5 * 5);
+    assert_eq!(value("top.t", "q.b"), 5 * 7);
+    assert_eq!(value("top.t", "g"), 5 * 2);
+    // Used alone, a name both modules define is E0210; an unknown module
+    // is an unknown name.
+    let out = chronc(&[
+        "check",
+        "--format",
+        "json",
+        "compiler/tests/modules/design/ambiguous.chr",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let diags: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let codes: Vec<&str> = diags
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|d| d["code"].as_str())
+        .collect();
+    assert_eq!(
+        codes.iter().filter(|c| **c == "E0210").count(),
+        1,
+        "{codes:?}"
+    );
+    assert_eq!(
+        codes.iter().filter(|c| **c == "E0201").count(),
+        1,
+        "{codes:?}"
+    );
+}

@@ -93,10 +93,12 @@ module.exports = grammar({
 
     // --- types, structs, enums, functions ---
 
-    _type: ($) => choice($.primitive_type, $.sized_integer_type, $.generic_type, $._type_identifier, $.array_type),
+    _type: ($) =>
+      choice($.primitive_type, $.sized_integer_type, $.generic_type, $._type_identifier, $.scoped_identifier, $.array_type),
 
     // A generic struct with its arguments: `Pair<T = u8, N = 4>`.
-    generic_type: ($) => prec(1, seq(field('name', $._type_identifier), field('arguments', $.generic_arguments))),
+    generic_type: ($) =>
+      prec(1, seq(field('name', choice($._type_identifier, $.scoped_identifier)), field('arguments', $.generic_arguments))),
 
     // `u<W>`, `i<(W * 2)>`: a width from a constant. The sign and `<` are
     // one token, so `i` stays a name where a type may also stand
@@ -241,7 +243,7 @@ module.exports = grammar({
         field('name', $.identifier),
         optional(seq('[', field('index', $._expression), ']')),
         ':',
-        field('design', $._type_identifier),
+        field('design', choice($._type_identifier, $.scoped_identifier)),
         optional(field('arguments', $.generic_arguments)),
         optional(seq('on', field('clock', $.clock_reference))),
         ';',
@@ -480,7 +482,15 @@ module.exports = grammar({
       seq('[', choice(commaSep($._expression), seq(field('value', $._expression), ';', field('length', $._expression))), ']'),
 
     struct_expression: ($) =>
-      prec.dynamic(-1, seq(field('name', alias($.identifier, $.type_identifier)), '{', commaSep($.field_initializer), '}')),
+      prec.dynamic(
+        -1,
+        seq(
+          field('name', choice(alias($.identifier, $.type_identifier), $.scoped_identifier)),
+          '{',
+          commaSep($.field_initializer),
+          '}',
+        ),
+      ),
 
     field_initializer: ($) => seq(field('name', $.identifier), ':', field('value', $._expression)),
 

@@ -773,17 +773,14 @@ impl<'e> Elab<'e> {
                 continue;
             };
             let Some(titem) = self.env.lookup(module, &target.name) else {
-                if self.env.broken.contains(&target.name) {
+                if self.env.broken.contains(&target.name)
+                    || self.env.report_ambiguous(module, target)
+                {
                     continue;
                 }
-                let extra: Vec<String> = Vec::new();
                 let suggestion = did_you_mean(
                     &target.name,
-                    self.env
-                        .visible(module)
-                        .iter()
-                        .map(String::as_str)
-                        .chain(extra.iter().map(String::as_str)),
+                    self.env.visible(module).iter().map(String::as_str),
                 )
                 .map(str::to_string);
                 self.err(ResolveError::UnknownName {

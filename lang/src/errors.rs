@@ -54,6 +54,14 @@ pub enum ResolveError {
     },
     /// E0209: user modules that `use` each other in a cycle.
     ModuleCycle { span: Span, cycle: Vec<String> },
+    /// E0210: a name two `use`s of whole modules both bring in, used
+    /// without its module.
+    AmbiguousName {
+        span: Span,
+        name: String,
+        /// The modules that define it (their last path segments).
+        modules: Vec<String>,
+    },
     /// E0204
     UnknownImport {
         span: Span,
@@ -107,6 +115,11 @@ impl IntoDiagnostic for ResolveError {
             ResolveError::ModuleCycle { span, cycle } => {
                 Diagnostic::error("E0209", format!("modules use each other in a cycle: {}", cycle.join(" -> ")), span, "closes the cycle")
                     .with_help("move what both need into a module of its own that neither uses back")
+            }
+            ResolveError::AmbiguousName { span, name, modules } => {
+                let written: Vec<String> = modules.iter().map(|m| format!("`{m}::{name}`")).collect();
+                Diagnostic::error("E0210", format!("`{name}` is defined by {}: both are imported", modules.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(" and ")), span, "which one?")
+                    .with_help(format!("write {}, or import the one you mean by name (`use ...::{name};`)", written.join(" or ")))
             }
             ResolveError::UnknownModule { span, name, available } => {
                 Diagnostic::error("E0203", format!("no standard library module `{name}`"), span, "unknown module")

@@ -717,6 +717,20 @@ impl Builder<'_> {
         Span::new(self.file, self.base + s.start(), self.base + s.end())
     }
 
+    /// An item's name: an identifier, or a qualified name (`fifo::Fifo`)
+    /// as one name with its parts joined by `::`.
+    fn item_name(&mut self, p: Pair<'_, Rule>) -> Ident {
+        if p.as_rule() != Rule::qualified_name {
+            return self.ident(p);
+        }
+        let span = self.span(&p);
+        let parts: Vec<String> = inner(p).map(|q| self.ident(q).name).collect();
+        Ident {
+            name: parts.join("::"),
+            span,
+        }
+    }
+
     fn ident(&mut self, p: Pair<'_, Rule>) -> Ident {
         let name = p.as_str();
         let span = self.span(&p);
@@ -1045,7 +1059,7 @@ impl Builder<'_> {
                 if it.peek().map(|p| p.as_rule()) == Some(Rule::inst_index) {
                     index = Some(self.expr(inner(it.next()?).next()?, 0));
                 }
-                let target = self.ident(it.next()?);
+                let target = self.item_name(it.next()?);
                 let mut args = Vec::new();
                 if it.peek().map(|p| p.as_rule()) == Some(Rule::generic_args) {
                     args = self.generic_args(it.next()?)?;
@@ -1156,14 +1170,14 @@ impl Builder<'_> {
             Rule::sized_int => self.sized_int(first),
             Rule::generic_type => {
                 let mut it = inner(first);
-                let name = self.ident(it.next().expect("generic type name"));
+                let name = self.item_name(it.next().expect("generic type name"));
                 let args = it
                     .next()
                     .and_then(|a| self.generic_args(a))
                     .unwrap_or_default();
                 TypeExprKind::Generic { name, args }
             }
-            _ => TypeExprKind::Named(self.ident(first)),
+            _ => TypeExprKind::Named(self.item_name(first)),
         };
         TypeExpr { kind, span }
     }
@@ -1717,7 +1731,7 @@ impl Builder<'_> {
             }
             Rule::call_expr => {
                 let mut it = inner(p);
-                let f = self.ident(it.next().expect("callee"));
+                let f = self.item_name(it.next().expect("callee"));
                 let args = it
                     .next()
                     .map(|a| inner(a).map(|x| self.expr(x, depth + 1)).collect())
@@ -1729,7 +1743,7 @@ impl Builder<'_> {
             }
             Rule::struct_lit => {
                 let mut it = inner(p);
-                let name = self.ident(it.next().expect("struct name"));
+                let name = self.item_name(it.next().expect("struct name"));
                 let fields = it
                     .map(|f| {
                         let mut fi = inner(f);

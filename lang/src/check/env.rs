@@ -14,6 +14,9 @@ impl Env {
         let mut env = Env {
             items: Vec::new(),
             scopes: vec![FxHashMap::default()],
+            aliases: FxHashMap::default(),
+            glob_bound: FxHashSet::default(),
+            ambiguous: FxHashMap::default(),
             module_names: vec![String::new()],
             diags: Vec::new(),
             used: HashSet::new(),
@@ -129,13 +132,57 @@ impl Env {
                     return;
                 }
             },
-            None => self.scopes[m]
-                .iter()
-                .filter(|(_, id)| self.items[**id].module == m)
-                .map(|(n, id)| (n.clone(), *id))
-                .collect(),
+            None => {
+                let alias = u.path[u.path.len() - 1].name.clone();
+                self.aliases.insert((module, alias), m);
+                let own = self.own_items(m);
+                self.import_glob(module, own);
+                return;
+            }
         };
         self.import(module, u.span, wanted);
+    }
+
+    /// The items module `m` declares itself, by name (not its imports),
+    /// in name order.
+    fn own_items(&self, m: usize) -> Vec<(String, ItemId)> {
+        let mut own: Vec<(String, ItemId)> = self.scopes[m]
+            .iter()
+            .filter(|(_, id)| self.items[**id].module == m)
+            .map(|(n, id)| (n.clone(), *id))
+            .collect();
+        own.sort();
+        own
+    }
+
+    /// Brings every item of a whole module into `module`'s scope, below
+    /// its own items and imports by name: a name one of those holds stays
+    /// theirs, and a name another whole-module import holds becomes
+    /// ambiguous, an error only where it is used unqualified.
+    fn import_glob(&mut self, module: usize, wanted: Vec<(String, ItemId)>) {
+        for (n, id) in wanted {
+            let key = (module, n);
+            if let Some(ids) = self.ambiguous.get_mut(&key) {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+                continue;
+            }
+            match self.scopes[module].get(&key.1) {
+                None => {
+                    self.scopes[module].insert(key.1.clone(), id);
+                    self.glob_bound.insert(key);
+                }
+                Some(prev) if *prev == id => {}
+                Some(prev) if self.glob_bound.contains(&key) => {
+                    let prev = *prev;
+                    self.scopes[module].remove(&key.1);
+                    self.glob_bound.remove(&key);
+                    self.ambiguous.insert(key, vec![prev, id]);
+                }
+                Some(_) => {}
+            }
+        }
     }
 
     /// Brings `wanted` into `module`'s scope (E0202 for a name there that
@@ -144,6 +191,12 @@ impl Env {
         // Scope maps iterate in no fixed order: report clashes in one.
         wanted.sort();
         for (n, id) in wanted {
+            let key = (module, n.clone());
+            // An import by name wins over a whole module's.
+            if self.glob_bound.remove(&key) || self.ambiguous.remove(&key).is_some() {
+                self.scopes[module].insert(n, id);
+                continue;
+            }
             if let Some(prev) = self.scopes[module].get(&n) {
                 if *prev != id {
                     let previous = self.items[*prev].item.name().span;
@@ -268,19 +321,30 @@ impl Env {
                     }
                 }
             } else {
-                self.scopes[m]
-                    .iter()
-                    .filter(|(_, id)| self.items[**id].module == m)
-                    .map(|(n, id)| (n.clone(), *id))
-                    .collect()
+                self.aliases.insert((module, mname.name.clone()), m);
+                let own = self.own_items(m);
+                self.import_glob(module, own);
+                continue;
             };
             self.import(module, u.span, wanted);
         }
     }
 
     /// Looks a name up in a module's scope and records the use.
+    /// A qualified name `m::Item` looks `Item` up among the items of the
+    /// module `m` names (see [`Env::aliases`]).
     pub fn lookup(&mut self, module: usize, name: &str) -> Option<ItemId> {
-        let id = *self.scopes[module].get(name)?;
+        let id = match name.split_once("::") {
+            Some((m, item)) => {
+                let m = *self.aliases.get(&(module, m.to_string()))?;
+                let id = *self.scopes[m].get(item)?;
+                if self.items[id].module != m {
+                    return None;
+                }
+                id
+            }
+            None => *self.scopes[module].get(name)?,
+        };
         self.used.insert((module, id));
         Some(id)
     }
@@ -297,7 +361,7 @@ impl Env {
         kind: &'static str,
         extra: &[String],
     ) {
-        if self.broken.contains(&ident.name) {
+        if self.broken.contains(&ident.name) || self.report_ambiguous(module, ident) {
             return;
         }
         let mut cands = self.visible(module);
@@ -313,6 +377,32 @@ impl Env {
             }
             .into_diagnostic(),
         );
+    }
+
+    /// Reports E0210 when `ident` is a name two whole-module imports of
+    /// `module` both bring in; returns whether it did.
+    pub(crate) fn report_ambiguous(&mut self, module: usize, ident: &ast::Ident) -> bool {
+        if let Some(ids) = self.ambiguous.get(&(module, ident.name.clone())) {
+            let mut modules: Vec<String> = ids
+                .iter()
+                .map(|id| {
+                    let m = &self.module_names[self.items[*id].module];
+                    let m = m.trim_start_matches(USER);
+                    m.rsplit("::").next().unwrap_or(m).to_string()
+                })
+                .collect();
+            modules.sort();
+            self.diags.push(
+                ResolveError::AmbiguousName {
+                    span: ident.span,
+                    name: ident.name.clone(),
+                    modules,
+                }
+                .into_diagnostic(),
+            );
+            return true;
+        }
+        false
     }
 
     /// Warns about `use` items of the user's module whose imports are unused.

@@ -177,6 +177,23 @@ impl<'e> BodyCx<'e> {
     ) -> Expr {
         let mk = |kind: ExprKind, ty: Type| Expr { kind, ty, span };
         let Some(item) = self.env.lookup(self.module, &en.name) else {
+            // `m::K`: an item of a module a `use` names, when no item of
+            // that name is in scope (an enum's value wins otherwise).
+            if self
+                .env
+                .aliases
+                .contains_key(&(self.module, en.name.clone()))
+            {
+                let path = ast::Ident {
+                    name: format!("{}::{}", en.name, var.name),
+                    span: en.span.to(var.span),
+                };
+                let e = ast::Expr {
+                    kind: A::Name(path),
+                    span,
+                };
+                return self.check(&e, want);
+            }
             self.env.unknown(self.module, en, "enum", &[]);
             return err_expr(span);
         };

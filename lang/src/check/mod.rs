@@ -141,6 +141,16 @@ pub struct Env {
     pub items: Vec<ItemEntry>,
     /// Per module: name -> item.
     pub scopes: Vec<FxHashMap<String, ItemId>>,
+    /// Modules a `use` of a whole module names, by importing module and
+    /// last path segment (`use lib::fifo;` makes `fifo::Fifo` name
+    /// `Fifo` of `lib/fifo.chr`).
+    pub aliases: FxHashMap<(usize, String), usize>,
+    /// Names a `use` of a whole module bound (an item of the module's own
+    /// or an import by name replaces them silently).
+    glob_bound: FxHashSet<(usize, String)>,
+    /// Names two `use`s of whole modules both bring in: an error (E0210)
+    /// only where one is used without its module.
+    ambiguous: FxHashMap<(usize, String), Vec<ItemId>>,
     /// Module names (`""` for the user's files, the std module name, or
     /// `user:` and a user module's path, `user:lib::fifo`).
     pub module_names: Vec<String>,

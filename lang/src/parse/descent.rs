@@ -191,6 +191,21 @@ impl Parser<'_> {
         &self.text[t.start as usize..t.end as usize]
     }
 
+    /// An item's name: a name, or `module::name` as one name (see the
+    /// builder's `item_name`).
+    fn item_name(&mut self) -> R<Ident> {
+        let first = self.name()?;
+        if !(self.peek() == Tok::ColonColon && self.peek_at(1) == Tok::Ident) {
+            return Ok(first);
+        }
+        self.bump();
+        let item = self.name()?;
+        Ok(Ident {
+            name: format!("{}::{}", first.name, item.name),
+            span: first.span.to(item.span),
+        })
+    }
+
     /// A name; a keyword here is the builder's error, so pest reports it.
     fn name(&mut self) -> R<Ident> {
         let t = self.expect(Tok::Ident)?;
@@ -572,7 +587,7 @@ impl Parser<'_> {
                 let name = self.name()?;
                 let index = self.optional_index()?;
                 self.expect(Tok::Colon)?;
-                let target = self.name()?;
+                let target = self.item_name()?;
                 let args = if self.eat(Tok::Lt) {
                     self.generic_args()?
                 } else {
@@ -725,7 +740,7 @@ impl Parser<'_> {
                 span: self.span_from(first),
             })
         } else {
-            let name = self.name()?;
+            let name = self.item_name()?;
             // `S<N = 1>` or `S<>`: a generic struct. Any other `<` after
             // the name is a comparison, as in pest.
             let args_follow = self.peek() == Tok::Lt
@@ -1455,10 +1470,28 @@ impl Parser<'_> {
                 ExprKind::Int(v, s)
             }
             Tok::Ident => {
-                let name = Ident {
+                let mut name = Ident {
                     name: self.text(t).to_string(),
                     span,
                 };
+                // `m::f(...)` and `m::S { ... }` name an item of a module;
+                // `E::V` alone is an enum value.
+                let after = self.peek_at(2);
+                let struct_lit = after == Tok::LBrace
+                    && !self.no_structs
+                    && (self.peek_at(3) == Tok::RBrace
+                        || (is_word(self.peek_at(3)) && self.peek_at(4) == Tok::Colon));
+                if self.peek() == Tok::ColonColon
+                    && self.peek_at(1) == Tok::Ident
+                    && (after == Tok::LParen || struct_lit)
+                {
+                    self.bump();
+                    let item = self.name()?;
+                    name = Ident {
+                        name: format!("{}::{}", name.name, item.name),
+                        span: name.span.to(item.span),
+                    };
+                }
                 match self.peek() {
                     Tok::LParen => ExprKind::Call(name, self.args()?),
                     // `struct_lit` comes before `ident` in pest's choice; it
@@ -1716,6 +1749,29 @@ mod tests {
             "unit U { reg r: u<W + 1>; }",
             "unit U { reg r: u<f(1)>; }",
             "unit U { reg r: x<8>; }",
+        ] {
+            compare(c);
+        }
+    }
+
+    #[test]
+    fn qualified_names_match_pest() {
+        let clean = [
+            "unit U { reg p: fast::Pair; reg q: [m::S; 2]; reg r: m::G<N = 1>; tick { p <= fast::Pair { a: m::K, b: fast::step(p.b) }; q <= E::V; } }",
+            "system T { inst f: fast::Stage<N = 2> on c; inst g: Stage; }",
+            "fn f(x: m::T) -> m::T { if x == (m::S {}) { } return m::g(x as m::T) + E::V; }",
+            "fn f() -> u8 { if a == m::K { } for i in 0..m::N {} match x { E::V => {} } return 0; }",
+        ];
+        for c in clean {
+            assert!(compare(c).is_empty(), "refused: {c}");
+            assert_eq!(pest_item(0, c).1, Vec::<&str>::new(), "{c}");
+        }
+        for c in [
+            "unit U { reg p: a::b::c; }",
+            "unit U { reg p: a::; }",
+            "fn f() -> u8 { return a::b::c(1); }",
+            "fn f() -> u8 { return a :: b(1) + a:: b {}; }",
+            "system T { inst f: m::in on c; }",
         ] {
             compare(c);
         }
