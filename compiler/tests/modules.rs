@@ -9,25 +9,30 @@ use common::{all_output, chronc};
 const TOP: &str = "compiler/tests/modules/design/top.chr";
 const VENDOR: &str = "compiler/tests/modules/vendor";
 
-#[test]
-fn modules_come_from_the_design_folder_and_search_folders() {
-    let dump = common::scratch("modules", "dump").join("state.json");
+/// Runs `design` for five edges with `extra` arguments; the final value
+/// of a register by unit path and name.
+fn registers_after_five_edges(
+    label: &str,
+    design: &str,
+    extra: &[&str],
+) -> impl Fn(&str, &str) -> u64 {
+    let dump = common::scratch("modules", label).join("state.json");
     let dump_arg = dump.display().to_string();
-    let out = chronc(&[
+    let mut args = vec![
         "run",
-        TOP,
+        design,
         "--cycles",
         "5",
         "-q",
-        "-L",
-        VENDOR,
         "--dump-state",
         &dump_arg,
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = chronc(&args);
     assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
     let state: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&dump).expect("the dump")).expect("JSON");
-    let value = |unit: &str, name: &str| {
+    move |unit: &str, name: &str| {
         state["registers"]
             .as_array()
             .expect("registers")
@@ -35,7 +40,12 @@ fn modules_come_from_the_design_folder_and_search_folders() {
             .find(|r| r["unit"] == unit && r["name"] == name)
             .and_then(|r| r["value"].as_u64())
             .unwrap_or_else(|| panic!("{unit}.{name} in {state}"))
-    };
+    }
+}
+
+#[test]
+fn modules_come_from_the_design_folder_and_search_folders() {
+    let value = registers_after_five_edges("dump", TOP, &["-L", VENDOR]);
     // The library's `bump` adds 1, the design's 2: each unit got its own.
     assert_eq!(value("top.a", "n"), 5);
     assert_eq!(value("top.t", "n"), 10);
@@ -77,30 +87,11 @@ fn a_missing_module_and_a_cycle_are_diagnostics() {
 
 #[test]
 fn two_modules_may_define_one_name_and_qualified_names_pick_one() {
-    let dump = common::scratch("modules", "qualified").join("state.json");
-    let dump_arg = dump.display().to_string();
-    let design = "compiler/tests/modules/design/qualified.chr";
-    let out = chronc(&[
-        "run",
-        design,
-        "--cycles",
-        "5",
-        "-q",
-        "--dump-state",
-        &dump_arg,
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
-    let state: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&dump).expect("the dump")).expect("JSON");
-    let value = |unit: &str, name: &str| {
-        state["registers"]
-            .as_array()
-            .expect("registers")
-            .iter()
-            .find(|r| r["unit"] == unit && r["name"] == name)
-            .and_then(|r| r["value"].as_u64())
-            .unwrap_or_else(|| panic!("{unit}.{name} in {state}"))
-    };
+    let value = registers_after_five_edges(
+        "qualified",
+        "compiler/tests/modules/design/qualified.chr",
+        &[],
+    );
     // Five edges of each module's own `step` and `GAIN`.
     assert_eq!(value("top.f", "n"), 5 * 3);
     assert_eq!(value("top.s", "n"), 5 * (7 + 5));

@@ -1701,21 +1701,47 @@ impl<'e> Elab<'e> {
             .chain(self.fifos.iter().map(|f| f.reader))
             .collect();
         for (i, inst) in self.instances.iter().enumerate() {
+            // Undriven elements of a port array, reported together.
+            let mut elements: Vec<(&str, Vec<usize>)> = Vec::new();
             for (pi, p) in self.specs[inst.spec].ports.iter().enumerate() {
                 let r = PortRef {
                     instance: i,
                     port: pi,
                 };
-                if p.dir == Dir::In && !driven.contains(&r) && !self.excused.contains(&r) {
-                    let port = format!("{}.{}", inst.path, p.name);
-                    self.env.diags.push(
-                        ElabError::Undriven {
-                            span: inst.span,
-                            port,
-                        }
-                        .into_diagnostic(),
-                    );
+                if p.dir != Dir::In || driven.contains(&r) || self.excused.contains(&r) {
+                    continue;
                 }
+                let element = p
+                    .name
+                    .strip_suffix(']')
+                    .and_then(|n| n.split_once('['))
+                    .and_then(|(a, k)| Some((a, k.parse::<usize>().ok()?)));
+                match element {
+                    Some((array, k)) => match elements.iter_mut().find(|(a, _)| *a == array) {
+                        Some((_, ks)) => ks.push(k),
+                        None => elements.push((array, vec![k])),
+                    },
+                    None => {
+                        let port = format!("{}.{}", inst.path, p.name);
+                        self.env.diags.push(
+                            ElabError::Undriven {
+                                span: inst.span,
+                                port,
+                            }
+                            .into_diagnostic(),
+                        );
+                    }
+                }
+            }
+            for (array, ks) in elements {
+                self.env.diags.push(
+                    ElabError::UndrivenElements {
+                        span: inst.span,
+                        array: format!("{}.{array}", inst.path),
+                        elements: ks,
+                    }
+                    .into_diagnostic(),
+                );
             }
         }
         // Zero-latency cycle: DFS over instances.

@@ -564,6 +564,14 @@ pub enum ElabError {
     ZeroLatencyCycle { span: Span, path: Vec<String> },
     /// E0403
     Undriven { span: Span, port: String },
+    /// E0403, for elements of one input port array: one report for all.
+    UndrivenElements {
+        span: Span,
+        /// `top.u.rx`.
+        array: String,
+        /// The elements' indices, in order.
+        elements: Vec<usize>,
+    },
     /// E0404
     ExposedTwice {
         span: Span,
@@ -663,6 +671,11 @@ impl IntoDiagnostic for ElabError {
                 .with_help("give one connection of the cycle `latency 1` or more"),
             Undriven { span, port } => Diagnostic::error("E0403", format!("input `{port}` is not driven by anything"), span, "no connection or FIFO reaches this port")
                 .with_help("connect an output to it, or remove the port"),
+            UndrivenElements { span, array, elements } => {
+                let list: Vec<String> = elements.iter().map(|e| e.to_string()).collect();
+                Diagnostic::error("E0403", format!("element{} {} of input port array `{array}` {} not driven by anything", if elements.len() == 1 { "" } else { "s" }, list.join(", "), if elements.len() == 1 { "is" } else { "are" }), span, "no connection or FIFO reaches these ports")
+                    .with_help(format!("connect an output to each element (`connect a.tx -> {}[i];`), or a port array of the same length to the whole array", array.split('.').skip(1).collect::<Vec<_>>().join(".")))
+            }
             PortArrayLink { span, message, label } => Diagnostic::error("E0419", message, span, label)
                 .with_help("name one element (`a.tx[i]`), or join whole port arrays of one length (`connect a.tx -> b.rx;`, `in rx[N]: T = a.rx;`)"),
             ExposedTwice { span, previous, what } => Diagnostic::error("E0404", format!("{what} is exposed twice"), span, "exposed again here")
