@@ -319,7 +319,7 @@ pub enum PortSel {
 impl PortSel {
     /// The port, given the values of the enclosing loops' variables; none
     /// when the index reads anything else or is out of range.
-    pub fn port(&self, loop_value: &dyn Fn(LocalId) -> Option<Value>) -> Option<usize> {
+    pub fn port(&self, loop_value: &impl Fn(LocalId) -> Option<Value>) -> Option<usize> {
         match self {
             PortSel::One(p) => Some(*p),
             PortSel::Element { first, len, index } => {

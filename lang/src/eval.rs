@@ -102,7 +102,7 @@ pub fn eval(e: &Expr) -> Result<Value, EvalError> {
 
 /// [`eval`] where some locals have values (the variables of unrolled
 /// loops): `local` gives a local's value, or none when it has none.
-pub fn eval_with(e: &Expr, local: &dyn Fn(LocalId) -> Option<Value>) -> Result<Value, EvalError> {
+pub fn eval_with<F: Fn(LocalId) -> Option<Value>>(e: &Expr, local: &F) -> Result<Value, EvalError> {
     let eval = |e: &Expr| eval_with(e, local);
     Ok(match &e.kind {
         ExprKind::Const(v) => v.clone(),

@@ -612,8 +612,9 @@ pub enum Stmt {
     While {
         /// Run before each test of `cond` (what computing it takes).
         head: Vec<Stmt>,
-        /// `u1`: whether to run `body` once more.
-        cond: Expr,
+        /// `u1`: whether to run `body` once more (boxed so that a loop
+        /// makes no statement larger than an `if`).
+        cond: Box<Expr>,
         /// The loop body.
         body: Vec<Stmt>,
     },

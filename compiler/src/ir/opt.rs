@@ -294,7 +294,7 @@ impl Fold<'_> {
                 }
                 let mut h = Vec::with_capacity(head.len());
                 self.block(head, &mut h);
-                let cond = self.expr(cond);
+                let cond = self.expr(*cond);
                 if matches!(cond, Expr::Const(_, 0)) {
                     out.extend(h);
                     return;
@@ -306,7 +306,7 @@ impl Fold<'_> {
                 self.consts = at_test;
                 Stmt::While {
                     head: h,
-                    cond,
+                    cond: Box::new(cond),
                     body: b,
                 }
             }
@@ -598,14 +598,15 @@ fn rewrite(
             cond,
             then: a,
             els: b,
-        }
-        | Stmt::While {
-            cond,
-            head: a,
-            body: b,
         } => {
             fix(cond);
             for s in a.iter_mut().chain(b.iter_mut()) {
+                rewrite(s, store_to, reads);
+            }
+        }
+        Stmt::While { cond, head, body } => {
+            fix(cond);
+            for s in head.iter_mut().chain(body.iter_mut()) {
                 rewrite(s, store_to, reads);
             }
         }

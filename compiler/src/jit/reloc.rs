@@ -126,7 +126,7 @@ impl Rewriter {
             },
             Stmt::While { head, cond, body } => Stmt::While {
                 head: self.block(head),
-                cond: self.expr(cond),
+                cond: Box::new(self.expr(cond)),
                 body: self.block(body),
             },
             Stmt::StageWrite {

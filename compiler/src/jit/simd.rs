@@ -167,18 +167,15 @@ fn mentions(s: &Stmt, f: &mut dyn FnMut(LocalId)) {
             exprs(&ix.index, f);
             exprs(e, f);
         }
-        Stmt::If {
-            cond,
-            then: a,
-            els: b,
-        }
-        | Stmt::While {
-            cond,
-            head: a,
-            body: b,
-        } => {
+        Stmt::If { cond, then, els } => {
             exprs(cond, f);
-            for s in a.iter().chain(b) {
+            for s in then.iter().chain(els) {
+                mentions(s, f);
+            }
+        }
+        Stmt::While { head, cond, body } => {
+            exprs(cond, f);
+            for s in head.iter().chain(body) {
                 mentions(s, f);
             }
         }

@@ -1178,7 +1178,7 @@ impl UnitLower<'_> {
         let body = std::mem::replace(&mut self.out, saved);
         self.out.push(Stmt::While {
             head: Vec::new(),
-            cond,
+            cond: Box::new(cond),
             body,
         });
     }
@@ -1218,7 +1218,7 @@ impl UnitLower<'_> {
         let body = std::mem::replace(&mut self.out, saved);
         self.out.push(Stmt::While {
             head,
-            cond: test,
+            cond: Box::new(test),
             body,
         });
         let fault = self.fault(

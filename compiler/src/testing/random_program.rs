@@ -449,7 +449,11 @@ impl UnitGen<'_> {
                     cond: Expr::Const(Ty::BOOL, 1),
                     then: vec![
                         Stmt::Assign(k, Expr::Const(Ty::unsigned(32), 0)),
-                        Stmt::While { head, cond, body },
+                        Stmt::While {
+                            head,
+                            cond: Box::new(cond),
+                            body,
+                        },
                     ],
                     els: Vec::new(),
                 }
