@@ -563,6 +563,32 @@ impl Env {
             );
             return Type::Error;
         };
+        // Its defaults and fields may name it again (`struct P<T: type = P>`).
+        if self.type_stack.contains(&item) {
+            self.diags.push(
+                ResolveError::Recursion {
+                    span: use_site.span,
+                    cycle: vec![s.name.name.clone(), s.name.name.clone()],
+                }
+                .into_diagnostic(),
+            );
+            return Type::Error;
+        }
+        self.type_stack.push(item);
+        let t = self.struct_type_in(item, &s, use_site, at, args);
+        self.type_stack.pop();
+        t
+    }
+
+    /// [`Env::struct_type`] once `item` is on the type stack.
+    fn struct_type_in(
+        &mut self,
+        item: ItemId,
+        s: &ast::StructDef,
+        use_site: &ast::Ident,
+        at: (usize, &Params),
+        args: &[(ast::Ident, ast::Expr)],
+    ) -> Type {
         let module = self.items[item].module;
         let mut ok = true;
         for (a, _) in args {
@@ -643,7 +669,11 @@ impl Env {
         } else {
             format!("{}<{shown}>", s.name.name)
         };
-        let t = self.struct_fields(item, &s, name, &own, use_site);
+        // The fields are resolved with the struct off the stack, where
+        // `struct_fields` reports one that contains the struct itself.
+        self.type_stack.pop();
+        let t = self.struct_fields(item, s, name, &own, use_site);
+        self.type_stack.push(item);
         self.struct_types.insert(key, t.clone());
         t
     }
