@@ -712,7 +712,11 @@ fn counters_and_registers(
     engine: &str,
     cycles: &str,
 ) -> (serde_json::Value, serde_json::Value) {
-    let dir = common::scratch("cli", &format!("state-{engine}"));
+    // A directory per call: tests run in parallel threads of one process,
+    // and a shared one was emptied by one test under another's run.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = common::scratch("cli", &format!("state-{engine}-{call}"));
     let dump = dir.join(format!("{}.json", file.replace('/', "_")));
     let out = chronc(&[
         "run",
