@@ -53,6 +53,7 @@ fn schema() -> Schema {
             name: "op".to_owned(),
             args: vec!["pc".to_owned(), "value".to_owned()],
             signed_widths: vec![],
+            wide_widths: vec![],
         }],
         fifos: vec![],
         counters: vec![

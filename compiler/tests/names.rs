@@ -18,6 +18,7 @@ fn schema_accepts(name: &str) -> bool {
             name: name.to_owned(),
             args: Vec::new(),
             signed_widths: Vec::new(),
+            wide_widths: Vec::new(),
         }],
         ..Schema::default()
     }

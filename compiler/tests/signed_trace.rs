@@ -181,15 +181,20 @@ fn dump_perfetto(trace: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(&dump).expect("dump")).expect("dump JSON")
 }
 
-/// Each `v` event's arguments in `dump` against [`expected`].
-fn check_dump(dump: &serde_json::Value, engine: &str) {
-    let got: Vec<&serde_json::Value> = dump["events"]
+/// The arguments of each event named `name` in `dump`, in file order.
+fn event_args<'a>(dump: &'a serde_json::Value, name: &str) -> Vec<&'a serde_json::Value> {
+    dump["events"]
         .as_array()
         .expect("events")
         .iter()
-        .filter(|row| row[3] == "v")
+        .filter(|row| row[3] == name)
         .map(|row| &row[4])
-        .collect();
+        .collect()
+}
+
+/// Each `v` event's arguments in `dump` against [`expected`].
+fn check_dump(dump: &serde_json::Value, engine: &str) {
+    let got = event_args(dump, "v");
     let want: Vec<serde_json::Value> = (0..CYCLES)
         .map(|c| {
             let map = expected(c)
@@ -277,13 +282,7 @@ fn a_trace_of_64_values_is_recorded_whole() {
             .collect();
         assert_eq!(lines, want, "{engine}: text log");
         let dump = dump_perfetto(&trace);
-        let got: Vec<&serde_json::Value> = dump["events"]
-            .as_array()
-            .expect("events")
-            .iter()
-            .filter(|row| row[3] == "w")
-            .map(|row| &row[4])
-            .collect();
+        let got = event_args(&dump, "w");
         let want: Vec<serde_json::Value> = (0..4)
             .map(|c| {
                 serde_json::Value::Object(
@@ -299,4 +298,118 @@ fn a_trace_of_64_values_is_recorded_whole() {
             assert_eq!(*g, w, "{engine}: Perfetto annotations");
         }
     }
+}
+
+/// Trace values wider than 64 bits are one value each, in every writer,
+/// on both engines: the text log (and `chronc trace merge`) prints each as
+/// one decimal, sign-extended when signed; the manifest lists them in
+/// `wide_widths`; Perfetto (decoded by Python protobuf) has a
+/// `string_value` of the same decimal. The expectations are worked out
+/// with num-bigint from the design's recurrences, not from the writers.
+#[test]
+fn wide_values_are_whole_in_text_and_perfetto() {
+    use num_bigint::{BigInt, BigUint};
+    let design = "compiler/tests/signed_trace/wide_values.chr";
+    let bits = |n: u32| BigUint::from(1u8) << n;
+    let signed = |v: &BigUint, n: u32| {
+        let v = BigInt::from(v % bits(n));
+        if v >= BigInt::from(bits(n - 1)) {
+            v - BigInt::from(bits(n))
+        } else {
+            v
+        }
+    };
+    // (name, decimal, whether Perfetto has it as a string) per value.
+    let mut want: Vec<Vec<(&str, String, bool)>> = Vec::new();
+    let (mut a, mut s) = (BigUint::from(1u8), BigUint::default());
+    let step = BigUint::parse_bytes(b"12345678901234567890123456789", 10).expect("digits");
+    for n in 0..5u32 {
+        let big = (&a % bits(65)) * 3u8 % bits(65);
+        want.push(vec![
+            ("a", a.to_string(), true),
+            ("s", signed(&s, 200).to_string(), true),
+            ("p.0", n.to_string(), false),
+            ("p.1", big.to_string(), true),
+            ("p.2", (n as i64 - 2).to_string(), false),
+            ("k", n.to_string(), false),
+        ]);
+        a = (&a * (bits(64) + 1u8) + 7u8) % bits(130);
+        s = (&s + bits(200) - &step) % bits(200);
+    }
+    // The cycles reach both signs and values past 128 bits.
+    assert!(want.iter().any(|v| v[1].1.starts_with('-')));
+    assert!(
+        want.iter()
+            .any(|v| BigUint::parse_bytes(v[0].1.as_bytes(), 10) > Some(bits(128)))
+    );
+    let line_args = |c: usize| {
+        want[c]
+            .iter()
+            .map(|(n, v, _)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let dir = scratch("wide_values");
+    let mut logs = Vec::new();
+    for engine in ["interp", "jit"] {
+        let (text, trace) = record(design, engine, &dir);
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(text.join("manifest.json")).expect("manifest"))
+                .expect("manifest JSON");
+        let event = &manifest["schema"]["events"][0];
+        assert_eq!(
+            event["args"],
+            serde_json::json!(["a", "s", "p.0", "p.1", "p.2", "k"])
+        );
+        assert_eq!(
+            event["wide_widths"],
+            serde_json::json!([130, 200, 0, 65, 0, 0])
+        );
+        assert_eq!(
+            event["signed_widths"],
+            serde_json::json!([0, 200, 0, 0, 8, 0])
+        );
+
+        let log = std::fs::read_to_string(text.join("00-core.log")).expect("log");
+        let lines: Vec<&str> = log.lines().skip(1).collect();
+        let expect: Vec<String> = (0..5)
+            .map(|c| format!("{c} {}ps T top.x v {}", c * 1000, line_args(c)))
+            .collect();
+        assert_eq!(lines, expect, "{engine}: text log");
+        let merged = chronc(&["trace", "merge", text.to_str().expect("utf-8 path")]);
+        let expect: Vec<String> = (0..5)
+            .map(|c| format!("{}ps core {c} T top.x v {}", c * 1000, line_args(c)))
+            .collect();
+        assert_eq!(
+            String::from_utf8_lossy(&merged.stdout)
+                .lines()
+                .collect::<Vec<_>>(),
+            expect,
+            "{engine}: merged"
+        );
+        logs.push(log);
+
+        let dump = dump_perfetto(&trace);
+        let got = event_args(&dump, "v");
+        assert_eq!(got.len(), 5, "{engine}: {dump}");
+        for (c, g) in got.iter().enumerate() {
+            let expect: serde_json::Map<String, serde_json::Value> = want[c]
+                .iter()
+                .map(|(n, v, string)| {
+                    let value = if *string {
+                        serde_json::Value::from(v.as_str())
+                    } else {
+                        serde_json::Value::from(v.parse::<i64>().expect("narrow"))
+                    };
+                    (n.to_string(), value)
+                })
+                .collect();
+            assert_eq!(
+                **g,
+                serde_json::Value::Object(expect),
+                "{engine}: cycle {c}"
+            );
+        }
+    }
+    assert_eq!(logs[0], logs[1], "both engines write the same log");
 }

@@ -136,15 +136,22 @@ def wire_checks(packets):
                 if n in (47, 48) and wt != 1:
                     fail("TrackEvent field %d has wire type %d, not unpacked fixed64" % (n, wt))
             # Each debug annotation (field 4): one interned name and one
-            # varint value, uint_value (3) or int_value (4).
+            # value: a varint uint_value (3) or int_value (4), or, for a
+            # value wider than 64 bits, a string_value (6) of decimal digits
+            # with an optional leading '-'.
             for n, wt, v in te:
                 if n != 4:
                     continue
                 da = list(fields(v))
-                values = [(m, w) for m, w, _ in da if m in (3, 4)]
-                if [m for m, _, _ in da if m == 1] != [1] or len(values) != 1 or values[0][1] != 0:
+                values = [(m, w, x) for m, w, x in da if m in (3, 4, 6)]
+                ok = [m for m, _, _ in da if m == 1] == [1] and len(values) == 1
+                if ok:
+                    m, w, x = values[0]
+                    ok = w == 0 if m != 6 else w == 2 and is_decimal(x)
+                if not ok:
                     fail("packet %d: a debug annotation is not one name_iid and one "
-                         "varint uint_value (3) or int_value (4)" % idx)
+                         "varint uint_value (3) or int_value (4) or decimal "
+                         "string_value (6)" % idx)
             tf = {n: v for n, _, v in te}
             track = tf.get(11)
             if track not in seen_tracks:
@@ -155,7 +162,19 @@ def wire_checks(packets):
     return events
 
 
+def is_decimal(raw):
+    """Whether raw bytes are a decimal number: digits, an optional '-'."""
+    text = raw[1:] if raw[:1] == b"-" else raw
+    return len(text) > 0 and all(0x30 <= b <= 0x39 for b in text)
+
+
 # ---------------------------------------------------------- content decode
+def annotation_value(a):
+    if a.HasField("string_value"):
+        return a.string_value
+    return a.int_value if a.HasField("int_value") else a.uint_value
+
+
 def decode(data):
     trace = pb.Trace()
     trace.ParseFromString(data)
@@ -201,11 +220,9 @@ def content(packets):
         name = names[e.name_iid] if e.name_iid else None
         if e.name_iid and e.name_iid not in names:
             fail("name iid %d not interned" % e.name_iid)
-        # Signed arguments are int_value (sign-extended), unsigned uint_value.
-        args = {
-            arg_names[a.name_iid]: a.int_value if a.HasField("int_value") else a.uint_value
-            for a in e.debug_annotations
-        }
+        # Signed arguments are int_value (sign-extended), unsigned uint_value,
+        # those wider than 64 bits string_value (kept as the string).
+        args = {arg_names[a.name_iid]: annotation_value(a) for a in e.debug_annotations}
         counter = None
         if e.type == pb.TrackEvent.TYPE_COUNTER:
             # Counts past int64 come as double_counter_value.

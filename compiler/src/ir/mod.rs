@@ -324,6 +324,25 @@ pub struct TracePoint {
     /// the arguments in order. Its records go to the print output, never
     /// to a recording.
     pub print: Option<PrintFormat>,
+    /// The `trace` values wider than 64 bits, in argument order: each is
+    /// several consecutive arguments (its limbs) that recorders show as
+    /// one value.
+    pub wide: Vec<WideTraceValue>,
+}
+
+/// A `trace` value wider than 64 bits: the trace point's arguments
+/// `first..first + width.div_ceil(64)` are its limbs, least significant
+/// first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WideTraceValue {
+    /// Its first limb's argument.
+    pub first: u32,
+    /// The value's name in recordings (`x`, or `p.2` in an aggregate).
+    pub name: String,
+    /// Its width in bits (65 to 1024).
+    pub width: u32,
+    /// Whether it is a signed integer.
+    pub signed: bool,
 }
 
 /// How a `print` trace point's arguments become its line.

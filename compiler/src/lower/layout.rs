@@ -45,6 +45,38 @@ fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
     }
 }
 
+/// The values of a type as recordings show them, in layout order (as
+/// [`scalars`], but an integer wider than 64 bits is one value of all its
+/// limbs): `Some((width, signed))` for such an integer, `None` for a
+/// scalar.
+pub fn values(ty: &Type) -> Vec<Option<(u32, bool)>> {
+    let mut out = Vec::new();
+    push_values(ty, &mut out);
+    out
+}
+
+fn push_values(ty: &Type, out: &mut Vec<Option<(u32, bool)>>) {
+    match ty {
+        Type::Int { width, signed } if *width > 64 => out.push(Some((*width, *signed))),
+        Type::Array(t, n) => {
+            for _ in 0..*n {
+                push_values(t, out);
+            }
+        }
+        Type::Struct(s) => {
+            for (_, t) in &s.fields {
+                push_values(t, out);
+            }
+        }
+        Type::Option(t) => {
+            out.push(None);
+            push_values(t, out);
+        }
+        Type::Error => {}
+        Type::Bool | Type::Int { .. } | Type::Enum(_) => out.push(None),
+    }
+}
+
 /// How a value of type `ty` names its scalars ([`crate::ir::Shape`]).
 pub fn shape(ty: &Type) -> crate::ir::Shape {
     use crate::ir::Shape;

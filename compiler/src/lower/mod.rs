@@ -746,25 +746,41 @@ impl UnitLower<'_> {
             SK::Trace { name, args } => {
                 let mut names = Vec::new();
                 let mut values = Vec::new();
+                let mut wide = Vec::new();
                 for (n, e) in args {
-                    let tys = scalars(&e.ty);
-                    let vals = self.expr(e);
-                    // A wide value's limbs by their bits: `x[127:64]`.
-                    let wide = wide::wide(&e.ty);
-                    for (i, (ty, v)) in tys.iter().zip(vals).enumerate() {
-                        let label = match wide {
-                            Some(w) => {
-                                let lo = 64 * i as u32;
-                                format!("{n}[{}:{lo}]", (lo + 63).min(w - 1))
-                            }
-                            None if tys.len() > 1 => format!("{n}.{i}"),
-                            None => n.clone(),
+                    let mut scalars = scalars(&e.ty).into_iter().zip(self.expr(e));
+                    // One name per value of the argument's layout; a wide
+                    // value's limbs named by their bits (`x[127:64]`).
+                    let leaves = layout::values(&e.ty);
+                    for (i, leaf) in leaves.iter().enumerate() {
+                        let label = if leaves.len() > 1 {
+                            format!("{n}.{i}")
+                        } else {
+                            n.clone()
                         };
-                        names.push((label, *ty));
-                        values.push(v);
+                        let limbs = leaf.map_or(1, |(w, _)| wide::limbs(w));
+                        if let Some((width, signed)) = *leaf {
+                            wide.push(crate::ir::WideTraceValue {
+                                first: names.len() as u32,
+                                name: label.clone(),
+                                width,
+                                signed,
+                            });
+                        }
+                        for (k, (ty, v)) in scalars.by_ref().take(limbs).enumerate() {
+                            let name = match leaf {
+                                Some((w, _)) => {
+                                    let lo = 64 * k as u32;
+                                    format!("{label}[{}:{lo}]", (lo + 63).min(w - 1))
+                                }
+                                None => label.clone(),
+                            };
+                            names.push((name, ty));
+                            values.push(v);
+                        }
                     }
                 }
-                self.trace_point(name.clone(), names, values, None);
+                self.trace_point(name.clone(), names, values, None, wide);
             }
             // A print is a trace point of its own kind: its records take
             // the trace path (canonical order, both engines, every
@@ -805,7 +821,7 @@ impl UnitLower<'_> {
                     bools,
                     wide,
                 };
-                self.trace_point("print".into(), names, values, Some(print));
+                self.trace_point("print".into(), names, values, Some(print), Vec::new());
             }
         }
     }
@@ -818,12 +834,14 @@ impl UnitLower<'_> {
         args: Vec<(String, Ty)>,
         values: Vec<Expr>,
         print: Option<crate::ir::PrintFormat>,
+        wide: Vec<crate::ir::WideTraceValue>,
     ) {
         self.p.traces.push(TracePoint {
             unit: self.unit,
             name,
             args,
             print,
+            wide,
         });
         let trace = (self.p.traces.len() - 1) as u32;
         self.out.push(Stmt::Trace {

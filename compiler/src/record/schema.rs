@@ -77,29 +77,9 @@ pub fn program_schema(
             if t.print.is_some() {
                 // Never recorded (the recording sink drops its records);
                 // declared with no arguments so that ids stay trace ids.
-                return EventInfo {
-                    name: t.name.clone(),
-                    args: Vec::new(),
-                    signed_widths: Vec::new(),
-                };
+                return EventInfo::plain(&t.name, &[]);
             }
-            // Each argument is one scalar (aggregates are flattened by
-            // then), so each is signed by its own type; bools and enums are
-            // unsigned types. All unsigned stays the empty default.
-            let widths: Vec<u32> = t
-                .args
-                .iter()
-                .map(|(_, ty)| if ty.signed { u32::from(ty.width) } else { 0 })
-                .collect();
-            EventInfo {
-                name: t.name.clone(),
-                args: t.args.iter().map(|(n, _)| n.clone()).collect(),
-                signed_widths: if widths.iter().any(|&w| w != 0) {
-                    widths
-                } else {
-                    Vec::new()
-                },
-            }
+            event_info(t)
         })
         .collect();
     let fifos = program
@@ -177,4 +157,43 @@ pub fn program_schema(
         signals: signal_slots,
         counters: counter_slots,
     })
+}
+
+/// A trace point's event: one argument per scalar (aggregates are
+/// flattened by then), signed by its own type (bools and enums are
+/// unsigned types), but one per wide value, whose limbs are consecutive
+/// scalars. All unsigned, or none wide, stays the empty default.
+fn event_info(t: &crate::ir::TracePoint) -> EventInfo {
+    let (mut args, mut signed, mut wide) = (Vec::new(), Vec::new(), Vec::new());
+    let mut wides = t.wide.iter().peekable();
+    let mut i = 0;
+    while let Some((name, ty)) = t.args.get(i) {
+        match wides.next_if(|w| w.first as usize == i) {
+            Some(w) => {
+                args.push(w.name.clone());
+                signed.push(if w.signed { w.width } else { 0 });
+                wide.push(w.width);
+                i += w.width.div_ceil(64) as usize;
+            }
+            None => {
+                args.push(name.clone());
+                signed.push(if ty.signed { u32::from(ty.width) } else { 0 });
+                wide.push(0);
+                i += 1;
+            }
+        }
+    }
+    let or_empty = |v: Vec<u32>| {
+        if v.iter().any(|&w| w != 0) {
+            v
+        } else {
+            Vec::new()
+        }
+    };
+    EventInfo {
+        name: t.name.clone(),
+        args,
+        signed_widths: or_empty(signed),
+        wide_widths: or_empty(wide),
+    }
 }

@@ -388,6 +388,7 @@ impl UnitGen<'_> {
                     name: format!("t{}", self.p.traces.len()),
                     args,
                     print: None,
+                    wide: Vec::new(),
                 });
                 Stmt::Trace {
                     trace: (self.p.traces.len() - 1) as u32,

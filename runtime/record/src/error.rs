@@ -26,8 +26,8 @@ pub enum SchemaError {
         /// The bad index.
         index: u32,
     },
-    /// An event declares more arguments than records carry inline.
-    #[error("event {event:?} has {count} arguments; at most {max} are supported", max = crate::schema::MAX_ARGS)]
+    /// An event declares more values than records carry inline.
+    #[error("event {event:?} has {count} values (a wide argument counts one per 64-bit limb); at most {max} are supported", max = crate::schema::MAX_ARGS)]
     TooManyArgs {
         /// The event.
         event: String,
@@ -52,6 +52,19 @@ pub enum SchemaError {
         /// The event.
         event: String,
         /// Its signed widths.
+        widths: Vec<u32>,
+        /// How many arguments it declares.
+        args: usize,
+    },
+    /// An event's wide widths are not one per argument, each 0 or 65 to
+    /// 1024.
+    #[error(
+        "event {event:?} has wide widths {widths:?} for {args} arguments; give none or one per argument, each 0 (at most 64 bits) or 65 to 1024"
+    )]
+    WideWidths {
+        /// The event.
+        event: String,
+        /// Its wide widths.
         widths: Vec<u32>,
         /// How many arguments it declares.
         args: usize,

@@ -21,6 +21,7 @@ mod schema;
 pub mod text;
 mod time;
 pub mod vcd;
+mod wide;
 
 pub use error::{RecordError, SchemaError};
 pub use output::RecordOutput;

@@ -6,8 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::SchemaError;
 use crate::time::Time;
 
-/// The most arguments one trace event may carry (the front end's limit on
-/// a `trace`'s values, E0326); every writer takes any count up to it.
+/// The most values one trace record may carry (the front end's limit on a
+/// `trace`'s values, E0326, where an argument wider than 64 bits counts
+/// one per 64-bit limb); every writer takes any count up to it.
 pub const MAX_ARGS: usize = 64;
 
 /// Everything a recorder needs to name the indices that records carry.
@@ -69,13 +70,44 @@ pub struct EventInfo {
     /// value, from a per-event table built at start (never per record).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub signed_widths: Vec<u32>,
+    /// Per argument, its width when it is an integer wider than 64 bits
+    /// (65 to [`MAX_SIGNAL_BITS`]), or 0; empty when no argument is wide,
+    /// the default. A wide argument's value is `width.div_ceil(64)`
+    /// consecutive record values, its limbs, least significant first; the
+    /// writers show it as one number. A signed wide argument has the same
+    /// width in `signed_widths`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wide_widths: Vec<u32>,
 }
 
 impl EventInfo {
+    /// An event whose arguments are all unsigned and at most 64 bits wide.
+    pub fn plain(name: &str, args: &[&str]) -> EventInfo {
+        EventInfo {
+            name: name.to_owned(),
+            args: args.iter().map(|&a| a.to_owned()).collect(),
+            signed_widths: Vec::new(),
+            wide_widths: Vec::new(),
+        }
+    }
+
     /// The signed width of argument `i`: `Some(width)` for a signed
     /// argument, `None` for an unsigned one.
     pub fn signed_width(&self, i: usize) -> Option<u32> {
         self.signed_widths.get(i).copied().filter(|&w| w != 0)
+    }
+
+    /// The width of argument `i` when it is wider than 64 bits.
+    pub fn wide_width(&self, i: usize) -> Option<u32> {
+        self.wide_widths.get(i).copied().filter(|&w| w != 0)
+    }
+
+    /// How many values a record of this event carries: one per argument,
+    /// one per 64-bit limb of a wide one.
+    pub fn values(&self) -> usize {
+        (0..self.args.len())
+            .map(|i| self.wide_width(i).map_or(1, |w| w.div_ceil(64) as usize))
+            .sum()
     }
 }
 
@@ -152,18 +184,34 @@ impl Schema {
         }
         for e in &self.events {
             check_name("event", &e.name)?;
-            if e.args.len() > MAX_ARGS {
-                return Err(SchemaError::TooManyArgs {
-                    event: e.name.clone(),
-                    count: e.args.len(),
-                });
-            }
             for a in &e.args {
                 check_name("argument", a)?;
             }
+            let wide_fit = e.wide_widths.is_empty()
+                || (e.wide_widths.len() == e.args.len()
+                    && e.wide_widths
+                        .iter()
+                        .all(|&w| w == 0 || (65..=MAX_SIGNAL_BITS).contains(&w)));
+            if !wide_fit {
+                return Err(SchemaError::WideWidths {
+                    event: e.name.clone(),
+                    widths: e.wide_widths.clone(),
+                    args: e.args.len(),
+                });
+            }
+            if e.values() > MAX_ARGS {
+                return Err(SchemaError::TooManyArgs {
+                    event: e.name.clone(),
+                    count: e.values(),
+                });
+            }
+            // A narrow argument's signed width is at most 64; a wide one's
+            // is its width.
             let widths_fit = e.signed_widths.is_empty()
                 || (e.signed_widths.len() == e.args.len()
-                    && e.signed_widths.iter().all(|&w| w <= 64));
+                    && e.signed_widths.iter().enumerate().all(|(i, &w)| {
+                        w == 0 || e.wide_width(i).map_or(w <= 64, |wide| w == wide)
+                    }));
             if !widths_fit {
                 return Err(SchemaError::SignedWidths {
                     event: e.name.clone(),
@@ -275,12 +323,59 @@ mod tests {
         Schema {
             design: "t".to_owned(),
             events: vec![EventInfo {
-                name: "e".to_owned(),
-                args: vec!["a".to_owned(), "b".to_owned()],
                 signed_widths: widths,
+                ..EventInfo::plain("e", &["a", "b"])
             }],
             ..Schema::default()
         }
+    }
+
+    fn with_wide(wide: Vec<u32>, signed: Vec<u32>) -> Schema {
+        let mut s = with_widths(signed);
+        s.events[0].wide_widths = wide;
+        s
+    }
+
+    /// Wide widths are none or one per argument, each 0 or 65 to 1024; a
+    /// signed wide argument's signed width is its width; the limbs count
+    /// toward the values a record carries.
+    #[test]
+    fn wide_widths_are_validated() {
+        for (wide, signed) in [
+            (vec![], vec![]),
+            (vec![0, 65], vec![]),
+            (vec![1024, 0], vec![1024, 8]),
+            (vec![128, 128], vec![0, 128]),
+        ] {
+            let s = with_wide(wide.clone(), signed);
+            assert_eq!(s.validate(), Ok(()), "{wide:?}");
+        }
+        assert_eq!(with_wide(vec![1024, 65], vec![]).events[0].values(), 18);
+        for bad in [vec![64, 0], vec![1025, 0], vec![128]] {
+            assert!(
+                matches!(
+                    with_wide(bad.clone(), vec![]).validate(),
+                    Err(SchemaError::WideWidths { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        for bad in [vec![65, 0], vec![0, 64], vec![0, 129]] {
+            assert!(
+                matches!(
+                    with_wide(vec![0, 128], bad.clone()).validate(),
+                    Err(SchemaError::SignedWidths { .. })
+                ),
+                "{bad:?}"
+            );
+        }
+        let mut many = with_wide(vec![1024; 2], vec![]);
+        many.events[0].args = vec!["a".into(), "b".into(), "c".into(), "d".into(), "e".into()];
+        many.events[0].wide_widths = vec![1024, 1024, 1024, 1024, 0];
+        assert!(matches!(
+            many.validate(),
+            Err(SchemaError::TooManyArgs { count: 65, .. })
+        ));
     }
 
     /// Signed widths are none or one per argument, each 0 to 64.

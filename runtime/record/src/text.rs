@@ -12,8 +12,10 @@
 //! `<time>` is exact: whole picoseconds, then `+R/D` when there is a
 //! remainder. A trace `<value>` is a decimal: the raw bits of an unsigned
 //! argument, a signed one (see [`crate::EventInfo::signed_widths`])
-//! sign-extended from its width, with a `-` when negative. `manifest.json` holds the schema, the file names, the record
-//! counts, the dropped counts and whether the run finished; [`crate::merge`]
+//! sign-extended from its width, with a `-` when negative; an argument
+//! wider than 64 bits ([`crate::EventInfo::wide_widths`]) is one such
+//! number of its limbs. `manifest.json` holds the schema, the file names,
+//! the record counts, the dropped counts and whether the run finished; [`crate::merge`]
 //! rebuilds the global order from the directory.
 
 use std::fs;
@@ -26,6 +28,7 @@ use crate::output::{CHUNK, ChunkedOutput, RecordOutput, put_u64, put_u128, whole
 use crate::record::{CounterRecord, FifoEventKind, FifoRecord, TraceRecord};
 use crate::recorder::{DropCounts, FifoInterest, Interest, Recorder};
 use crate::schema::{Schema, sign_extend};
+use crate::wide;
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.json";
@@ -136,12 +139,19 @@ struct EventText {
     head: Piece,
     /// ` <name>=` for the other arguments.
     rest: Vec<Piece>,
-    /// Declared arguments.
-    argc: usize,
+    /// Values a record carries: one per argument, one per limb of a wide
+    /// one.
+    values: usize,
+    /// Bytes the arguments' numbers take at most.
+    numbers: usize,
     /// Per argument, its signed width or 0 for unsigned; `None` when every
     /// argument is unsigned, so such events take the plain loop and pay one
     /// test per record for signedness.
     signed: Option<Box<[u32]>>,
+    /// Per argument, its signed width (or 0) and its width when wider than
+    /// 64 bits (or 0); `None` when no argument is wide, so other events
+    /// never look at it.
+    wide: Option<Box<[(u32, u32)]>>,
 }
 
 /// What a FIFO event's line needs, per FIFO and kind, looked up once per
@@ -309,7 +319,19 @@ impl TextWriter {
                         .skip(1)
                         .map(|a| Piece::new(format!(" {a}=").as_bytes()))
                         .collect(),
-                    argc: e.args.len(),
+                    values: e.values(),
+                    numbers: (0..e.args.len())
+                        .map(|i| e.wide_width(i).map_or(NUMBER, wide::decimal_len))
+                        .sum(),
+                    wide: (0..e.args.len())
+                        .any(|i| e.wide_width(i).is_some())
+                        .then(|| {
+                            (0..e.args.len())
+                                .map(|i| {
+                                    (e.signed_width(i).unwrap_or(0), e.wide_width(i).unwrap_or(0))
+                                })
+                                .collect()
+                        }),
                     signed: (0..e.args.len())
                         .any(|i| e.signed_width(i).is_some())
                         .then(|| {
@@ -349,9 +371,7 @@ impl TextWriter {
             + events
                 .iter()
                 .map(|e| {
-                    e.head.padded()
-                        + e.rest.iter().map(|p| p.padded() + NUMBER).sum::<usize>()
-                        + NUMBER
+                    e.head.padded() + e.rest.iter().map(Piece::padded).sum::<usize>() + e.numbers
                 })
                 .max()
                 .unwrap_or(0);
@@ -653,6 +673,39 @@ fn put_arg(line: &mut [u8], mut pos: usize, value: u64, width: u32) -> usize {
     put_u64(line, pos, v.unsigned_abs())
 }
 
+/// Writes the arguments of an event with a wide one: each as [`put_arg`]
+/// does, a wide one as one decimal number of its limbs (sign-extended when
+/// signed), named by `rest` after the first (whose name the head wrote).
+/// Out of the plain loops' way: such events are rare, and their numbers
+/// cost a division per 19 digits anyway.
+#[inline(never)]
+fn put_wide_args(
+    line: &mut [u8],
+    mut pos: usize,
+    rest: &[Piece],
+    layout: &[(u32, u32)],
+    args: &[u64],
+) -> usize {
+    let mut digits = [0u8; wide::MAX_DECIMAL];
+    let mut at = 0;
+    for (i, &(signed, width)) in layout.iter().enumerate() {
+        if let Some(name) = i.checked_sub(1).and_then(|i| rest.get(i)) {
+            pos = name.put(line, pos);
+        }
+        if width == 0 {
+            pos = put_arg(line, pos, args[at], signed);
+            at += 1;
+        } else {
+            let limbs = width.div_ceil(64) as usize;
+            let n = wide::put_decimal(&mut digits, &args[at..at + limbs], width, signed != 0);
+            line[pos..pos + n].copy_from_slice(&digits[..n]);
+            pos += n;
+            at += limbs;
+        }
+    }
+    pos
+}
+
 /// The decimal digits of 0 to 99, two bytes each (`"00"` to `"99"`).
 const PAIRS: [[u8; 2]; 100] = {
     let mut pairs = [[0u8; 2]; 100];
@@ -724,10 +777,10 @@ impl Recorder for TextWriter {
             .events
             .get(r.event as usize)
             .ok_or_else(|| unknown("event", r.event))?;
-        if event.argc != r.args.len() {
+        if event.values != r.args.len() {
             return Err(RecordError::ArgCount {
                 event: String::from_utf8_lossy(&event.name).into_owned(),
-                declared: event.argc,
+                declared: event.values,
                 got: r.args.len(),
             });
         }
@@ -739,7 +792,9 @@ impl Recorder for TextWriter {
         let line = &mut log.chunk[..];
         let mut pos = head.put(line, pos);
         pos = event.head.put(line, pos);
-        if let Some((&first, others)) = r.args.split_first() {
+        if let Some(layout) = &event.wide {
+            pos = put_wide_args(line, pos, &event.rest, layout, r.args);
+        } else if let Some((&first, others)) = r.args.split_first() {
             match &event.signed {
                 None => {
                     pos = put_u64(line, pos, first);
@@ -968,6 +1023,7 @@ mod tests {
                     "c".to_owned(),
                 ],
                 signed_widths: vec![],
+                wide_widths: vec![],
             }],
             fifos: vec![FifoInfo {
                 path: format!("{long}.port_name"),
@@ -1056,33 +1112,16 @@ mod tests {
     #[test]
     fn signed_arguments_print_sign_extended() {
         let names = ["b", "w", "d", "q", "one", "u", "s5"];
-        let schema = Schema {
-            design: "t".to_owned(),
-            domains: vec![DomainInfo {
-                name: "d".to_owned(),
-                period: Time::new(1000, 1).expect("nonzero"),
-                phase: Time::ZERO,
-            }],
-            units: vec![UnitInfo {
-                path: "top".to_owned(),
-                domain: 0,
-            }],
-            events: vec![
-                EventInfo {
-                    name: "mixed".to_owned(),
-                    args: names.iter().map(|n| (*n).to_owned()).collect(),
-                    signed_widths: vec![8, 16, 32, 64, 1, 0, 5],
-                },
-                EventInfo {
-                    name: "plain".to_owned(),
-                    args: vec!["u".to_owned()],
-                    signed_widths: vec![0],
-                },
-            ],
-            fifos: vec![],
-            counters: vec![],
-            signals: vec![],
-        };
+        let schema = one_unit(vec![
+            EventInfo {
+                signed_widths: vec![8, 16, 32, 64, 1, 0, 5],
+                ..EventInfo::plain("mixed", &names)
+            },
+            EventInfo {
+                signed_widths: vec![0],
+                ..EventInfo::plain("plain", &["u"])
+            },
+        ]);
         let dir = std::env::temp_dir().join(format!("chronon-text-signed-{}", std::process::id()));
         let mut w = TextWriter::create(&dir, &schema).expect("create");
         // (values as records may carry them, the expected text).
@@ -1111,32 +1150,118 @@ mod tests {
         ];
         let mut want = Vec::new();
         for (cycle, (args, text)) in cases.iter().enumerate() {
-            let time = Time::new(1000 * cycle as u128, 1).expect("nonzero");
-            w.trace(&TraceRecord {
-                domain: 0,
-                cycle: cycle as u64,
-                time,
-                unit: 0,
-                event: 0,
-                args,
-            })
-            .expect("trace");
-            want.push(format!("{cycle} {time}ps T top mixed {text}"));
-            w.trace(&TraceRecord {
-                domain: 0,
-                cycle: cycle as u64,
-                time,
-                unit: 0,
-                event: 1,
-                args: &args[5..6],
-            })
-            .expect("trace");
-            want.push(format!("{cycle} {time}ps T top plain u={}", args[5]));
+            trace_at(&mut w, cycle, 0, args).expect("trace");
+            want.push(format!("{cycle} {}ps T top mixed {text}", cycle * 1000));
+            trace_at(&mut w, cycle, 1, &args[5..6]).expect("trace");
+            want.push(format!(
+                "{cycle} {}ps T top plain u={}",
+                cycle * 1000,
+                args[5]
+            ));
         }
+        finish_and_compare(w, &dir, &want);
+    }
+
+    /// A schema of one domain `d` (1 ns period) and one unit `top`.
+    fn one_unit(events: Vec<EventInfo>) -> Schema {
+        Schema {
+            design: "t".to_owned(),
+            domains: vec![DomainInfo {
+                name: "d".to_owned(),
+                period: Time::new(1000, 1).expect("nonzero"),
+                phase: Time::ZERO,
+            }],
+            units: vec![UnitInfo {
+                path: "top".to_owned(),
+                domain: 0,
+            }],
+            events,
+            ..Schema::default()
+        }
+    }
+
+    /// A trace record of [`one_unit`]'s unit at edge `cycle`.
+    fn trace_at(
+        w: &mut TextWriter,
+        cycle: usize,
+        event: u32,
+        args: &[u64],
+    ) -> Result<(), RecordError> {
+        w.trace(&TraceRecord {
+            domain: 0,
+            cycle: cycle as u64,
+            time: Time::new(1000 * cycle as u128, 1).expect("nonzero"),
+            unit: 0,
+            event,
+            args,
+        })
+    }
+
+    /// Finishes `w` and compares the lines of [`one_unit`]'s log in `dir`
+    /// with `want`.
+    fn finish_and_compare(mut w: TextWriter, dir: &Path, want: &[String]) {
         w.finish(&DropCounts::default()).expect("finish");
         let text = fs::read_to_string(dir.join("00-d.log")).expect("log");
         let got: Vec<&str> = text.lines().skip(1).collect();
         assert_eq!(got, want);
-        let _ = fs::remove_dir_all(&dir);
+        let _ = fs::remove_dir_all(dir);
+    }
+
+    /// An argument wider than 64 bits prints as one decimal number of its
+    /// limbs, sign-extended when signed, between narrow ones; the longest
+    /// values (1024 bits, both signs) fit the line.
+    #[test]
+    fn wide_arguments_print_whole() {
+        let schema = one_unit(vec![EventInfo {
+            signed_widths: vec![0, 8, 128, 0, 1024],
+            wide_widths: vec![65, 0, 128, 1024, 1024],
+            ..EventInfo::plain("w", &["a", "n", "s", "big", "sbig"])
+        }]);
+        assert_eq!(schema.validate(), Ok(()));
+        let dir = std::env::temp_dir().join(format!("chronon-text-wide-{}", std::process::id()));
+        let mut w = TextWriter::create(&dir, &schema).expect("create");
+        let mut min = [0u64; 16];
+        min[15] = 1 << 63;
+        let cases: [(Vec<u64>, String); 2] = [
+            (
+                [
+                    &[u64::MAX, 1][..],
+                    &[0xfd],
+                    &[0, 1 << 63],
+                    &[u64::MAX; 16],
+                    &min,
+                ]
+                .concat(),
+                format!(
+                    "a=36893488147419103231 n=-3 s={} big={} sbig=-{}",
+                    i128::MIN,
+                    "179769313486231590772930519078902473361797697894230657273430081157732675805500963132708477322407536021120113879871393357658789768814416622492847430639474124377767893424865485276302219601246094119453082952085005768838150682342462881473913110540827237163350510684586298239947245938479716304835356329624224137215",
+                    "89884656743115795386465259539451236680898848947115328636715040578866337902750481566354238661203768010560056939935696678829394884407208311246423715319737062188883946712432742638151109800623047059726541476042502884419075341171231440736956555270413618581675255342293149119973622969239858152417678164812112068608",
+                ),
+            ),
+            (
+                [&[7, 0][..], &[5], &[5, 5], &[0; 16], &[1; 16]].concat(),
+                format!(
+                    "a=7 n=5 s=92233720368547758085 big=0 sbig={}",
+                    (0..16).fold(num_bigint::BigUint::default(), |acc, _| (acc << 64u32)
+                        + 1u8)
+                ),
+            ),
+        ];
+        let mut want = Vec::new();
+        for (cycle, (args, text)) in cases.iter().enumerate() {
+            trace_at(&mut w, cycle, 0, args).expect("trace");
+            want.push(format!("{cycle} {}ps T top w {text}", cycle * 1000));
+        }
+        // A record with the arguments' count rather than the limbs' fails.
+        assert!(matches!(
+            trace_at(&mut w, 2, 0, &[0; 5]),
+            Err(RecordError::ArgCount {
+                declared: 37,
+                got: 5,
+                ..
+            })
+        ));
+        finish_and_compare(w, &dir, &want);
     }
 }

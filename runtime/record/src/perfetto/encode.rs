@@ -3,6 +3,7 @@
 //! them: no allocation per event.
 
 use crate::schema::{MAX_ARGS, sign_extend};
+use crate::wide;
 
 /// Appends `v` as a protobuf varint.
 #[cfg(test)]
@@ -64,6 +65,11 @@ pub(crate) struct Event<'a> {
     /// Per argument, its signed width or 0 for unsigned, from
     /// [`crate::EventInfo::signed_widths`]; empty when all are unsigned.
     pub arg_widths: &'a [u32],
+    /// Per argument, its width when wider than 64 bits or 0, from
+    /// [`crate::EventInfo::wide_widths`]; empty when none is wide. A wide
+    /// argument is a `string_value` of its decimal (see
+    /// [`put_wide_packet`]).
+    pub arg_wide: &'a [u32],
     /// Counter value, for counter events.
     pub counter: Option<i64>,
     /// A flow through this event.
@@ -82,6 +88,7 @@ impl Event<'static> {
         arg_iids: &[],
         arg_values: &[],
         arg_widths: &[],
+        arg_wide: &[],
         counter: None,
         flow: None,
         terminating_flow: None,
@@ -240,6 +247,13 @@ pub(crate) struct Template {
     /// Those of the arguments past the eighth.
     more_args: Box<[Arg]>,
     n_args: usize,
+    /// Per argument, its width when wider than 64 bits or 0; empty when
+    /// none is wide. A template with a wide argument encodes with
+    /// [`put_wide_packet`], not [`put_packet`].
+    wide: Box<[u32]>,
+    /// Values a record carries: one per argument, one per limb of a wide
+    /// one.
+    n_values: usize,
     /// The track event's bytes other than the track and the varying
     /// values: annotation tags, lengths and prefixes, type and name, the
     /// counter's tag, the flows.
@@ -273,8 +287,14 @@ impl Template {
             .enumerate()
             .map(|(i, &iid)| {
                 let width = event.arg_widths.get(i).copied().unwrap_or(0);
-                // uint_value = 3 or int_value = 4
-                let tag = if width != 0 { 0x20 } else { 0x18 };
+                let wide = event.arg_wide.get(i).is_some_and(|&w| w != 0);
+                // string_value = 6 (length-delimited), uint_value = 3 or
+                // int_value = 4
+                let tag = match (wide, width != 0) {
+                    (true, _) => 0x32,
+                    (false, true) => 0x20,
+                    (false, false) => 0x18,
+                };
                 Arg {
                     prefix: Piece::new().byte(0x08).varint(iid).byte(tag), // name_iid = 1
                     width,
@@ -289,6 +309,19 @@ impl Template {
         args[..inline].copy_from_slice(&all[..inline]);
         let more_args: Box<[Arg]> = all[inline..].into();
         let n_args = event.arg_iids.len();
+        let wide: Box<[u32]> = if event.arg_wide.iter().any(|&w| w != 0) {
+            (0..n_args)
+                .map(|i| event.arg_wide.get(i).copied().unwrap_or(0))
+                .collect()
+        } else {
+            Box::new([])
+        };
+        let n_values = (0..n_args)
+            .map(|i| wide.get(i).map_or(1, |&w| limbs(w)))
+            .sum();
+        if n_values > MAX_ARGS {
+            return None;
+        }
         let mut name = Piece::new();
         if event.kind != 0 {
             name = name.byte(0x48).varint(event.kind as u64); // type = 9
@@ -328,6 +361,8 @@ impl Template {
             args,
             more_args,
             n_args,
+            wide,
+            n_values,
             fixed_te,
             name,
             counter,
@@ -336,6 +371,17 @@ impl Template {
             flows,
             tail: Piece::new().byte(0x68).varint(u64::from(flags)), // sequence_flags = 13
         })
+    }
+
+    /// Whether an argument is wider than 64 bits: packets of this template
+    /// are encoded by [`put_wide_packet`].
+    pub(crate) fn is_wide(&self) -> bool {
+        !self.wide.is_empty()
+    }
+
+    /// Values a record of this template's event carries.
+    pub(crate) fn values(&self) -> usize {
+        self.n_values
     }
 
     /// This counter template with the value as `double_counter_value`:
@@ -444,6 +490,92 @@ pub(crate) fn put_packet(
         w[at + 2..at + 10].copy_from_slice(&id.to_le_bytes());
         at += 10;
     }
+    template.tail.put(w, at)
+}
+
+/// The limbs of a `width`-bit value, 0 counting as one (a narrow value).
+fn limbs(width: u32) -> usize {
+    width.div_ceil(64).max(1) as usize
+}
+
+/// Bytes the decimals of one packet's wide arguments take at most: 20 per
+/// limb ([`wide::decimal_len`] of a width is at most 20 per limb).
+const WIDE_TEXT: usize = MAX_ARGS * 20;
+
+/// Encodes one packet of a template with a wide argument, as prost would:
+/// each wide argument a `string_value` annotation of its decimal (signed
+/// when its width is in the template's signed widths), the others as
+/// [`put_packet`] writes them; no counter and no flows (a trace event
+/// has neither). The decimals are written to the stack first, so that every
+/// length is known before the first byte.
+///
+/// The window holds the largest such packet: per limb, an annotation
+/// takes at most 28 bytes (a 128-bit value's 40 digits and 17 bytes of
+/// tags, lengths and name in two limbs), so 64 limbs and the header, name,
+/// track, flags and slack are under 1,950 bytes.
+#[inline(never)]
+pub(crate) fn put_wide_packet(
+    w: &mut [u8; WINDOW],
+    timestamp: u64,
+    template: &Template,
+    track: &Track,
+    args: &[u64],
+) -> usize {
+    debug_assert_eq!(args.len(), template.n_values, "one value per limb");
+    let mut text = [0u8; WIDE_TEXT];
+    let mut digits = [0u8; wide::MAX_DECIMAL];
+    // Per argument: its annotation's value (a varint, or where its text
+    // starts) and its length without the tag and length bytes.
+    let mut parts = [(0u64, 0usize); MAX_ARGS];
+    let (mut at_value, mut at_text, mut te) = (0, 0, track.len + template.name.len);
+    let all = template.args.iter().chain(template.more_args.iter());
+    for ((a, &width), part) in all.zip(&template.wide).zip(&mut parts) {
+        let len = if width == 0 {
+            let value = a.value(args[at_value]);
+            at_value += 1;
+            *part = (value, 0);
+            a.prefix.len + varint_len(value)
+        } else {
+            let n = limbs(width);
+            let signed = a.width != 0;
+            let len = wide::put_decimal(&mut digits, &args[at_value..at_value + n], width, signed);
+            at_value += n;
+            text[at_text..at_text + len].copy_from_slice(&digits[..len]);
+            *part = (at_text as u64, len);
+            at_text += len;
+            a.prefix.len + varint_len(len as u64) + len
+        };
+        te += 1 + varint_len(len as u64) + len;
+    }
+    let ts_len = varint_len(timestamp);
+    let te_len = varint_len(te as u64);
+    let packet = (1 + ts_len + template.head.len + te_len + te + template.tail.len) as u64;
+    w[0] = TAG_TRACE_PACKET;
+    let mut at = varint_n(w, 1, packet, varint_len(packet));
+    w[at] = 0x40; // timestamp = 8
+    at = varint_n(w, at + 1, timestamp, ts_len);
+    at = template.head.put(w, at);
+    at = varint_n(w, at, te as u64, te_len);
+    let all = template.args.iter().chain(template.more_args.iter());
+    for ((a, &width), &(value, len)) in all.zip(&template.wide).zip(&parts) {
+        w[at] = 0x22; // debug_annotations = 4
+        if width == 0 {
+            let n = varint_len(value);
+            at = varint_n(w, at + 1, (a.prefix.len + n) as u64, 1);
+            at = a.prefix.put(w, at);
+            at = varint_n(w, at, value, n);
+        } else {
+            let inner = a.prefix.len + varint_len(len as u64) + len;
+            at = varint_n(w, at + 1, inner as u64, varint_len(inner as u64));
+            at = a.prefix.put(w, at);
+            at = varint_n(w, at, len as u64, varint_len(len as u64));
+            let from = value as usize;
+            w[at..at + len].copy_from_slice(&text[from..from + len]);
+            at += len;
+        }
+    }
+    at = template.name.put(w, at);
+    at = track.put(w, at);
     template.tail.put(w, at)
 }
 
@@ -581,6 +713,7 @@ mod tests {
                 arg_iids: &[1, 2],
                 arg_values: &[0, u64::MAX],
                 arg_widths: &[],
+                arg_wide: &[],
                 counter: None,
                 flow: Some(5 << 40),
                 terminating_flow: None,
@@ -592,6 +725,7 @@ mod tests {
                 arg_iids: &[],
                 arg_values: &[],
                 arg_widths: &[],
+                arg_wide: &[],
                 counter: Some(-3),
                 flow: None,
                 terminating_flow: None,
@@ -603,6 +737,7 @@ mod tests {
                 arg_iids: &[],
                 arg_values: &[],
                 arg_widths: &[],
+                arg_wide: &[],
                 counter: None,
                 flow: None,
                 terminating_flow: Some(u64::MAX),
@@ -621,6 +756,7 @@ mod tests {
                 arg_iids: &[u64::MAX; MAX_ARGS],
                 arg_values: &[u64::MAX; MAX_ARGS],
                 arg_widths: &[],
+                arg_wide: &[],
                 counter: Some(i64::MIN),
                 flow: Some(u64::MAX),
                 terminating_flow: Some(1),
@@ -634,6 +770,7 @@ mod tests {
                 arg_iids: &[300; MAX_ARGS + 1],
                 arg_values: &[1 << 40; MAX_ARGS + 1],
                 arg_widths: &[],
+                arg_wide: &[],
                 counter: None,
                 flow: None,
                 terminating_flow: None,
@@ -647,6 +784,7 @@ mod tests {
                 arg_iids: &[u64::MAX; 8],
                 arg_values: &[1 << 63, 0xfd, 0x8000, u64::MAX, 1, 0x7fff_ffff, 0, 5],
                 arg_widths: &[64, 8, 16, 0, 1, 32, 64, 3],
+                arg_wide: &[],
                 counter: Some(-1),
                 flow: Some(u64::MAX),
                 terminating_flow: Some(u64::MAX),
@@ -659,6 +797,7 @@ mod tests {
                 arg_iids: &[300; MAX_ARGS + 1],
                 arg_values: &[u64::MAX - 2; MAX_ARGS + 1],
                 arg_widths: &[64, 8, 0, 16, 32, 2, 1, 64, 0],
+                arg_wide: &[],
                 counter: None,
                 flow: None,
                 terminating_flow: None,
@@ -732,6 +871,7 @@ mod tests {
                                 name_iid: Some(n),
                                 uint_value: if signed.is_some() { None } else { Some(v) },
                                 int_value: signed,
+                                string_value: None,
                             }
                         })
                         .collect(),
@@ -747,6 +887,113 @@ mod tests {
             }],
         }
         .encode_to_vec()
+    }
+
+    /// Events with arguments wider than 64 bits, through
+    /// [`put_wide_packet`], are what prost writes with each wide argument a
+    /// `string_value` of its decimal (worked out with num-bigint), at every
+    /// timestamp length; the largest (64 limbs of 128-bit values with the
+    /// longest names, 1024-bit values of both signs) fit the window.
+    #[test]
+    fn wide_arguments_are_decimal_strings() {
+        use crate::wide::tests::model as decimal;
+        let mut min1024 = [0u64; 16];
+        min1024[15] = 1 << 63;
+        // (name iids, signed widths, wide widths, record values)
+        type Case = (Vec<u64>, Vec<u32>, Vec<u32>, Vec<u64>);
+        let cases: Vec<Case> = vec![
+            (
+                vec![1, 2, 300],
+                vec![8, 128, 0],
+                vec![0, 128, 0],
+                vec![0xfd, 0, 1 << 63, 5],
+            ),
+            (vec![7], vec![], vec![65], vec![u64::MAX, 1]),
+            (
+                vec![u64::MAX; 32],
+                vec![],
+                vec![128; 32],
+                vec![u64::MAX; 64],
+            ),
+            (
+                vec![3, 4, 5, 6],
+                vec![1024, 0, 1024, 0],
+                vec![1024; 4],
+                [&min1024[..], &[u64::MAX; 16], &[u64::MAX; 16], &[0; 16]].concat(),
+            ),
+        ];
+        for (i, (iids, widths, wide, values)) in cases.iter().enumerate() {
+            let e = Event {
+                kind: 3,
+                name_iid: u64::MAX,
+                track: u64::MAX,
+                arg_iids: iids,
+                arg_widths: widths,
+                arg_wide: wide,
+                ..Event::NONE
+            };
+            let template = Template::new(&e, 1, 2).expect("a template");
+            assert!(
+                template.is_wide() && template.values() == values.len(),
+                "case {i}"
+            );
+            let mut at = 0;
+            let annotations: Vec<DebugAnnotation> = iids
+                .iter()
+                .enumerate()
+                .map(|(a, &iid)| {
+                    let signed = widths.get(a).copied().unwrap_or(0);
+                    let mut d = DebugAnnotation {
+                        name_iid: Some(iid),
+                        uint_value: None,
+                        int_value: None,
+                        string_value: None,
+                    };
+                    match wide[a] {
+                        0 if signed != 0 => d.int_value = Some(sign_extend(values[at], signed)),
+                        0 => d.uint_value = Some(values[at]),
+                        w => {
+                            let n = w.div_ceil(64) as usize;
+                            d.string_value = Some(decimal(&values[at..at + n], w, signed != 0));
+                            at += n - 1;
+                        }
+                    }
+                    at += 1;
+                    d
+                })
+                .collect();
+            for ts in [0, 127, 128, (1 << 56) - 1, u64::MAX] {
+                let theirs = Trace {
+                    packet: vec![TracePacket {
+                        timestamp: Some(ts),
+                        trusted_packet_sequence_id: Some(1),
+                        sequence_flags: Some(2),
+                        track_event: Some(TrackEvent {
+                            debug_annotations: annotations.clone(),
+                            r#type: Some(3),
+                            name_iid: Some(u64::MAX),
+                            track_uuid: Some(u64::MAX),
+                            ..TrackEvent::default()
+                        }),
+                        ..TracePacket::default()
+                    }],
+                }
+                .encode_to_vec();
+                assert!(theirs.len() + 32 <= WINDOW, "case {i}: {}", theirs.len());
+                let mut w = [0xee; WINDOW];
+                let len = put_wide_packet(&mut w, ts, &template, &track(u64::MAX), values);
+                assert_eq!(w[..len], theirs[..], "case {i} at {ts}");
+            }
+        }
+    }
+
+    /// Every width's decimal fits the stack text of [`put_wide_packet`]:
+    /// at most 20 bytes per limb.
+    #[test]
+    fn wide_decimals_fit_twenty_bytes_a_limb() {
+        for width in 65..=1024 {
+            assert!(wide::decimal_len(width) <= 20 * limbs(width), "{width}");
+        }
     }
 
     /// A counter past `int64` through the double template decodes (prost)
@@ -807,6 +1054,7 @@ mod tests {
                 arg_iids: &iids,
                 arg_values: &values,
                 arg_widths: if r & 64 == 0 { &widths } else { &[] },
+                arg_wide: &[],
                 counter: (r & 128 != 0).then(|| value(next()) as i64),
                 flow: (r & 256 != 0).then(&mut next),
                 terminating_flow: (r & 512 != 0).then(&mut next),

@@ -172,8 +172,9 @@ pub const TYPE_INSTANT: i32 = 3;
 /// `TrackEvent.Type.TYPE_COUNTER`.
 pub const TYPE_COUNTER: i32 = 4;
 
-/// `DebugAnnotation` (only interned names and integer values: unsigned
-/// arguments as `uint_value`, signed ones as `int_value`).
+/// `DebugAnnotation` (only interned names, integer values and strings:
+/// unsigned arguments as `uint_value`, signed ones as `int_value`, those
+/// wider than 64 bits as a `string_value` of their decimal).
 #[derive(Clone, PartialEq, prost::Message)]
 pub struct DebugAnnotation {
     /// Interned argument name.
@@ -185,6 +186,9 @@ pub struct DebugAnnotation {
     /// Value of a signed argument, sign-extended from its width.
     #[prost(int64, optional, tag = "4")]
     pub int_value: Option<i64>,
+    /// Value of an argument wider than 64 bits: its decimal.
+    #[prost(string, optional, tag = "6")]
+    pub string_value: Option<String>,
 }
 
 /// `InternedData`.

@@ -8,7 +8,9 @@ use flate2::Compression;
 use flate2::write::ZlibEncoder;
 use prost::Message;
 
-use super::encode::{Event, Template, Track, WINDOW, put_packet, track, whole_packets};
+use super::encode::{
+    Event, Template, Track, WINDOW, put_packet, put_wide_packet, track, whole_packets,
+};
 use super::proto::*;
 use crate::error::{RecordError, SchemaError};
 use crate::output::{CHUNK, ChunkedOutput, RecordOutput};
@@ -383,16 +385,35 @@ impl Packets {
         counter: i64,
         flow: u64,
     ) -> Result<(), RecordError> {
+        let w = self.window()?;
+        let len = put_packet(w, delta, template, track, args, counter, [flow; 2]);
+        self.pos += len;
+        self.end_packet()
+    }
+
+    /// The window at the end of the chunk that the next packet is encoded
+    /// into.
+    #[inline(always)]
+    fn window(&mut self) -> Result<&mut [u8; WINDOW], RecordError> {
         // `end_packet` keeps `pos` below `limit`, and the chunk is
         // `WINDOW` longer: the window is always there.
-        let Some(w) = self
-            .chunk
+        self.chunk
             .get_mut(self.pos..)
             .and_then(<[u8]>::first_chunk_mut::<WINDOW>)
-        else {
-            return Err(RecordError::WriterThread);
-        };
-        self.pos += put_packet(w, delta, template, track, args, counter, [flow; 2]);
+            .ok_or(RecordError::WriterThread)
+    }
+
+    /// Encodes one packet of a template with a wide argument at the end of
+    /// the chunk (see [`put_wide_packet`]).
+    fn put_wide(
+        &mut self,
+        delta: u64,
+        template: &Template,
+        track: &Track,
+        args: &[u64],
+    ) -> Result<(), RecordError> {
+        let len = put_wide_packet(self.window()?, delta, template, track, args);
+        self.pos += len;
         self.end_packet()
     }
 
@@ -466,12 +487,13 @@ impl Templates {
                 name_iid,
                 arg_iids,
                 arg_widths: &info.signed_widths,
+                arg_wide: &info.wide_widths,
                 ..Event::NONE
             };
             // A validated schema has at most `MAX_ARGS` arguments per event.
             events.push(template(&event).ok_or_else(|| SchemaError::TooManyArgs {
                 event: info.name.clone(),
-                count: info.args.len(),
+                count: info.values(),
             })?);
         }
         let fifo = FifoEventKind::ALL.map(|kind| {
@@ -673,13 +695,15 @@ impl Recorder for PerfettoWriter {
 
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let e = r.event as usize;
-        let Some(info) = self.schema.events.get(e) else {
+        let (Some(info), Some(template)) =
+            (self.schema.events.get(e), self.templates.events.get(e))
+        else {
             return Err(unknown("event", r.event));
         };
-        if info.args.len() != r.args.len() {
+        if template.values() != r.args.len() {
             return Err(RecordError::ArgCount {
                 event: info.name.clone(),
-                declared: info.args.len(),
+                declared: template.values(),
                 got: r.args.len(),
             });
         }
@@ -691,6 +715,9 @@ impl Recorder for PerfettoWriter {
         let (Some(template), Some(track)) = (t.events.get(e), t.units.get(r.unit as usize)) else {
             return Err(unknown("event", r.event));
         };
+        if template.is_wide() {
+            return self.packets.put_wide(delta, template, track, r.args);
+        }
         self.packets.put(delta, template, track, r.args, 0, 0)
     }
 

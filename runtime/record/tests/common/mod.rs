@@ -86,16 +86,19 @@ pub fn schema() -> Schema {
                 name: "issue".to_owned(),
                 args: vec!["pc".to_owned(), "op".to_owned()],
                 signed_widths: vec![],
+                wide_widths: vec![],
             },
             EventInfo {
                 name: "retire".to_owned(),
                 args: vec!["pc".to_owned()],
                 signed_widths: vec![],
+                wide_widths: vec![],
             },
             EventInfo {
                 name: "stall".to_owned(),
                 args: vec![],
                 signed_widths: vec![],
+                wide_widths: vec![],
             },
         ],
         fifos: vec![FifoInfo {
