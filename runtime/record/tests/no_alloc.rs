@@ -102,3 +102,46 @@ fn writers_do_not_allocate_per_record() {
         rest.len()
     );
 }
+
+/// Events with arguments wider than 64 bits (decimals built on the stack)
+/// allocate nothing per record either, in the text and Perfetto writers.
+#[test]
+fn wide_arguments_do_not_allocate() {
+    let mut schema = workload(10, 6).schema;
+    schema.events.push(EventInfo {
+        signed_widths: vec![0, 1024, 0],
+        wide_widths: vec![128, 1024, 0],
+        ..EventInfo::plain("wide", &["a", "s", "n"])
+    });
+    let event = schema.events.len() as u32 - 1;
+    let records: Vec<Rec> = (0..20_000u64)
+        .map(|k| Rec::Trace {
+            domain: 0,
+            cycle: k,
+            time: schema.edge_time(0, k).expect("in range"),
+            unit: 0,
+            event,
+            args: (0..19)
+                .map(|i| k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i)
+                .collect(),
+        })
+        .collect();
+    let (warm, rest) = records.split_at(1_000);
+    let sink = || -> Box<dyn RecordOutput> { Box::new(std::io::sink()) };
+    let dir = scratch("no-alloc-wide");
+    let mut text =
+        TextWriter::with_outputs(&dir, &schema, (0..4).map(|_| sink()).collect()).expect("text");
+    assert_eq!(steady_state(&mut text, warm, rest), 0, "text writer");
+    let config = PerfettoConfig {
+        compress: false,
+        tick_slices: false,
+    };
+    let mut perfetto =
+        PerfettoWriter::with_output(sink(), PathBuf::from("<sink>"), &schema, config)
+            .expect("perfetto");
+    assert_eq!(
+        steady_state(&mut perfetto, warm, rest),
+        0,
+        "Perfetto writer"
+    );
+}
