@@ -7,14 +7,17 @@ import subprocess
 import time
 
 
-def timed_json_run(argv, env=None):
+def timed_json_run(argv, env=None, stderr=None):
     """Runs argv (a `chronc run ... --json` command line) to completion and
     returns its JSON report, the process's wall seconds and its CPU seconds
-    (user + system)."""
+    (user + system). With `stderr` (a list), appends what the process wrote
+    there (its `print` lines under --json)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
+    done = subprocess.run(argv, env=env, check=True, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return json.loads(out), wall, cpu
+    if stderr is not None:
+        stderr.append(done.stderr)
+    return json.loads(done.stdout), wall, cpu

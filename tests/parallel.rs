@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
-use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run};
+use chronon_compiler::run::{PrintBuffer, PrintTo, RunOptions, RunReport, StopAt, parse_time, run};
 use chronon_compiler::simulate::EngineKind;
 use chronon_compiler::testing::random_design::random_design;
 use chronon_lang::span::SourceMap;
@@ -40,8 +40,19 @@ fn variants() -> Vec<ParallelConfig> {
 }
 
 fn run_text(label: &str, text: &str, args: &RunArgs, parallel: ParallelConfig) -> RunReport {
+    run_printing(label, text, args, parallel).0
+}
+
+/// [`run_text`], with what the design's `print` statements wrote.
+fn run_printing(
+    label: &str,
+    text: &str,
+    args: &RunArgs,
+    parallel: ParallelConfig,
+) -> (RunReport, String) {
     let mut sources = SourceMap::new();
     sources.add(label.to_string(), text.to_string());
+    let printed = PrintBuffer::default();
     let options = RunOptions {
         params: args.params.clone(),
         drain: args.drain,
@@ -50,9 +61,15 @@ fn run_text(label: &str, text: &str, args: &RunArgs, parallel: ParallelConfig) -
             parallel,
             ..ExecConfig::default()
         },
+        print: PrintTo::Buffer(printed.clone()),
         ..RunOptions::new(EngineKind::Jit, args.stop.clone())
     };
-    run(&mut sources, &options, &mut |_, _| {}).unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"))
+    let report = run(&mut sources, &options, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
+    (
+        report,
+        String::from_utf8_lossy(&printed.contents()).into_owned(),
+    )
 }
 
 /// The report as JSON, less what depends on the host and the workers.
@@ -66,14 +83,14 @@ fn comparable(report: &RunReport) -> serde_json::Value {
 /// Runs `text` serially and under every [`variants`] configuration;
 /// returns how many of those runs had more than one worker.
 fn assert_parallel_agrees(label: &str, text: &str, args: &RunArgs) -> usize {
-    let serial = run_text(label, text, args, ParallelConfig::default());
+    let (serial, printed) = run_printing(label, text, args, ParallelConfig::default());
     assert_eq!(serial.parallel.workers, 1, "{label}");
-    let expected = comparable(&serial);
+    let expected = (comparable(&serial), printed);
     let mut parallel = 0;
     for config in variants() {
-        let report = run_text(label, text, args, config);
+        let (report, printed) = run_printing(label, text, args, config);
         assert_eq!(
-            comparable(&report),
+            (comparable(&report), printed),
             expected,
             "{label} with {config:?} ({}) differs from the serial run\n{text}",
             report.parallel.line()
@@ -156,7 +173,8 @@ enum Then {
 
 /// Producer/consumer pairs joined by CDC FIFOs over three domains (one of
 /// a rational frequency, two with phases), one component each, plus a
-/// free-running unit per domain. Pair `k`'s consumer is in domain `k mod
+/// free-running unit per domain; consumers print every item, free units
+/// every sixteenth edge or so (the lines must be the serial run's too). Pair `k`'s consumer is in domain `k mod
 /// 3` and does `stops[k].0` when it has taken `stops[k].1` items.
 fn stop_design(stops: &[(Then, u32)]) -> String {
     let mut s = String::from(
@@ -181,6 +199,7 @@ fn stop_design(stops: &[(Then, u32)]) -> String {
          \x20       if let Some(v) = rx.take() {\n\
          \x20           taken += 1;\n\
          \x20           sum <= sum + v;\n\
+         \x20           print(\"took {} sum {:#x}\", n, sum + v);\n\
          \x20           n <= n + 1;\n\
          \x20           if MODE == 1 {\n\
          \x20               assert(n + 1 != AT, \"consumer stops here\");\n\
@@ -197,6 +216,9 @@ fn stop_design(stops: &[(Then, u32)]) -> String {
          \x20   reg x: u32 = 1;\n\
          \x20   tick {\n\
          \x20       x <= x * 1103515245 + 12345;\n\
+         \x20       if x[3:0] == 0 {\n\
+         \x20           print(\"x {}\", x);\n\
+         \x20       }\n\
          \x20   }\n\
          }\n\
          \n\
@@ -299,15 +321,21 @@ fn a_late_fault_stops_every_worker_at_its_instant() {
     // is not asserted: the report must equal the serial one either way).
     let text = stop_design(&[(Then::Nothing, 0), (Then::Nothing, 0), (Then::Fault, 3000)]);
     let args = parse_run_args(Path::new("late"), "--until 100us");
-    let serial = run_text("late", &text, &args, ParallelConfig::default());
+    let (serial, serial_lines) = run_printing("late", &text, &args, ParallelConfig::default());
     assert_eq!(serial.stop, "fault");
+    // Every component printed, up to the fault's instant.
+    assert!(serial_lines.lines().count() > 3000, "{serial_lines:.300}");
     let config = ParallelConfig {
         threads: Threads::Fixed(4),
         placement: Placement::RoundRobin,
         chaos: None,
     };
-    let report = run_text("late", &text, &args, config);
+    let (report, lines) = run_printing("late", &text, &args, config);
     assert_eq!(comparable(&report), comparable(&serial));
+    assert!(
+        lines == serial_lines,
+        "the lines differ from the serial run's"
+    );
     assert_eq!(report.parallel.workers, 4);
 }
 

@@ -9,8 +9,12 @@ a consumer joined by a depth-16, two-stage CDC FIFO; D domains, domain d at
 per tick; `skew` multiplies pair 0's work.
 
     benches/parallel/scaling.py design P D WORK SKEW > s.chr   # one design
-    benches/parallel/scaling.py run [--reps N] [--threads 1,2,auto] [--rows R]
+    benches/parallel/scaling.py run [--reps N] [--threads 1,2,auto] [--rows R] [--print]
     benches/parallel/scaling.py threshold [--reps N]
+
+`--print` adds a `print` of every item each consumer takes (to standard
+error under --json): the lines of every thread count must equal the
+serial run's, byte for byte.
 
 `threshold` measures what `auto`'s thresholds rest on (compiler/src/parallel/
 plan.rs, MIN_WORK_NODES and the rule for runs without a limit): fresh
@@ -47,7 +51,7 @@ ROWS = [
 ]
 
 
-def design(pairs, domains, work, skew):
+def design(pairs, domains, work, skew, prints=False):
     freqs = ["250 MHz", "500 MHz", "1 GHz", "2 GHz"]
     clocks = ", ".join(
         f"{freqs[d % 4]} phase {37 * d} ps" if d else freqs[0] for d in range(domains)
@@ -66,7 +70,10 @@ def design(pairs, domains, work, skew):
         if kind == "p":
             body.append("        if tx.try_send(seq ^ h) { seq <= seq + 1; }")
         else:
-            body += ["        if let Some(v) = rx.take() { sum <= sum + v; }", "        rx.request();"]
+            take = "sum <= sum + v;"
+            if prints:
+                take += ' print("took {:#x} sum {}", v, sum + v);'
+            body += [f"        if let Some(v) = rx.take() {{ {take} }}", "        rx.request();"]
         return body + ["    }", "}", ""]
 
     out = [
@@ -88,9 +95,10 @@ def design(pairs, domains, work, skew):
     return "\n".join(out) + "\n"
 
 
-def run_once(chronc, path, until, threads):
+def run_once(chronc, path, until, threads, printed):
     return timed_json_run(
-        [chronc, "run", path, "--until", until, "--threads", threads, "--json", "-q"]
+        [chronc, "run", path, "--until", until, "--threads", threads, "--json", "-q"],
+        stderr=printed,
     )
 
 
@@ -130,7 +138,8 @@ def main(argv):
         sys.stdout.write(design(p, d, w, s))
         return 0
     reps, threads, rows = 5, ["1", "2", "auto"], range(len(ROWS))
-    args = iter(argv[1:])
+    prints = "--print" in argv
+    args = iter(a for a in argv[1:] if a != "--print")
     for a in args:
         if a == "--reps":
             reps = int(next(args))
@@ -150,11 +159,16 @@ def main(argv):
             p, d, w, s, until = ROWS[r]
             path = os.path.join(tmp, f"scaling_{p}_{d}_{w}_{s}.chr")
             with open(path, "w") as f:
-                f.write(design(p, d, w, s))
+                f.write(design(p, d, w, s, prints))
             results = {t: [] for t in threads}
+            printed = {t: [] for t in threads}
             for _ in range(reps):
                 for t in threads:
-                    results[t].append(run_once(chronc, path, until, t))
+                    results[t].append(run_once(chronc, path, until, t, printed[t]))
+            lines = printed[threads[0]][0]
+            assert not prints or lines.count("\n") > 0, (r, "nothing printed")
+            for t in threads:
+                assert all(x == lines for x in printed[t]), (r, t, "printed lines differ")
             serial = results[threads[0]]
             digest = serial[0][0]["state_digest"]
             base = statistics.median(x[0]["wall_seconds"] for x in serial)

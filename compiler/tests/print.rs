@@ -38,14 +38,50 @@ fn print_lines_are_the_same_on_both_engines_in_contract_order() {
         assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
         assert_eq!(printed(&out.stdout), EXPECTED, "{engine}");
     }
-    // Asked for two workers, a printing run stays serial and says why.
+    // On two workers (one component each), the same lines.
     let out = chronc(&["run", DESIGN, "-q", "--threads", "2"]);
     assert_eq!(printed(&out.stdout), EXPECTED);
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("runs that print are serial"),
+        String::from_utf8_lossy(&out.stdout).contains("workers: 2 "),
         "{}",
         all_output(&out)
     );
+}
+
+const MANY: &str = "compiler/tests/print/many_parallel.chr";
+
+/// Three components printing on every edge, far more lines than a worker
+/// may keep waiting: on 2 and 3 workers the output is the serial run's,
+/// byte for byte; with the output full, the parallel run stops as the
+/// serial one does, early, and says why.
+#[test]
+fn parallel_runs_print_the_serial_runs_lines() {
+    let serial = chronc(&["run", MANY, "-q", "--threads", "1"]);
+    assert_eq!(serial.status.code(), Some(0), "{}", all_output(&serial));
+    let lines = printed_before(&serial.stdout, "top T on");
+    // `slow` finishes at its edge 40,000 (160,000,037 ps): by then `fast`
+    // had 160,001 edges and `mid` (100 ps + k * 5000/3 ps) 96,000.
+    assert_eq!(lines.lines().count(), 40_001 + 160_001 + 96_000);
+    for threads in ["2", "3"] {
+        let out = chronc(&["run", MANY, "-q", "--threads", threads]);
+        assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+        assert!(
+            printed_before(&out.stdout, "top T on") == lines,
+            "{threads} workers printed other lines"
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(&format!("workers: {threads} ")), "{text}");
+    }
+    let report = run_into_full_output(&["run", MANY, "-q", "--json", "--threads", "3"]);
+    assert_eq!(report["parallel"]["workers"], 3, "{report}");
+    // The main thread stops the workers as an interrupt would, at one
+    // instant; a run this short may have finished before it could.
+    let edges = report["domains"][2]["edges"].as_u64().expect("edges");
+    match report["stop"].as_str() {
+        Some("print-failed") => assert!(edges < 40_001, "{edges} edges"),
+        Some("finished") => assert_eq!(edges, 40_001),
+        _ => panic!("{report}"),
+    }
 }
 
 #[test]
@@ -96,20 +132,28 @@ fn recordings_leave_prints_out_and_both_run_together() {
     assert!(!log.contains("print"), "{log}");
 }
 
-#[test]
-fn a_print_write_error_stops_the_run_and_is_reported() {
+/// The JSON report of `chronc args` (with `--json`) whose standard error,
+/// where the lines go, is `/dev/full`: it exits with 1 and reports the
+/// print output's error.
+fn run_into_full_output(args: &[&str]) -> serde_json::Value {
     let full = std::fs::File::create("/dev/full").expect("/dev/full exists on Linux");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_chronc"))
-        .args(["run", "compiler/tests/print/many.chr", "-q", "--json"])
+        .args(args)
         .current_dir(common::repo_root())
         .stderr(full)
         .output()
         .expect("chronc starts");
     assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the report");
-    assert_eq!(report["stop"], "print-failed", "{report}");
     let error = report["print_error"].as_str().expect("the error");
     assert!(error.contains("No space left"), "{error}");
+    report
+}
+
+#[test]
+fn a_print_write_error_stops_the_run_and_is_reported() {
+    let report = run_into_full_output(&["run", "compiler/tests/print/many.chr", "-q", "--json"]);
+    assert_eq!(report["stop"], "print-failed", "{report}");
     // It stopped well before its `finish` at edge 200,000.
     let edges = report["domains"][0]["edges"].as_u64().expect("edges");
     assert!(edges < 200_000, "{edges} edges");

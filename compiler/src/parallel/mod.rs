@@ -9,10 +9,13 @@
 //! - `worker`: the threads and the horizon protocol that makes every stop
 //!   land on the serial run's instant.
 //!
+//! - `lines`: the workers' `print` lines merged into the serial order.
+//!
 //! What is not parallel yet: clusters of one component (units joined by a
 //! channel of latency >= 1 or a CDC FIFO) run on one worker; recorded and
 //! drained runs are serial (the plan says so).
 
+mod lines;
 pub mod plan;
 mod worker;
 
@@ -117,6 +120,8 @@ pub struct Merged {
     pub report: ParallelReport,
     /// When the workers, all built, started running.
     pub started: std::time::Instant,
+    /// The print output's first write error.
+    pub print_error: Option<String>,
 }
 
 /// How a parallel run ended.
@@ -129,7 +134,8 @@ pub enum End {
 
 /// Runs `plan`'s workers (components per worker, from [`plan::plan`]) on
 /// one thread each, up to `horizon` (`None`: until `finish` or a fault), and
-/// merges their results.
+/// merges their results; `print` lines, when given an output, go there in
+/// the serial run's order.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     program: &Arc<Program>,
@@ -138,11 +144,19 @@ pub fn run(
     plan: &plan::Parallel,
     horizon: Option<Picos>,
     interrupt: Option<&AtomicBool>,
+    print: Option<Box<dyn std::io::Write>>,
     plan_ms: f64,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
 ) -> Result<Merged, String> {
     let workers = &plan.workers;
     let leads = plan.finish == plan::FinishRule::Leader;
+    let (mut lines, mut senders) = match print {
+        Some(out) => {
+            let (merge, senders) = lines::LineMerge::new(out, workers.len());
+            (Some(merge), senders.into_iter().map(Some).collect())
+        }
+        None => (None, vec![None; workers.len()]),
+    };
     let jobs = workers
         .iter()
         .enumerate()
@@ -157,10 +171,19 @@ pub fn run(
                 active,
                 leads: leads && i == 0,
                 follows: leads && i != 0,
+                print: senders[i].take(),
             }
         })
         .collect();
-    let (ends, why, started) = worker::run(program, config, jobs, horizon, interrupt, progress)?;
+    let (ends, why, started) = worker::run(
+        program,
+        config,
+        jobs,
+        horizon,
+        interrupt,
+        lines.as_mut(),
+        progress,
+    )?;
     let total: f64 = components.iter().map(|c| c.cost).sum();
     let placement = workers
         .iter()
@@ -182,6 +205,10 @@ pub fn run(
             ));
         }
     }
+    // Every worker ended at the final instant: the lines through it are
+    // the serial run's.
+    let last = (first.instants > 0).then_some(first.now.ticks);
+    let print_error = lines.and_then(|l| l.finish(last));
     let state = merge_state(program, ends.iter().map(|e| e.state.as_slice()));
     let mut faults: Vec<Fault> = ends.iter().flat_map(|e| e.faults.iter().cloned()).collect();
     sort_faults(program, &mut faults);
@@ -215,6 +242,7 @@ pub fn run(
             plan_ms,
         },
         started,
+        print_error,
     })
 }
 

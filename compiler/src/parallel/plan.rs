@@ -154,8 +154,6 @@ pub struct RunShape {
     pub jit: bool,
     /// Something is recorded.
     pub recording: bool,
-    /// `print` statements write their lines.
-    pub printing: bool,
     /// `--drain` was asked.
     pub drain: bool,
     /// Simulated nanoseconds the run lasts, when a limit says so.
@@ -205,9 +203,6 @@ pub fn plan(
     }
     if shape.recording {
         return serial("recorded runs are serial in this version");
-    }
-    if shape.printing {
-        return serial("runs that print are serial in this version (`--quiet-print` lifts it)");
     }
     if shape.drain {
         return serial("`--drain` runs are serial in this version");

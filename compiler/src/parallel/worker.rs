@@ -23,8 +23,14 @@ use std::time::{Duration, Instant};
 
 use chronon_runtime::{DomainId, Fault, Picos, RunLimit, Stop, Timestamp};
 
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::mpsc::Sender;
+
+use super::lines::{Handoff, LineMerge, QUEUED_LINES};
 use crate::config::ExecConfig;
 use crate::ir::Program;
+use crate::run::print::{PrintBatch, PrintCapture};
 use crate::simulate::Simulator;
 
 /// What one worker ends with.
@@ -75,6 +81,9 @@ struct State {
     /// are, so the run's wall time leaves compiling out.
     built: usize,
     go: bool,
+    /// Per worker: print lines handed over and not yet written (see
+    /// [`super::lines`]).
+    queued: Vec<usize>,
 }
 
 /// What the workers share.
@@ -109,6 +118,8 @@ pub(crate) struct Job {
     pub leads: bool,
     /// Whether there is a leader to follow.
     pub follows: bool,
+    /// Where its `print` lines go, when the run prints.
+    pub print: Option<Sender<(usize, Handoff)>>,
 }
 
 /// Runs `jobs` on one thread each; returns each worker's end, why the
@@ -120,6 +131,7 @@ pub(crate) fn run(
     jobs: Vec<Job>,
     horizon: Option<Picos>,
     interrupt: Option<&AtomicBool>,
+    mut lines: Option<&mut LineMerge>,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
 ) -> Result<(Vec<WorkerEnd>, Why, Instant), String> {
     let n = jobs.len();
@@ -136,6 +148,7 @@ pub(crate) fn run(
             failed: None,
             built: 0,
             go: false,
+            queued: vec![0; n],
         }),
         wake: Condvar::new(),
     };
@@ -181,12 +194,30 @@ pub(crate) fn run(
             coord.wake.notify_all();
         }
         let mut handled = false;
+        // Printing workers hand lines over per slice: look for them often.
+        let poll = match lines {
+            Some(_) => Duration::from_millis(2),
+            None => Duration::from_millis(20),
+        };
         loop {
+            let written = lines.as_deref_mut().map(LineMerge::pump);
+            let print_failed = lines.as_ref().is_some_and(|l| l.error.is_some());
             let mut s = coord.lock();
+            if let Some(written) = written
+                && written.iter().any(|&w| w > 0)
+            {
+                for (q, w) in s.queued.iter_mut().zip(written) {
+                    *q -= w;
+                }
+                coord.wake.notify_all();
+            }
             if s.running == 0 || s.failed.is_some() {
                 break;
             }
-            if !handled && interrupt.is_some_and(|f| f.load(Ordering::Relaxed)) {
+            // A print output that fails stops the run as an interrupt
+            // does: at one instant every worker can reach.
+            let interrupted = interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
+            if !handled && (interrupted || print_failed) {
                 handled = true;
                 s.interrupt = true;
                 coord.wake.notify_all();
@@ -216,7 +247,7 @@ pub(crate) fn run(
                 .min();
             let (g, _) = coord
                 .wake
-                .wait_timeout(s, Duration::from_millis(20))
+                .wait_timeout(s, poll)
                 .unwrap_or_else(|e| e.into_inner());
             drop(g);
             progress(slowest, started.elapsed());
@@ -277,6 +308,26 @@ fn work(
     let build =
         || Simulator::for_units(program.clone(), config, &job.active).map_err(|e| e.to_string());
     let mut sim = build()?;
+    let batch = job.print.as_ref().map(|_| {
+        let batch = Rc::new(RefCell::new(PrintBatch::default()));
+        let capture = PrintCapture::new(program, batch.clone());
+        sim.sim.set_trace_sink(Box::new(capture));
+        batch
+    });
+    // Hands the lines since the last call over, with every instant at or
+    // before `reached` done; returns how many.
+    let hand_over = |reached: u128| -> usize {
+        let (Some(tx), Some(batch)) = (&job.print, &batch) else {
+            return 0;
+        };
+        let batch = std::mem::take(&mut *batch.borrow_mut());
+        let count = batch.lines.len();
+        // The receiver lives until every worker has joined.
+        let _ = tx.send((ix, Handoff { batch, reached }));
+        count
+    };
+    let ticks_per_ps = Picos::from_integer(sim.sim.now().ticks_per_ps as i128);
+    let ticks = |t: Picos| (t * ticks_per_ps).floor().to_integer().max(0) as u128;
     {
         let mut s = coord.lock();
         s.built += 1;
@@ -330,12 +381,14 @@ fn work(
                     (None, Some(l)) => l,
                     (Some(h), Some(l)) => Some(l.map_or(h, |l| l.min(h))),
                 };
-                // A follower waits while the leader has nothing past it.
+                // A follower waits while the leader has nothing past it,
+                // and a worker whose lines wait to be written until they
+                // are written (the slowest worker's always can be).
                 let waiting = match (lead, bound) {
                     (Some(None), _) => true,
                     (Some(_), Some(b)) => reached.is_some_and(|r| r >= b),
                     _ => false,
-                };
+                } || s.queued[ix] > QUEUED_LINES;
                 if waiting {
                     s = coord.wait(s);
                     continue;
@@ -360,6 +413,8 @@ fn work(
                 let at = picos(sim.sim.now())?;
                 stop = Some(other);
                 let mut s = coord.lock();
+                // Counted under the lock, before the merge can write them.
+                s.queued[ix] += hand_over(sim.sim.now().ticks);
                 if s.horizon.is_none_or(|h| at < h) {
                     s.horizon = Some(at);
                     s.why = Why::Stopped;
@@ -372,8 +427,13 @@ fn work(
         {
             let mut s = coord.lock();
             s.nows[ix] = Some(picos(sim.sim.now())?);
+            // Counted under the lock, before the merge can write them.
+            let count = hand_over(ticks(target));
+            s.queued[ix] += count;
             if job.leads {
                 s.leader = reached;
+            }
+            if job.leads || count > 0 {
                 coord.wake.notify_all();
             }
         }

@@ -20,7 +20,7 @@ use crate::parallel;
 use crate::record::{RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
-pub use print::PrintTo;
+pub use print::{PrintBuffer, PrintTo};
 pub use time_arg::parse_time;
 
 /// When the run stops (besides `finish` and faults, which always stop it).
@@ -305,7 +305,6 @@ pub fn run_recorded(
             parallel::plan::RunShape {
                 jit: options.engine == EngineKind::Jit,
                 recording: recording.any(),
-                printing: options.print != PrintTo::Quiet && print::prints(&program),
                 drain: options.drain.is_some(),
                 duration_ns: duration_ns(&program, &options.stop),
             },
@@ -321,6 +320,7 @@ pub fn run_recorded(
         }
     };
     let horizon = horizon(&program, &options.stop)?;
+    let print_to = options.print.writer(&program);
     let period = program.domains[0].period_ps;
     let phase = program.domains[0].phase_ps;
     let merged = parallel::run(
@@ -330,6 +330,7 @@ pub fn run_recorded(
         &plan,
         horizon,
         options.interrupt,
+        print_to,
         plan_ms,
         &mut |t, took| {
             // Edges of the first domain at or before `t`, for the bar.
@@ -343,6 +344,8 @@ pub fn run_recorded(
     let wall = merged.started.elapsed().as_secs_f64();
     let why = match &merged.end {
         parallel::End::Stopped(stop) => stop_name(stop),
+        // A failed print output stops the run the way an interrupt does.
+        parallel::End::Interrupted if merged.print_error.is_some() => "print-failed",
         parallel::End::Interrupted => "interrupted",
     };
     let facts = Facts {
@@ -355,6 +358,7 @@ pub fn run_recorded(
     };
     let mut report = report(&facts, &design.top, options, why, None, wall);
     report.parallel = merged.report;
+    report.print_error = merged.print_error;
     Ok(report)
 }
 
@@ -415,7 +419,7 @@ fn run_serial(
         true => Some(Recording::attach(&mut sim, top, recording).map_err(RunError::Setup)?),
         false => None,
     };
-    let printed = attach_print(&mut sim, options.print);
+    let printed = attach_print(&mut sim, &options.print);
     let started = Instant::now();
     let end = drive(&mut sim, &options.stop, options.interrupt, progress)?;
     let stop = match end {
@@ -467,14 +471,8 @@ fn run_serial(
 /// Installs the print sink in front of whatever sink is there (a
 /// recording's) when the design prints and `to` is not quiet; returns
 /// where its write error will be kept.
-fn attach_print(sim: &mut Simulator, to: PrintTo) -> Option<print::PrintError> {
-    if to == PrintTo::Quiet || !print::prints(sim.program()) {
-        return None;
-    }
-    let out: Box<dyn std::io::Write> = match to {
-        PrintTo::Stderr => Box::new(std::io::stderr()),
-        _ => Box::new(std::io::stdout()),
-    };
+fn attach_print(sim: &mut Simulator, to: &PrintTo) -> Option<print::PrintError> {
+    let out = to.writer(sim.program())?;
     let error = print::PrintError::default();
     let inner = sim.sim.take_trace_sink();
     let sink = print::PrintSink::new(sim.program(), out, inner, error.clone());

@@ -17,7 +17,7 @@ use chronon_runtime::{FifoEvent, Observation, Timestamp, TraceRecord, TraceSink}
 use crate::ir::{PrintFormat, Program, Ty};
 
 /// Where `print` lines go.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum PrintTo {
     /// Standard output (the default).
     #[default]
@@ -27,6 +27,55 @@ pub enum PrintTo {
     Stderr,
     /// Nowhere (`--quiet-print`): no sink is installed for them.
     Quiet,
+    /// A buffer the caller reads after the run (tests of the library).
+    Buffer(PrintBuffer),
+}
+
+impl PrintTo {
+    /// The output the lines of `program` go to; `None` when they go
+    /// nowhere (quiet, or the program has no `print`).
+    pub fn writer(&self, program: &Program) -> Option<Box<dyn Write>> {
+        if !prints(program) {
+            return None;
+        }
+        match self {
+            PrintTo::Stdout => Some(Box::new(std::io::stdout())),
+            PrintTo::Stderr => Some(Box::new(std::io::stderr())),
+            PrintTo::Quiet => None,
+            PrintTo::Buffer(b) => Some(Box::new(b.clone())),
+        }
+    }
+}
+
+/// A shared, growable buffer of printed bytes.
+#[derive(Clone, Debug, Default)]
+pub struct PrintBuffer(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl PrintBuffer {
+    /// What was printed so far.
+    pub fn contents(&self) -> Vec<u8> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl PartialEq for PrintBuffer {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for PrintBuffer {}
+
+impl Write for PrintBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut bytes = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        bytes.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Whether `program` has any `print` statement.
@@ -38,17 +87,56 @@ pub fn prints(program: &Program) -> bool {
 /// reports it.
 pub type PrintError = Rc<RefCell<Option<String>>>;
 
-/// The print sink (see the module documentation).
-pub struct PrintSink {
-    /// Per trace id: the print point's format and argument types, or
-    /// `None` for a trace point (forwarded).
+/// What turns a program's print records into lines: per trace id, the
+/// print point's format and argument types (`None` for a trace point);
+/// the units' paths and the domains' names; the line being built (reused:
+/// no allocation per line once grown).
+struct Formatter {
     points: Vec<Option<(PrintFormat, Vec<Ty>)>>,
-    /// Per unit, its instance path; per domain, its name.
     paths: Vec<String>,
     domains: Vec<String>,
-    out: std::io::BufWriter<Box<dyn Write>>,
-    /// The line being built (reused: no allocation per line once grown).
     line: Vec<u8>,
+}
+
+impl Formatter {
+    fn new(program: &Program) -> Formatter {
+        Formatter {
+            points: program
+                .traces
+                .iter()
+                .map(|t| {
+                    let tys = t.args.iter().map(|(_, ty)| *ty).collect();
+                    t.print.clone().map(|f| (f, tys))
+                })
+                .collect(),
+            paths: program.units.iter().map(|u| u.path.clone()).collect(),
+            domains: program.domains.iter().map(|d| d.name.clone()).collect(),
+            line: Vec::with_capacity(256),
+        }
+    }
+
+    /// Whether `r` is a print record.
+    fn is_print(&self, r: &TraceRecord<'_>) -> bool {
+        self.points
+            .get(r.event as usize)
+            .is_some_and(Option::is_some)
+    }
+
+    /// The line of print record `r` (empty for any other record).
+    fn format(&mut self, r: &TraceRecord<'_>) -> &[u8] {
+        self.line.clear();
+        if let Some(Some((format, tys))) = self.points.get(r.event as usize) {
+            let names = (&self.domains[..], &self.paths[..]);
+            format_line(&mut self.line, names, r, format, tys);
+        }
+        &self.line
+    }
+}
+
+/// The print sink (see the module documentation).
+pub struct PrintSink {
+    lines: Formatter,
+    out: std::io::BufWriter<Box<dyn Write>>,
     inner: Option<Box<dyn TraceSink>>,
     /// Whether `inner` takes trace records.
     inner_traces: bool,
@@ -64,27 +152,87 @@ impl PrintSink {
         inner: Option<Box<dyn TraceSink>>,
         error: PrintError,
     ) -> PrintSink {
-        let points = program
-            .traces
-            .iter()
-            .map(|t| {
-                let tys = t.args.iter().map(|(_, ty)| *ty).collect();
-                t.print.clone().map(|f| (f, tys))
-            })
-            .collect();
         let inner_traces = inner
             .as_ref()
             .is_some_and(|s| s.observation(program.fifos.len()).traces);
         PrintSink {
-            points,
-            paths: program.units.iter().map(|u| u.path.clone()).collect(),
-            domains: program.domains.iter().map(|d| d.name.clone()).collect(),
+            lines: Formatter::new(program),
             out: std::io::BufWriter::with_capacity(1 << 16, out),
-            line: Vec::with_capacity(256),
             inner,
             inner_traces,
             error,
         }
+    }
+}
+
+/// The lines one worker of a parallel run printed since it last handed
+/// them over, each with what orders it among every worker's lines: the
+/// instant's time, the domain and the unit's rank in path order (the
+/// runtime's canonical order within an instant; a unit's lines keep their
+/// program order, and a unit runs on one worker).
+#[derive(Debug, Default)]
+pub struct PrintBatch {
+    /// The lines' text, one after another.
+    pub text: Vec<u8>,
+    /// Per line, in order: its key and where its text ends.
+    pub lines: Vec<LineKey>,
+}
+
+/// Where a worker's print line goes in the serial run's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LineKey {
+    /// The instant's time in the runtime's ticks.
+    pub ticks: u128,
+    /// The printing unit's domain.
+    pub domain: u32,
+    /// The printing unit's rank in path order.
+    pub rank: u32,
+    /// Where the line's text ends in [`PrintBatch::text`] (not part of
+    /// the order: the first three fields never tie across workers).
+    pub end: usize,
+}
+
+/// The print lines of one worker of a parallel run: formatted as the
+/// serial run's [`PrintSink`] would, kept with their [`LineKey`]s in a
+/// batch the worker hands over after each slice of simulated time.
+pub struct PrintCapture {
+    lines: Formatter,
+    ranks: Vec<u32>,
+    batch: Rc<RefCell<PrintBatch>>,
+}
+
+impl PrintCapture {
+    /// Captures `program`'s print lines into `batch`.
+    pub fn new(program: &Program, batch: Rc<RefCell<PrintBatch>>) -> PrintCapture {
+        let mut by_path: Vec<usize> = (0..program.units.len()).collect();
+        by_path.sort_by(|&a, &b| program.units[a].path.cmp(&program.units[b].path));
+        let mut ranks = vec![0u32; by_path.len()];
+        for (r, &u) in by_path.iter().enumerate() {
+            ranks[u] = r as u32;
+        }
+        PrintCapture {
+            lines: Formatter::new(program),
+            ranks,
+            batch,
+        }
+    }
+}
+
+impl TraceSink for PrintCapture {
+    fn record(&mut self, r: &TraceRecord<'_>) {
+        if !self.lines.is_print(r) {
+            return;
+        }
+        let line = self.lines.format(r);
+        let mut batch = self.batch.borrow_mut();
+        batch.text.extend_from_slice(line);
+        let key = LineKey {
+            ticks: r.time.ticks,
+            domain: r.domain,
+            rank: self.ranks.get(r.unit as usize).copied().unwrap_or(u32::MAX),
+            end: batch.text.len(),
+        };
+        batch.lines.push(key);
     }
 }
 
@@ -244,21 +392,19 @@ fn write_decimal(line: &mut Vec<u8>, limbs: &mut [u64]) {
 
 impl TraceSink for PrintSink {
     fn record(&mut self, r: &TraceRecord<'_>) {
-        let point = self.points.get(r.event as usize).and_then(Option::as_ref);
-        let Some((format, tys)) = point else {
+        if !self.lines.is_print(r) {
             if self.inner_traces
                 && let Some(inner) = &mut self.inner
             {
                 inner.record(r);
             }
             return;
-        };
+        }
         if self.error.borrow().is_some() {
             return;
         }
-        let names = (&self.domains[..], &self.paths[..]);
-        format_line(&mut self.line, names, r, format, tys);
-        if let Err(e) = self.out.write_all(&self.line) {
+        let line = self.lines.format(r);
+        if let Err(e) = self.out.write_all(line) {
             *self.error.borrow_mut() = Some(format!("print output: {e}"));
         }
     }

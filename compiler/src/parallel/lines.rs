@@ -1,0 +1,152 @@
+//! The `print` lines of a parallel run, in the serial run's order.
+//!
+//! Each worker formats its own units' lines ([`PrintCapture`]) and hands
+//! them over after every slice of simulated time, with how far it has run.
+//! The main thread merges them: a line is written once every worker has
+//! run past its instant, in the order of (time, domain, unit rank), which
+//! is the runtime's canonical order within an instant (a unit's lines keep
+//! their program order, and a unit runs on one worker, so no two workers'
+//! keys tie). Lines past the run's final instant (a worker that ran
+//! beyond another's stop) are never written. A worker with more than
+//! [`QUEUED_LINES`] lines not yet written waits before its next slice, so
+//! memory stays bounded however far ahead it could run; the slowest
+//! worker's lines are always writable, so the wait always ends.
+//!
+//! [`PrintCapture`]: crate::run::print::PrintCapture
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+use crate::run::print::PrintBatch;
+
+/// Lines a worker may have handed over and not yet seen written before it
+/// waits.
+pub(crate) const QUEUED_LINES: usize = 1 << 16;
+
+/// What a worker hands over after a slice.
+pub(crate) struct Handoff {
+    /// Its lines since the last hand-over.
+    pub batch: PrintBatch,
+    /// Every instant at or before this time (in the runtime's ticks) is
+    /// done.
+    pub reached: u128,
+}
+
+/// One worker's lines not yet written.
+#[derive(Default)]
+struct Queue {
+    /// Batches in order, with the next line to write of the first.
+    batches: VecDeque<PrintBatch>,
+    next: usize,
+    /// How far it has run; `None` before its first hand-over.
+    reached: Option<u128>,
+}
+
+impl Queue {
+    /// The key and text of the next line.
+    fn head(&self) -> Option<(&crate::run::print::LineKey, &[u8])> {
+        let b = self.batches.front()?;
+        let key = b.lines.get(self.next)?;
+        let start = match self.next {
+            0 => 0,
+            n => b.lines[n - 1].end,
+        };
+        Some((key, &b.text[start..key.end]))
+    }
+
+    fn advance(&mut self) {
+        self.next += 1;
+        if self
+            .batches
+            .front()
+            .is_some_and(|b| self.next >= b.lines.len())
+        {
+            self.batches.pop_front();
+            self.next = 0;
+        }
+    }
+}
+
+/// The merge of every worker's lines into one output.
+pub(crate) struct LineMerge {
+    inbox: Receiver<(usize, Handoff)>,
+    queues: Vec<Queue>,
+    out: std::io::BufWriter<Box<dyn Write>>,
+    /// The first write error; nothing is written after it.
+    pub error: Option<String>,
+}
+
+impl LineMerge {
+    /// A merge of `workers` workers' lines into `out`, and what each
+    /// worker hands over through.
+    pub fn new(out: Box<dyn Write>, workers: usize) -> (LineMerge, Vec<Sender<(usize, Handoff)>>) {
+        let (tx, inbox) = channel();
+        let merge = LineMerge {
+            inbox,
+            queues: (0..workers).map(|_| Queue::default()).collect(),
+            out: std::io::BufWriter::with_capacity(1 << 16, out),
+            error: None,
+        };
+        (merge, vec![tx; workers])
+    }
+
+    /// Takes every hand-over so far and writes the lines every worker has
+    /// run past; returns how many lines of each worker it wrote.
+    pub fn pump(&mut self) -> Vec<usize> {
+        self.receive();
+        let frontier = self.queues.iter().map(|q| q.reached).min().flatten();
+        self.write_through(frontier)
+    }
+
+    /// Writes the lines at or before `last` (the run's final instant, in
+    /// ticks; `None`: the run did no instant), drops the rest and flushes;
+    /// the first write error, if any.
+    pub fn finish(mut self, last: Option<u128>) -> Option<String> {
+        self.receive();
+        self.write_through(last);
+        if let Err(e) = self.out.flush() {
+            self.error.get_or_insert(format!("print output: {e}"));
+        }
+        self.error
+    }
+
+    fn receive(&mut self) {
+        while let Ok((w, h)) = self.inbox.try_recv() {
+            let q = &mut self.queues[w];
+            q.reached = q.reached.max(Some(h.reached));
+            if !h.batch.lines.is_empty() {
+                q.batches.push_back(h.batch);
+            }
+        }
+    }
+
+    /// Writes, in merge order, every queued line whose instant is at or
+    /// before `limit`.
+    fn write_through(&mut self, limit: Option<u128>) -> Vec<usize> {
+        let mut written = vec![0; self.queues.len()];
+        let Some(limit) = limit else {
+            return written;
+        };
+        loop {
+            let next = self
+                .queues
+                .iter()
+                .enumerate()
+                .filter_map(|(w, q)| q.head().map(|(k, _)| (w, *k)))
+                .filter(|(_, k)| k.ticks <= limit)
+                .min_by_key(|&(_, k)| (k.ticks, k.domain, k.rank));
+            let Some((w, _)) = next else {
+                return written;
+            };
+            if self.error.is_none()
+                && let Some((_, text)) = self.queues[w].head()
+                && let Err(e) = self.out.write_all(text)
+            {
+                self.error = Some(format!("print output: {e}"));
+            }
+            self.queues[w].advance();
+            written[w] += 1;
+        }
+    }
+}
