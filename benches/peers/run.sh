@@ -21,14 +21,18 @@
 #
 # Environment overrides: REPS (default 5), BUILD_REPS (default 3), CHRONC (a chronc binary to use instead of
 # building target/release/chronc), DESIGNS (the designs to run, of
-# "pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo"; all by default), and
+# "pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo ring16 ring64"; all by default), and
 # per design <DESIGN>_CYCLES and <DESIGN>_ICARUS_CYCLES, where DESIGN is
-# PIPE16, PIPE256, PIPE16U, PIPE256U, CRC32, DECODE, WIDE512 or FIFO. pipe16u and pipe256u are
+# PIPE16, PIPE256, PIPE16U, PIPE256U, CRC32, DECODE, WIDE512, FIFO, RING16 or RING64. pipe16u and pipe256u are
 # pipeline_units.chr: the same pipeline as one unit per stage joined by
 # channels, against the same Verilog twin. crc32 is a bit-level CRC-32
 # (slices, concatenation, replication), decode RISC-V immediate decoding of
 # a 64-bit word (slices and concatenations of scattered bits), wide512 a
 # 512-bit datapath (xorshift and a multiply-add across eight limbs).
+# ring16 and ring64 are examples/router_ring.chr (routers joined by
+# latency-1 channels with credits) with 16 and 64 routers, COUNT and
+# BUDGET past the run; the twin is router_ring.v, and the checksum is
+# router 0's.
 # "Cycles" are edges of the design's first clock (the writer clock of the
 # FIFO design).
 
@@ -122,10 +126,12 @@ stats() {
 # The last command's output, kept for error messages.
 out=""
 
-# run_chronc FILE PARAMS CYCLES: prints "checksum received wall_run".
+# run_chronc FILE PARAMS CYCLES: prints "checksum received wall_run";
+# PARAMS is NAME=VALUE words separated by spaces, one `-p` each.
 run_chronc() {
     local file="$1" params="$2" cycles="$3" args=()
-    [ -n "$params" ] && args=(-p "$params")
+    local p
+    for p in $params; do args+=(-p "$p"); done
     timed "$chronc" run "$file" "${args[@]}" --cycles "$cycles" --json -q ||
         die "chronc failed on $file: $out"
     # Counters are u64: read them from the JSON text, because jq holds
@@ -192,7 +198,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 bench() {
     local name="$1" chr="$2" params="$3" vtop="$4" vsrc="$5" tb="$6" main="$7"
     local vparams="$8" iparams="$9" cycles="${10}" icycles="${11}"
-    case " ${DESIGNS:-pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo} " in
+    case " ${DESIGNS:-pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo ring16 ring64} " in
     *" $name "*) ;;
     *) return 0 ;;
     esac
@@ -342,5 +348,12 @@ bench wide512 "$here/wide512.chr" "" wide512 "$here/wide512.v" \
 bench fifo "$here/async_fifo.chr" "" async_fifo "$here/async_fifo.v" \
     "$here/async_fifo_tb.v" "$here/async_fifo_main.cpp" "" "" \
     "${FIFO_CYCLES:-8000000}" "${FIFO_ICARUS_CYCLES:-150000}"
+ring="COUNT=4294967295 BUDGET=4294967295"
+bench ring16 "$root/examples/router_ring.chr" "N=16 $ring" router_ring "$here/router_ring.v" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=16" "-DDUT=router_ring -DDUT_N=16" \
+    "${RING16_CYCLES:-5000000}" "${RING16_ICARUS_CYCLES:-20000}"
+bench ring64 "$root/examples/router_ring.chr" "N=64 $ring" router_ring "$here/router_ring.v" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=64" "-DDUT=router_ring -DDUT_N=64" \
+    "${RING64_CYCLES:-1000000}" "${RING64_ICARUS_CYCLES:-5000}"
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
