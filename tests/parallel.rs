@@ -17,11 +17,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
-use chronon_compiler::run::{PrintBuffer, PrintTo, RunOptions, RunReport, StopAt, parse_time, run};
+use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run};
 use chronon_compiler::simulate::EngineKind;
 use chronon_compiler::testing::random_design::random_design;
 use chronon_lang::span::SourceMap;
-use chronon_suite::designs::{RunArgs, chr_files, parse_run_args};
+use chronon_suite::designs::{self, RunArgs, chr_files, parse_run_args};
 
 /// The parallel configurations each design runs under.
 fn variants() -> Vec<ParallelConfig> {
@@ -50,26 +50,11 @@ fn run_printing(
     args: &RunArgs,
     parallel: ParallelConfig,
 ) -> (RunReport, String) {
-    let mut sources = SourceMap::new();
-    sources.add(label.to_string(), text.to_string());
-    let printed = PrintBuffer::default();
-    let options = RunOptions {
-        params: args.params.clone(),
-        drain: args.drain,
-        seed: 3,
-        exec: ExecConfig {
-            parallel,
-            ..ExecConfig::default()
-        },
-        print: PrintTo::Buffer(printed.clone()),
-        ..RunOptions::new(EngineKind::Jit, args.stop.clone())
+    let exec = ExecConfig {
+        parallel,
+        ..ExecConfig::default()
     };
-    let report = run(&mut sources, &options, &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
-    (
-        report,
-        String::from_utf8_lossy(&printed.contents()).into_owned(),
-    )
+    designs::run_printing(label, text, args, EngineKind::Jit, exec)
 }
 
 /// The report as JSON, less what depends on the host and the workers.

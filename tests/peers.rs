@@ -418,7 +418,11 @@ fn icarus(tb: &str, design: &str, defines: &[String], cycles: u64) -> String {
     if !chronon_suite::tools::icarus_installed() {
         chronon_suite::tools::missing("iverilog", "the Icarus comparison");
     }
-    let dir = std::env::temp_dir().join(format!("chronon-peers-{}", std::process::id()));
+    // A directory per call: the tests that call this run in parallel, and
+    // each removes its own when done.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("chronon-peers-{}-{call}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let out: PathBuf = dir.join(format!("{tb}-{}.vvp", defines.join("-")));
     let status = Command::new("iverilog")

@@ -16,7 +16,7 @@ pub fn check(sources: &mut SourceMap, options: &CompileOptions) -> Vec<Diagnosti
     let clean = !diags.iter().any(Diagnostic::is_error);
     if let Some(design) = compiled.design.filter(|_| clean)
         // Limits come before the optimizer, which check needs not run.
-        && let Err(LowerError::Limit(limit)) = lower_for_run(&design, sources, DEFAULT_SEED, false)
+        && let Err(LowerError::Limit(limit)) = lower_for_run(&design, sources, DEFAULT_SEED, (false, true))
     {
         diags.push(limit);
     }

@@ -14,6 +14,9 @@ use crate::jit::JitConfig;
 pub struct ExecConfig {
     /// Run the IR optimizer ([`crate::ir::opt`]) on the lowered program.
     pub ir_opt: bool,
+    /// Keep long `for` loops with constant bounds as loops instead of
+    /// unrolling them (`lower/reroll.rs`).
+    pub reroll: bool,
     /// Let JIT code operate on the CDC FIFOs bound to its ports inline
     /// (`jit/fifo.rs`); off, every FIFO operation is a host call.
     pub inline_fifo: bool,
@@ -83,6 +86,7 @@ impl Default for ExecConfig {
     fn default() -> Self {
         ExecConfig {
             ir_opt: true,
+            reroll: true,
             inline_fifo: true,
             inline_channel: true,
             jit: JitConfig::default(),
@@ -96,6 +100,7 @@ impl Default for ExecConfig {
 /// for tests that enumerate the configurations.
 pub const SWITCHES: &[&str] = &[
     "ir-opt",
+    "reroll",
     "inline-fifo",
     "inline-channel",
     "simd",
@@ -115,6 +120,7 @@ impl ExecConfig {
     pub fn set(&mut self, name: &str, on: bool) -> Result<(), String> {
         let field = match name {
             "ir-opt" => &mut self.ir_opt,
+            "reroll" => &mut self.reroll,
             "inline-fifo" => &mut self.inline_fifo,
             "inline-channel" => &mut self.inline_channel,
             "simd" => &mut self.jit.simd,

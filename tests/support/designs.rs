@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run};
+use chronon_compiler::config::ExecConfig;
+use chronon_compiler::run::{PrintBuffer, PrintTo, RunOptions, RunReport, StopAt, parse_time, run};
 use chronon_compiler::simulate::{EngineKind, Simulator};
 use chronon_lang::span::SourceMap;
 use chronon_lang::{CompileOptions, compile};
@@ -66,7 +67,8 @@ pub fn lower_text(label: &str, text: &str) -> chronon_compiler::ir::Program {
 pub fn lower_text_with(label: &str, text: &str, optimize: bool) -> chronon_compiler::ir::Program {
     let (design, sources) = elaborate(label, text);
     let seed = chronon_compiler::lower::random::DEFAULT_SEED;
-    chronon_compiler::lower::lower_for_run(&design, &sources, seed, optimize).expect("lowers")
+    chronon_compiler::lower::lower_for_run(&design, &sources, seed, (optimize, true))
+        .expect("lowers")
 }
 
 /// [`lower_text`] without `ir::opt`.
@@ -199,6 +201,34 @@ pub struct RunArgs {
     pub drain: Option<u64>,
     /// `-p NAME=VALUE`, in order.
     pub params: Vec<(String, String)>,
+}
+
+/// Runs `text` (named `label`) as `args` say on `engine` with `exec` and
+/// run seed 3, every register in the report; the report and what the
+/// design's `print` statements wrote. Panics when it cannot run.
+pub fn run_printing(
+    label: &str,
+    text: &str,
+    args: &RunArgs,
+    engine: EngineKind,
+    exec: ExecConfig,
+) -> (RunReport, String) {
+    let mut sources = SourceMap::new();
+    sources.add(label.to_string(), text.to_string());
+    let printed = PrintBuffer::default();
+    let options = RunOptions {
+        params: args.params.clone(),
+        drain: args.drain,
+        seed: 3,
+        exec,
+        dump_state: true,
+        print: PrintTo::Buffer(printed.clone()),
+        ..RunOptions::new(engine, args.stop.clone())
+    };
+    let report = run(&mut sources, &options, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
+    let printed = String::from_utf8_lossy(&printed.contents()).into_owned();
+    (report, printed)
 }
 
 /// Reads `chronc run`'s stop, drain and parameter options from `args` (the

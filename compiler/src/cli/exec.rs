@@ -8,6 +8,7 @@ use chronon_compiler::config::ExecConfig;
 /// The environment variable that sets each switch, and the value it sets.
 const ENVIRONMENT: &[(&str, &str, bool)] = &[
     ("CHRONON_NO_IR_OPT", "ir-opt", false),
+    ("CHRONON_NO_REROLL", "reroll", false),
     ("CHRONON_NO_INLINE_FIFO", "inline-fifo", false),
     ("CHRONON_NO_INLINE_CHANNEL", "inline-channel", false),
     ("CHRONON_NO_SIMD", "simd", false),

@@ -12,6 +12,7 @@ mod bits;
 mod layout;
 mod order;
 pub mod random;
+mod reroll;
 mod wide;
 
 use chronon_lang::ast::{BinOp as LBin, UnOp as LUn};
@@ -72,24 +73,26 @@ pub fn lower_seeded(
     sources: &SourceMap,
     seed: u64,
 ) -> Result<Program, LowerError> {
-    lower_with(design, sources, seed, true)
+    lower_with(design, sources, seed, true, true)
 }
 
-/// [`lower_seeded`], running the IR optimizer only with `optimize`
-/// ([`crate::config::ExecConfig::ir_opt`]).
+/// [`lower_seeded`] as a run's configuration asks: the IR optimizer only
+/// with `optimize` ([`crate::config::ExecConfig::ir_opt`]), long constant
+/// loops kept as loops only with `reroll`
+/// ([`crate::config::ExecConfig::reroll`]).
 pub fn lower_for_run(
     design: &Design,
     sources: &SourceMap,
     seed: u64,
-    optimize: bool,
+    (optimize, reroll): (bool, bool),
 ) -> Result<Program, LowerError> {
-    lower_with(design, sources, seed, optimize)
+    lower_with(design, sources, seed, optimize, reroll)
 }
 
 /// [`lower`] without [`crate::ir::opt`], for tests that compare the
 /// optimized program with what it was made from.
 pub fn lower_unoptimized(design: &Design, sources: &SourceMap) -> Result<Program, LowerError> {
-    lower_with(design, sources, random::DEFAULT_SEED, false)
+    lower_with(design, sources, random::DEFAULT_SEED, false, true)
 }
 
 fn lower_with(
@@ -97,6 +100,7 @@ fn lower_with(
     sources: &SourceMap,
     seed: u64,
     optimize: bool,
+    reroll: bool,
 ) -> Result<Program, LowerError> {
     let mut p = Program::default();
     for c in &design.clocks {
@@ -159,6 +163,7 @@ fn lower_with(
             stage_site_cache: std::collections::HashMap::new(),
             unrolled: 0,
             too_long: None,
+            reroll,
         };
         l.local_map = spec
             .locals
@@ -422,6 +427,8 @@ struct UnitLower<'a> {
     unrolled: u64,
     /// The first loop that would have passed [`MAX_UNROLLED`].
     too_long: Option<Span>,
+    /// Whether long constant loops stay loops ([`reroll`]).
+    reroll: bool,
 }
 
 /// At most this many `for` iterations are unrolled into one tick. The front
@@ -698,6 +705,10 @@ impl UnitLower<'_> {
                     return;
                 }
                 self.unrolled += n;
+                if self.reroll && reroll::stays_a_loop(n, body) {
+                    self.constant_loop(*var, (*start, *end), body, s.span);
+                    return;
+                }
                 for i in *start..*end {
                     let saved = std::mem::take(&mut self.out);
                     self.out.push(Stmt::Assign(
@@ -1168,9 +1179,18 @@ impl UnitLower<'_> {
             els: Box::new(most),
         };
         let limit = self.temp(Ty::U64, limit);
+        self.counted_loop(var, a, limit, body);
+    }
+
+    /// A loop of `body` with a hidden `u64` counter `k` from `from` while
+    /// below `limit` (and no `return` has ended it): the variable takes
+    /// `k` at the top of each iteration (so assigning it does not change
+    /// the iterations); returns how many loop iterations were unrolled
+    /// inside the body.
+    fn counted_loop(&mut self, var: usize, from: Expr, limit: Expr, body: &[LStmt]) -> u64 {
         let k = self.locals.len() as u32;
         self.locals.push(Ty::U64);
-        self.out.push(Stmt::Assign(k, a));
+        self.out.push(Stmt::Assign(k, from));
         let mut cond = bin(BinOp::Lt, Ty::U64, Expr::Local(k), limit);
         if let Some((_, done)) = self.ret.filter(|_| body.iter().any(may_return)) {
             cond = bin(BinOp::And, Ty::BOOL, cond, not(Expr::Local(done)));
@@ -1180,10 +1200,11 @@ impl UnitLower<'_> {
             self.local_map[var],
             Expr::Cast {
                 from: Ty::U64,
-                to: Ty::unsigned(32),
+                to: scalar(&self.local_type(var)),
                 arg: Box::new(Expr::Local(k)),
             },
         ));
+        let before = self.unrolled;
         self.iterations.push(random::Iteration::Local(k));
         self.loop_vars.push(var);
         self.stmts(body);
@@ -1199,6 +1220,21 @@ impl UnitLower<'_> {
             cond: Box::new(cond),
             body,
         });
+        self.unrolled - before
+    }
+
+    /// `for var in start..end` with constant bounds kept as a loop (see
+    /// [`reroll`]): a hidden `u64` counter runs from `start` to `end`, the
+    /// variable takes it at the top of each iteration, and the unroll
+    /// budget counts the loops unrolled inside as often as they run.
+    fn constant_loop(&mut self, var: usize, (start, end): (u32, u32), body: &[LStmt], span: Span) {
+        let from = Expr::Const(Ty::U64, u64::from(start));
+        let limit = Expr::Const(Ty::U64, u64::from(end));
+        let inner = self.counted_loop(var, from, limit, body);
+        self.unrolled += inner * u64::from(end - start - 1);
+        if self.unrolled > MAX_UNROLLED {
+            self.too_long.get_or_insert(span);
+        }
     }
 
     /// `while cond max M`: the condition computed in the loop's head into

@@ -3,7 +3,7 @@
 //! whether the run should stay serial (and why).
 
 use crate::config::{ParallelConfig, Placement, Threads};
-use crate::ir::{Program, Stmt, walk};
+use crate::ir::{BinOp, Expr, Program, Stmt, walk};
 
 /// Units that exchange data, directly or through others: the smallest
 /// share of a design that one worker can run on its own.
@@ -77,7 +77,7 @@ fn count_costs(program: &Program, components: &mut [Component]) {
                 let per_ns = 1000.0 * *period.denom() as f64 / *period.numer() as f64;
                 // A tick costs its call and commit even when its body is
                 // empty.
-                (TICK_NODES + body_size(&unit.body) as f64) * per_ns
+                (TICK_NODES + body_size(&unit.body)) * per_ns
             })
             .sum();
     }
@@ -87,23 +87,59 @@ fn count_costs(program: &Program, components: &mut [Component]) {
 const TICK_NODES: f64 = 4.0;
 
 /// IR nodes of a body: statements and expression nodes; host-side work
-/// (queues, flags) counts a few nodes per operation.
-fn body_size(body: &[Stmt]) -> usize {
-    let mut n = 0;
-    walk::visit_stmts(body, &mut |s| {
+/// (queues, flags) counts a few nodes per operation; a loop's head and
+/// body count once per iteration it is expected to run ([`trips`]).
+fn body_size(body: &[Stmt]) -> f64 {
+    let mut n = 0.0;
+    for (i, s) in body.iter().enumerate() {
         n += match s {
             Stmt::Assign(..)
             | Stmt::Store(..)
             | Stmt::StoreIndexed(..)
             | Stmt::If { .. }
             | Stmt::Send { .. }
-            | Stmt::Trace { .. } => 1,
-            _ => 5,
-        }
-    });
-    walk::visit_expr_nodes(body, &mut |_| n += 1);
+            | Stmt::Trace { .. } => 1.0,
+            _ => 5.0,
+        };
+        s.own_exprs(&mut |e| e.visit(&mut |_| n += 1.0));
+        let [a, b] = s.blocks();
+        let inner = body_size(a) + body_size(b);
+        n += match s {
+            Stmt::While { cond, .. } => inner * trips(&body[..i], cond),
+            _ => inner,
+        };
+    }
     n
 }
+
+/// Iterations expected of a loop with condition `cond` after `before`:
+/// `end - start` for a counter from a constant to a constant (a `for`
+/// with constant bounds kept as a loop, `lower/reroll.rs`), else
+/// [`RUN_TIME_TRIPS`].
+fn trips(before: &[Stmt], cond: &Expr) -> f64 {
+    // `k < end`, perhaps `&& !done` (a loop a `return` can end).
+    let test = match cond {
+        Expr::Binary(BinOp::And, _, a, _) => a.as_ref(),
+        other => other,
+    };
+    let Expr::Binary(BinOp::Lt, _, k, end) = test else {
+        return RUN_TIME_TRIPS;
+    };
+    let (Expr::Local(k), Expr::Const(_, end)) = (k.as_ref(), end.as_ref()) else {
+        return RUN_TIME_TRIPS;
+    };
+    let start = before.iter().rev().find_map(|s| match s {
+        Stmt::Assign(l, Expr::Const(_, v)) if l == k => Some(*v),
+        _ => None,
+    });
+    match start {
+        Some(start) => end.saturating_sub(start).max(1) as f64,
+        None => RUN_TIME_TRIPS,
+    }
+}
+
+/// Iterations assumed of a loop whose count is known only at run time.
+const RUN_TIME_TRIPS: f64 = 16.0;
 
 fn finishes(body: &[Stmt]) -> bool {
     let mut any = false;

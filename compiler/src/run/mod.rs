@@ -285,12 +285,16 @@ pub fn run_recorded(
         Some(d) if !has_errors => d,
         _ => return Err(RunError::Compile(compiled.diagnostics)),
     };
-    let program = lower_for_run(&design, sources, options.seed, options.exec.ir_opt).map_err(
-        |e| match e {
-            crate::lower::LowerError::Limit(d) => RunError::Compile(vec![d]),
-            crate::lower::LowerError::Internal(e) => RunError::Setup(e),
-        },
-    )?;
+    let program = lower_for_run(
+        &design,
+        sources,
+        options.seed,
+        (options.exec.ir_opt, options.exec.reroll),
+    )
+    .map_err(|e| match e {
+        crate::lower::LowerError::Limit(d) => RunError::Compile(vec![d]),
+        crate::lower::LowerError::Internal(e) => RunError::Setup(e),
+    })?;
     let program = Arc::new(program);
     let plan_started = Instant::now();
     let mut components = parallel::plan::components(&program);
