@@ -11,7 +11,7 @@ use std::io::Write;
 use std::rc::Rc;
 
 use chronon_lang::design::{FormatPiece, Radix};
-use chronon_record::Time;
+use chronon_record::{Time, wide};
 use chronon_runtime::{FifoEvent, Observation, Timestamp, TraceRecord, TraceSink};
 
 use crate::ir::{PrintFormat, Program, Ty};
@@ -304,14 +304,11 @@ fn write_value(
         let _ = write!(line, "{}", buf[0] != 0);
         return;
     }
-    let negative = signed && (buf[n - 1] >> (top_bits - 1)) & 1 == 1;
     match radix {
         Radix::Decimal => {
-            if negative {
-                negate(&mut buf[..n], top_bits);
-                line.push(b'-');
-            }
-            write_decimal(line, &mut buf[..n]);
+            let mut digits = [0u8; wide::MAX_DECIMAL];
+            let len = wide::put_decimal(&mut digits, &buf[..n], width, signed);
+            line.extend_from_slice(&digits[..len]);
         }
         Radix::Hex | Radix::HexPrefixed => {
             if radix == Radix::HexPrefixed {
@@ -340,53 +337,12 @@ fn write_value(
     }
 }
 
-/// Two's-complement negation of `limbs` within `top_bits` of the last.
-fn negate(limbs: &mut [u64], top_bits: u32) {
-    let mut carry = true;
-    for l in limbs.iter_mut() {
-        let (v, c) = (!*l).overflowing_add(u64::from(carry));
-        *l = v;
-        carry = c;
-    }
-    if top_bits < 64
-        && let Some(top) = limbs.last_mut()
-    {
-        *top &= (1u64 << top_bits) - 1;
-    }
-}
-
 /// The limbs from the most significant non-zero one down, the first
 /// without leading zeros (a zero value is its one limb).
 fn write_digits(line: &mut Vec<u8>, limbs: &[u64], mut put: impl FnMut(&mut Vec<u8>, u64, bool)) {
     let top = limbs.iter().rposition(|&l| l != 0).unwrap_or(0);
     for (k, &l) in limbs[..=top].iter().rev().enumerate() {
         put(line, l, k == 0);
-    }
-}
-
-/// An unsigned multi-limb value in decimal: repeated division by 10^19,
-/// the chunks written from the most significant (consumes `limbs`).
-fn write_decimal(line: &mut Vec<u8>, limbs: &mut [u64]) {
-    const CHUNK: u64 = 10_000_000_000_000_000_000;
-    // 1024 bits have 309 decimal digits: 17 chunks of 19.
-    let mut chunks = [0u64; 20];
-    let mut count = 0;
-    loop {
-        let mut rem: u128 = 0;
-        for l in limbs.iter_mut().rev() {
-            let cur = (rem << 64) | u128::from(*l);
-            *l = (cur / u128::from(CHUNK)) as u64;
-            rem = cur % u128::from(CHUNK);
-        }
-        chunks[count] = rem as u64;
-        count += 1;
-        if limbs.iter().all(|&l| l == 0) || count == chunks.len() {
-            break;
-        }
-    }
-    let _ = write!(line, "{}", chunks[count - 1]);
-    for c in chunks[..count - 1].iter().rev() {
-        let _ = write!(line, "{c:019}");
     }
 }
 

@@ -21,7 +21,7 @@ mod schema;
 pub mod text;
 mod time;
 pub mod vcd;
-mod wide;
+pub mod wide;
 
 pub use error::{RecordError, SchemaError};
 pub use output::RecordOutput;

@@ -1,6 +1,7 @@
-//! Trace arguments wider than 64 bits as one decimal number, from the
-//! 64-bit limbs a record carries: on the stack, with no allocation, so the
-//! text and Perfetto writers can show a wide value whole per record.
+//! Integers of up to 1024 bits as one decimal number, from their 64-bit
+//! limbs: on the stack, with no allocation, so the text and Perfetto
+//! writers can show a wide trace value whole per record (and `print`, in
+//! the compiler, its wide values).
 
 use crate::schema::MAX_SIGNAL_BITS;
 
@@ -9,7 +10,7 @@ const MAX_LIMBS: usize = MAX_SIGNAL_BITS as usize / 64;
 
 /// The most bytes a wide value's decimal takes: 309 digits for 1024 bits,
 /// and a sign.
-pub(crate) const MAX_DECIMAL: usize = 310;
+pub const MAX_DECIMAL: usize = 310;
 
 /// The most bytes the decimal of a `width`-bit value takes, with a sign:
 /// `ceil(width * log10(2)) + 1` (0.30103 is just above `log10(2)`, and
@@ -27,12 +28,7 @@ const GROUP_DIGITS: usize = 19;
 /// significant first) are `limbs` into `out` and returns its length; bits
 /// at and above `width` are ignored. When `signed`, bit `width - 1` is the
 /// sign and a negative value is written with a `-`.
-pub(crate) fn put_decimal(
-    out: &mut [u8; MAX_DECIMAL],
-    limbs: &[u64],
-    width: u32,
-    signed: bool,
-) -> usize {
+pub fn put_decimal(out: &mut [u8; MAX_DECIMAL], limbs: &[u64], width: u32, signed: bool) -> usize {
     let width = width.clamp(1, MAX_SIGNAL_BITS);
     let n = width.div_ceil(64) as usize;
     let given = n.min(limbs.len());
