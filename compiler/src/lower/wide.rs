@@ -581,33 +581,10 @@ impl UnitLower<'_> {
         };
         let ww = w + 1;
         let ub = self.resize(&ub, ww, false);
-        let mut q: Vec<Expr> = vec![c64(0); limbs(w)];
-        let mut r = Bv::constant(ww, &[]);
-        for i in (0..w).rev() {
-            // r = (r << 1) | bit i of the dividend.
-            let bit = bin(
-                BinOp::And,
-                Ty::U64,
-                shift64(BinOp::Shr, ua.at((i / 64) as usize), c64(u64::from(i % 64))),
-                c64(1),
-            );
-            let shifted = self.shl_const(&r, 1);
-            // Limb 0 of a value over 64 bits is a whole `u64`.
-            let mut low = shifted.limbs;
-            low[0] = self.pure(or64(low[0].clone(), bit));
-            r = Bv {
-                limbs: low,
-                width: ww,
-            };
-            let fits = not(self.lt(&r, &ub, false));
-            let fits = self.pure(fits);
-            let diff = self.sub(&r, &ub);
-            r = self.choose(&fits, &diff, &r);
-            let k = (i / 64) as usize;
-            let set = shift64(BinOp::Shl, widen(fits, Ty::BOOL), c64(u64::from(i % 64)));
-            let limb = or64(std::mem::replace(&mut q[k], c64(0)), set);
-            q[k] = self.pure(limb);
-        }
+        let (q, r) = match self.reroll {
+            true => self.udivrem_loop(&ua, &ub, w),
+            false => self.udivrem_unrolled(&ua, &ub, w),
+        };
         let mut q = self.limbs_of(w, q);
         let mut r = self.resize(&r, w, false);
         if let Some((na, nb)) = signs {
@@ -626,6 +603,112 @@ impl UnitLower<'_> {
         let ones = Bv::low_ones(w, w);
         q = self.choose(&by_zero, &ones, &q);
         r = self.choose(&by_zero, a, &r);
+        (q, r)
+    }
+
+    /// The restoring division of `ua` by `ub` (`w + 1` bits wide) as a
+    /// loop of `w` steps, bit `w - 1` first: the quotient's limbs (`u64`)
+    /// and the remainder (`w + 1` bits). A few dozen IR statements where
+    /// the unrolled form ([`UnitLower::udivrem_unrolled`]) is thousands,
+    /// for the same values; `--exec reroll=off` chooses that one.
+    fn udivrem_loop(&mut self, ua: &Bv, ub: &Bv, w: u32) -> (Vec<Expr>, Bv) {
+        let ww = w + 1;
+        let local = |this: &mut Self, ty: Ty| {
+            let l = this.locals.len() as u32;
+            this.locals.push(ty);
+            this.out
+                .push(crate::ir::Stmt::Assign(l, Expr::Const(ty, 0)));
+            l
+        };
+        let r_locals: Vec<u32> = (0..limbs(ww))
+            .map(|j| local(self, limb_ty(ww, j)))
+            .collect();
+        let q_locals: Vec<u32> = (0..limbs(w)).map(|_| local(self, Ty::U64)).collect();
+        let i = local(self, Ty::U64);
+        self.out.push(crate::ir::Stmt::Assign(i, c64(u64::from(w))));
+        let saved = std::mem::take(&mut self.out);
+        // Step `i - 1`: its limb and bit position.
+        let step = self.pure(bin(BinOp::Sub, Ty::U64, Expr::Local(i), c64(1)));
+        self.out.push(crate::ir::Stmt::Assign(i, step.clone()));
+        let limb = self.pure(shift64(BinOp::Shr, step.clone(), c64(6)));
+        let at = self.pure(bin(BinOp::And, Ty::U64, step, c64(63)));
+        let is = |j: usize| bin(BinOp::Eq, Ty::U64, limb.clone(), c64(j as u64));
+        // r = (r << 1) | bit `i - 1` of the dividend.
+        let word = (1..ua.n()).fold(ua.at(0), |acc, j| select(is(j), ua.at(j), acc));
+        let bit = bin(
+            BinOp::And,
+            Ty::U64,
+            shift64(BinOp::Shr, word, at.clone()),
+            c64(1),
+        );
+        let r = Bv {
+            limbs: r_locals.iter().map(|&l| Expr::Local(l)).collect(),
+            width: ww,
+        };
+        let shifted = self.shl_const(&r, 1);
+        let mut low = shifted.limbs;
+        low[0] = self.pure(or64(low[0].clone(), bit));
+        let r = Bv {
+            limbs: low,
+            width: ww,
+        };
+        let fits = not(self.lt(&r, ub, false));
+        let fits = self.pure(fits);
+        let diff = self.sub(&r, ub);
+        let r = self.choose(&fits, &diff, &r);
+        let set = shift64(BinOp::Shl, widen(fits, Ty::BOOL), at);
+        for (j, &q) in q_locals.iter().enumerate() {
+            let limb = or64(Expr::Local(q), select(is(j), set.clone(), c64(0)));
+            self.out.push(crate::ir::Stmt::Assign(q, limb));
+        }
+        for (&l, v) in r_locals.iter().zip(r.limbs) {
+            self.out.push(crate::ir::Stmt::Assign(l, v));
+        }
+        let body = std::mem::replace(&mut self.out, saved);
+        self.out.push(crate::ir::Stmt::While {
+            head: Vec::new(),
+            cond: Box::new(bin(BinOp::Lt, Ty::U64, c64(0), Expr::Local(i))),
+            body,
+        });
+        let q = q_locals.iter().map(|&l| Expr::Local(l)).collect();
+        let r = Bv {
+            limbs: r_locals.iter().map(|&l| Expr::Local(l)).collect(),
+            width: ww,
+        };
+        (q, r)
+    }
+
+    /// The restoring division of `ua` by `ub` unrolled, one step per
+    /// quotient bit: the quotient's limbs (`u64`) and the remainder.
+    fn udivrem_unrolled(&mut self, ua: &Bv, ub: &Bv, w: u32) -> (Vec<Expr>, Bv) {
+        let ww = w + 1;
+        let mut q: Vec<Expr> = vec![c64(0); limbs(w)];
+        let mut r = Bv::constant(ww, &[]);
+        for i in (0..w).rev() {
+            // r = (r << 1) | bit i of the dividend.
+            let bit = bin(
+                BinOp::And,
+                Ty::U64,
+                shift64(BinOp::Shr, ua.at((i / 64) as usize), c64(u64::from(i % 64))),
+                c64(1),
+            );
+            let shifted = self.shl_const(&r, 1);
+            // Limb 0 of a value over 64 bits is a whole `u64`.
+            let mut low = shifted.limbs;
+            low[0] = self.pure(or64(low[0].clone(), bit));
+            r = Bv {
+                limbs: low,
+                width: ww,
+            };
+            let fits = not(self.lt(&r, ub, false));
+            let fits = self.pure(fits);
+            let diff = self.sub(&r, ub);
+            r = self.choose(&fits, &diff, &r);
+            let k = (i / 64) as usize;
+            let set = shift64(BinOp::Shl, widen(fits, Ty::BOOL), c64(u64::from(i % 64)));
+            let limb = or64(std::mem::replace(&mut q[k], c64(0)), set);
+            q[k] = self.pure(limb);
+        }
         (q, r)
     }
 

@@ -113,28 +113,32 @@ fn body_size(body: &[Stmt]) -> f64 {
 }
 
 /// Iterations expected of a loop with condition `cond` after `before`:
-/// `end - start` for a counter from a constant to a constant (a `for`
-/// with constant bounds kept as a loop, `lower/reroll.rs`), else
-/// [`RUN_TIME_TRIPS`].
+/// the distance between a counter's constant start and a constant bound
+/// (`k < end` counting up: a `for` with constant bounds kept as a loop,
+/// `lower/reroll.rs`; `0 < k` counting down: a wide division's steps),
+/// else [`RUN_TIME_TRIPS`].
 fn trips(before: &[Stmt], cond: &Expr) -> f64 {
-    // `k < end`, perhaps `&& !done` (a loop a `return` can end).
+    // Perhaps `&& !done` (a loop a `return` can end).
     let test = match cond {
         Expr::Binary(BinOp::And, _, a, _) => a.as_ref(),
         other => other,
     };
-    let Expr::Binary(BinOp::Lt, _, k, end) = test else {
+    let Expr::Binary(BinOp::Lt, _, a, b) = test else {
         return RUN_TIME_TRIPS;
     };
-    let (Expr::Local(k), Expr::Const(_, end)) = (k.as_ref(), end.as_ref()) else {
-        return RUN_TIME_TRIPS;
+    let (k, bound, up) = match (a.as_ref(), b.as_ref()) {
+        (Expr::Local(k), Expr::Const(_, end)) => (k, *end, true),
+        (Expr::Const(_, low), Expr::Local(k)) => (k, *low, false),
+        _ => return RUN_TIME_TRIPS,
     };
     let start = before.iter().rev().find_map(|s| match s {
         Stmt::Assign(l, Expr::Const(_, v)) if l == k => Some(*v),
         _ => None,
     });
-    match start {
-        Some(start) => end.saturating_sub(start).max(1) as f64,
-        None => RUN_TIME_TRIPS,
+    match (start, up) {
+        (Some(start), true) => bound.saturating_sub(start).max(1) as f64,
+        (Some(start), false) => start.saturating_sub(bound).max(1) as f64,
+        (None, _) => RUN_TIME_TRIPS,
     }
 }
 
