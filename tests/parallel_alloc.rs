@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::Ordering;
 
 use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
-use chronon_compiler::run::{RunOptions, RunReport, run};
+use chronon_compiler::run::{PrintBuffer, PrintTo, RunOptions, RunReport, run};
 use chronon_compiler::simulate::EngineKind;
 use chronon_lang::span::SourceMap;
 use chronon_suite::designs::parse_run_args;
@@ -20,7 +20,15 @@ use counting_alloc::{ALLOCATIONS, WATCHING_ALL};
 /// `examples/independent_models.chr` run to `until` on two workers: the
 /// report and the allocations the whole run made.
 fn counted_run(until: &str) -> (RunReport, u64) {
-    let path = "examples/independent_models.chr";
+    counted_run_of("examples/independent_models.chr", until, PrintTo::Quiet)
+}
+
+/// `path` run to `until` on two workers, its lines to `print`: the report
+/// and the allocations the whole run made.
+fn counted_run_of(path: &str, until: &str, print: PrintTo) -> (RunReport, u64) {
+    // The counter counts every thread: one counted run at a time.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let text = std::fs::read_to_string(path).expect("readable");
     let args = parse_run_args(Path::new(path), &format!("--until {until}"));
     let mut sources = SourceMap::new();
@@ -35,6 +43,7 @@ fn counted_run(until: &str) -> (RunReport, u64) {
             },
             ..ExecConfig::default()
         },
+        print,
         ..RunOptions::new(EngineKind::Jit, args.stop)
     };
     ALLOCATIONS.store(0, Ordering::SeqCst);
@@ -65,5 +74,38 @@ fn parallel_workers_do_not_allocate_per_instant() {
         extra < 2_000,
         "{extra} more allocations for {} more instants ({short_allocs} -> {long_allocs})",
         long.instants - short.instants
+    );
+}
+
+/// The same for a run that prints on every edge of three clocks: a worker
+/// formats each line into a reused buffer and batch (the merge hands
+/// written batches back emptied), so seven times the lines cost no more
+/// allocations than the output buffer's own growth and a few per slice.
+#[test]
+fn printing_workers_do_not_allocate_per_line() {
+    let path = "compiler/tests/print/many_parallel.chr";
+    let (short, short_lines) = {
+        let out = PrintBuffer::default();
+        let run = counted_run_of(path, "20us", PrintTo::Buffer(out.clone()));
+        (run, out.contents().len())
+    };
+    let (long, long_lines) = {
+        let out = PrintBuffer::default();
+        let run = counted_run_of(path, "150us", PrintTo::Buffer(out.clone()));
+        (run, out.contents().len())
+    };
+    assert_eq!(long.0.parallel.workers, 2);
+    assert!(
+        long_lines > 6 * short_lines,
+        "{short_lines} -> {long_lines} bytes printed"
+    );
+    let extra = long.1.saturating_sub(short.1);
+    // A line's allocation would add about 240,000 here.
+    assert!(
+        extra < 2_000,
+        "{extra} more allocations for {} more instants ({} -> {})",
+        long.0.instants - short.0.instants,
+        short.1,
+        long.1
     );
 }

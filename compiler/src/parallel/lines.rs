@@ -24,6 +24,23 @@ use crate::run::print::PrintBatch;
 /// waits.
 pub(crate) const QUEUED_LINES: usize = 1 << 16;
 
+/// A worker's ends of the merge: where it hands its lines over, and where
+/// the batches it handed over come back, emptied, to be filled again (so a
+/// worker's steady state allocates nothing for its lines).
+pub(crate) struct WorkerLines {
+    /// Hand-overs, tagged with the worker's index.
+    pub to_merge: Sender<(usize, Handoff)>,
+    /// Batches written and emptied.
+    pub returned: Receiver<PrintBatch>,
+}
+
+impl WorkerLines {
+    /// An empty batch: a returned one when there is one.
+    pub fn empty_batch(&self) -> PrintBatch {
+        self.returned.try_recv().unwrap_or_default()
+    }
+}
+
 /// What a worker hands over after a slice.
 pub(crate) struct Handoff {
     /// Its lines since the last hand-over.
@@ -34,13 +51,14 @@ pub(crate) struct Handoff {
 }
 
 /// One worker's lines not yet written.
-#[derive(Default)]
 struct Queue {
     /// Batches in order, with the next line to write of the first.
     batches: VecDeque<PrintBatch>,
     next: usize,
     /// How far it has run; `None` before its first hand-over.
     reached: Option<u128>,
+    /// Where its written batches go back.
+    back: Sender<PrintBatch>,
 }
 
 impl Queue {
@@ -61,9 +79,13 @@ impl Queue {
             .batches
             .front()
             .is_some_and(|b| self.next >= b.lines.len())
+            && let Some(mut done) = self.batches.pop_front()
         {
-            self.batches.pop_front();
             self.next = 0;
+            done.text.clear();
+            done.lines.clear();
+            // The worker may have finished; then the batch is dropped.
+            let _ = self.back.send(done);
         }
     }
 }
@@ -78,17 +100,33 @@ pub(crate) struct LineMerge {
 }
 
 impl LineMerge {
-    /// A merge of `workers` workers' lines into `out`, and what each
-    /// worker hands over through.
-    pub fn new(out: Box<dyn Write>, workers: usize) -> (LineMerge, Vec<Sender<(usize, Handoff)>>) {
+    /// A merge of `workers` workers' lines into `out`, and each worker's
+    /// ends of it.
+    pub fn new(out: Box<dyn Write>, workers: usize) -> (LineMerge, Vec<WorkerLines>) {
         let (tx, inbox) = channel();
+        let (queues, ends) = (0..workers)
+            .map(|_| {
+                let (back, returned) = channel();
+                let queue = Queue {
+                    batches: VecDeque::new(),
+                    next: 0,
+                    reached: None,
+                    back,
+                };
+                let end = WorkerLines {
+                    to_merge: tx.clone(),
+                    returned,
+                };
+                (queue, end)
+            })
+            .unzip();
         let merge = LineMerge {
             inbox,
-            queues: (0..workers).map(|_| Queue::default()).collect(),
+            queues,
             out: std::io::BufWriter::with_capacity(1 << 16, out),
             error: None,
         };
-        (merge, vec![tx; workers])
+        (merge, ends)
     }
 
     /// Takes every hand-over so far and writes the lines every worker has

@@ -150,12 +150,12 @@ pub fn run(
 ) -> Result<Merged, String> {
     let workers = &plan.workers;
     let leads = plan.finish == plan::FinishRule::Leader;
-    let (mut lines, mut senders) = match print {
+    let (mut lines, mut senders): (_, Vec<Option<lines::WorkerLines>>) = match print {
         Some(out) => {
             let (merge, senders) = lines::LineMerge::new(out, workers.len());
             (Some(merge), senders.into_iter().map(Some).collect())
         }
-        None => (None, vec![None; workers.len()]),
+        None => (None, (0..workers.len()).map(|_| None).collect()),
     };
     let jobs = workers
         .iter()

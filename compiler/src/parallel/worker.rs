@@ -23,15 +23,13 @@ use std::time::{Duration, Instant};
 
 use chronon_runtime::{DomainId, Fault, Picos, RunLimit, Stop, Timestamp};
 
-use std::cell::RefCell;
-use std::rc::Rc;
-use std::sync::mpsc::Sender;
-
-use super::lines::{Handoff, LineMerge, QUEUED_LINES};
+use super::lines::{Handoff, LineMerge, QUEUED_LINES, WorkerLines};
 use crate::config::ExecConfig;
 use crate::ir::Program;
 use crate::run::print::{PrintBatch, PrintCapture};
 use crate::simulate::Simulator;
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// What one worker ends with.
 pub(crate) struct WorkerEnd {
@@ -119,7 +117,7 @@ pub(crate) struct Job {
     /// Whether there is a leader to follow.
     pub follows: bool,
     /// Where its `print` lines go, when the run prints.
-    pub print: Option<Sender<(usize, Handoff)>>,
+    pub print: Option<WorkerLines>,
 }
 
 /// Runs `jobs` on one thread each; returns each worker's end, why the
@@ -317,13 +315,13 @@ fn work(
     // Hands the lines since the last call over, with every instant at or
     // before `reached` done; returns how many.
     let hand_over = |reached: u128| -> usize {
-        let (Some(tx), Some(batch)) = (&job.print, &batch) else {
+        let (Some(ends), Some(batch)) = (&job.print, &batch) else {
             return 0;
         };
-        let batch = std::mem::take(&mut *batch.borrow_mut());
+        let batch = std::mem::replace(&mut *batch.borrow_mut(), ends.empty_batch());
         let count = batch.lines.len();
         // The receiver lives until every worker has joined.
-        let _ = tx.send((ix, Handoff { batch, reached }));
+        let _ = ends.to_merge.send((ix, Handoff { batch, reached }));
         count
     };
     let ticks_per_ps = Picos::from_integer(sim.sim.now().ticks_per_ps as i128);
