@@ -17,6 +17,8 @@
 //! alone, to exactly the horizon (the run is deterministic, so its second
 //! run is its first cut short).
 
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -28,8 +30,6 @@ use crate::config::ExecConfig;
 use crate::ir::Program;
 use crate::run::print::{PrintBatch, PrintCapture};
 use crate::simulate::Simulator;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 /// What one worker ends with.
 pub(crate) struct WorkerEnd {

@@ -236,7 +236,7 @@ impl TraceSink for PrintCapture {
     }
 }
 
-/// Formats one print record into `line` (cleared first).
+/// Appends the line of one print record to `line`.
 fn format_line(
     line: &mut Vec<u8>,
     (domains, paths): (&[String], &[String]),
@@ -244,7 +244,6 @@ fn format_line(
     format: &PrintFormat,
     tys: &[Ty],
 ) {
-    line.clear();
     let time = u64::try_from(r.time.ticks_per_ps)
         .ok()
         .and_then(|tpp| Time::new(r.time.ticks, tpp));

@@ -459,6 +459,20 @@ impl Packets {
     }
 }
 
+/// The error for a trace record of event `e` with `got` values where its
+/// template takes `declared`, built off the hot path.
+#[cold]
+fn arg_count(schema: &Schema, e: usize, declared: usize, got: usize) -> RecordError {
+    RecordError::ArgCount {
+        event: schema
+            .events
+            .get(e)
+            .map_or_else(String::new, |i| i.name.clone()),
+        declared,
+        got,
+    }
+}
+
 /// The error for a record naming a unit, event, FIFO or counter that the
 /// schema does not have, built off the hot path.
 #[cold]
@@ -695,17 +709,11 @@ impl Recorder for PerfettoWriter {
 
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
         let e = r.event as usize;
-        let (Some(info), Some(template)) =
-            (self.schema.events.get(e), self.templates.events.get(e))
-        else {
+        let Some(template) = self.templates.events.get(e) else {
             return Err(unknown("event", r.event));
         };
         if template.values() != r.args.len() {
-            return Err(RecordError::ArgCount {
-                event: info.name.clone(),
-                declared: template.values(),
-                got: r.args.len(),
-            });
+            return Err(arg_count(&self.schema, e, template.values(), r.args.len()));
         }
         if r.unit as usize >= self.schema.units.len() {
             return Err(unknown("unit", r.unit));
