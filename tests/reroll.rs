@@ -1,6 +1,7 @@
 //! Long `for` loops with constant bounds kept as loops (`--exec reroll`,
 //! `compiler/src/lower/reroll.rs`) against the same loops unrolled: every
-//! example, test design, workload and peer design, and designs of long
+//! example, test design, workload, peer and wide-integer design (whose
+//! divisions are loops too), and designs of long
 //! loops written here, run with rerolling on and off on both engines, and
 //! their stop, instants, time, edges, counters, faults, every register's
 //! final value and the printed lines must be equal. (The state digest may
@@ -88,6 +89,7 @@ fn every_design_runs_alike_rerolled_or_unrolled() {
         "tests/user_designs",
         "benches/workloads",
         "benches/peers",
+        "benches/wide",
     ] {
         files.extend(chr_files(dir));
     }

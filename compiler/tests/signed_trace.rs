@@ -75,6 +75,12 @@ impl Drop for Scratch {
     }
 }
 
+/// The manifest of the text logs in `text`.
+fn manifest(text: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(text.join("manifest.json")).expect("manifest"))
+        .expect("manifest JSON")
+}
+
 /// Runs `design` on `engine` with a text trace and a Perfetto trace in
 /// `dir`; their paths.
 fn record(design: &str, engine: &str, dir: &Scratch) -> (PathBuf, PathBuf) {
@@ -105,9 +111,7 @@ fn signed_values_print_signed_in_text_and_perfetto() {
         let (text, trace) = record(DESIGN, engine, &dir);
 
         // The manifest declares the signed widths per scalar value.
-        let manifest: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(text.join("manifest.json")).expect("manifest"))
-                .expect("manifest JSON");
+        let manifest = manifest(&text);
         assert_eq!(
             manifest["schema"]["events"][0]["signed_widths"],
             serde_json::json!([8, 16, 32, 64, 0, 0, 16, 0]),
@@ -353,9 +357,7 @@ fn wide_values_are_whole_in_text_and_perfetto() {
     let mut logs = Vec::new();
     for engine in ["interp", "jit"] {
         let (text, trace) = record(design, engine, &dir);
-        let manifest: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(text.join("manifest.json")).expect("manifest"))
-                .expect("manifest JSON");
+        let manifest = manifest(&text);
         let event = &manifest["schema"]["events"][0];
         assert_eq!(
             event["args"],

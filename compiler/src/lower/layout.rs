@@ -11,13 +11,7 @@ use crate::ir::Ty;
 /// array elements in order, an option's valid bit before its value.
 pub fn scalars(ty: &Type) -> Vec<Ty> {
     let mut out = Vec::new();
-    push_scalars(ty, &mut out);
-    out
-}
-
-fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
-    match ty {
-        Type::Bool => out.push(Ty::BOOL),
+    leaves(ty, &mut |leaf| match leaf {
         // Limbs, all unsigned (`super::wide`).
         Type::Int { width, .. } if *width > 64 => {
             out.extend((0..super::wide::limbs(*width)).map(|i| super::wide::limb_ty(*width, i)))
@@ -27,22 +21,9 @@ fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
             signed: *signed,
         }),
         Type::Enum(e) => out.push(Ty::unsigned(e.width as u8)),
-        Type::Array(t, n) => {
-            for _ in 0..*n {
-                push_scalars(t, out);
-            }
-        }
-        Type::Struct(s) => {
-            for (_, t) in &s.fields {
-                push_scalars(t, out);
-            }
-        }
-        Type::Option(t) => {
-            out.push(Ty::BOOL);
-            push_scalars(t, out);
-        }
-        Type::Error => {}
-    }
+        _ => out.push(Ty::BOOL),
+    });
+    out
 }
 
 /// The values of a type as recordings show them, in layout order (as
@@ -51,29 +32,35 @@ fn push_scalars(ty: &Type, out: &mut Vec<Ty>) {
 /// scalar.
 pub fn values(ty: &Type) -> Vec<Option<(u32, bool)>> {
     let mut out = Vec::new();
-    push_values(ty, &mut out);
+    leaves(ty, &mut |leaf| {
+        out.push(match leaf {
+            Type::Int { width, signed } if *width > 64 => Some((*width, *signed)),
+            _ => None,
+        })
+    });
     out
 }
 
-fn push_values(ty: &Type, out: &mut Vec<Option<(u32, bool)>>) {
+/// Calls `f` on each leaf of `ty` (a `bool`, integer or enum) in layout
+/// order; an option's valid bit is a `bool` leaf before its value.
+fn leaves(ty: &Type, f: &mut dyn FnMut(&Type)) {
     match ty {
-        Type::Int { width, signed } if *width > 64 => out.push(Some((*width, *signed))),
         Type::Array(t, n) => {
             for _ in 0..*n {
-                push_values(t, out);
+                leaves(t, f);
             }
         }
         Type::Struct(s) => {
             for (_, t) in &s.fields {
-                push_values(t, out);
+                leaves(t, f);
             }
         }
         Type::Option(t) => {
-            out.push(None);
-            push_values(t, out);
+            f(&Type::Bool);
+            leaves(t, f);
         }
         Type::Error => {}
-        Type::Bool | Type::Int { .. } | Type::Enum(_) => out.push(None),
+        Type::Bool | Type::Int { .. } | Type::Enum(_) => f(ty),
     }
 }
 
