@@ -1631,7 +1631,7 @@ mod observation_tests {
             let event = (e.fifo, e.kind, e.time.ticks, e.occupancy);
             self.events.borrow_mut().push(event);
         }
-        fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
+        fn fifo_occupancy(&mut self, fifo: u32, _domain: u32, time: Timestamp, occupancy: u32) {
             let change = (fifo, time.ticks, occupancy);
             self.watched.borrow_mut().push(change);
         }

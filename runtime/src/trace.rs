@@ -155,6 +155,11 @@ impl FifoKinds {
     pub fn is_empty(self) -> bool {
         self.0 == 0
     }
+
+    /// The kinds in either set.
+    pub fn union(self, other: FifoKinds) -> FifoKinds {
+        FifoKinds(self.0 | other.0)
+    }
 }
 
 /// What a sink observes besides nothing at all; the runtime asks once, when
@@ -261,10 +266,10 @@ pub trait TraceSink {
 
     /// A watched FIFO's committed occupancy changed in the instant at
     /// `time` (see [`Observation::occupancy_watch`]); called after the
-    /// instant's commits, in the slot of the first domain (declaration
-    /// order) of the instant with a side of the FIFO.
-    fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
-        let _ = (fifo, time, occupancy);
+    /// instant's commits, in the slot of `domain`: the first domain
+    /// (declaration order) of the instant with a side of the FIFO.
+    fn fifo_occupancy(&mut self, fifo: u32, domain: u32, time: Timestamp, occupancy: u32) {
+        let _ = (fifo, domain, time, occupancy);
     }
 
     /// A domain's edge has been evaluated and committed: registers, stage
@@ -470,7 +475,7 @@ impl TraceBuffer {
             let last = &mut self.watch.last[f as usize];
             if *last != occupancy {
                 *last = occupancy;
-                sink.fifo_occupancy(f, time, occupancy);
+                sink.fifo_occupancy(f, domain, time, occupancy);
             }
         }
     }

@@ -9,14 +9,18 @@
 //! - `worker`: the threads and the horizon protocol that makes every stop
 //!   land on the serial run's instant.
 //!
-//! - `lines`: the workers' `print` lines merged into the serial order.
+//! - `lines`: the workers' `print` lines merged into the serial order;
+//! - `records`: the workers' recordings merged into the serial order, so
+//!   every writer writes the serial run's bytes.
 //!
 //! What is not parallel yet: clusters of one component (units joined by a
-//! channel of latency >= 1 or a CDC FIFO) run on one worker; recorded and
-//! drained runs are serial (the plan says so).
+//! channel of latency >= 1 or a CDC FIFO) run on one worker; drained runs
+//! are serial (the plan says so).
 
 mod lines;
 pub mod plan;
+mod records;
+mod tee;
 mod worker;
 
 use std::sync::Arc;
@@ -26,8 +30,11 @@ use std::time::Duration;
 use chronon_runtime::{Fault, Picos, Stop, Timestamp};
 use serde::Serialize;
 
+use chronon_record::RecordError;
+
 use crate::config::ExecConfig;
 use crate::ir::Program;
+use crate::record::ParallelRecording;
 use plan::Component;
 
 /// How a run used workers, as reported.
@@ -122,6 +129,20 @@ pub struct Merged {
     pub started: std::time::Instant,
     /// The print output's first write error.
     pub print_error: Option<String>,
+    /// The recording, every record through the final instant written;
+    /// the caller, who knows where the run stopped, finishes it.
+    pub recording: Option<MergedRecording>,
+}
+
+/// A parallel run's recording after the merge.
+pub struct MergedRecording {
+    /// The writers, every record through the final instant handed to
+    /// them.
+    pub recorders: Vec<chronon_record::buffer::BufferedRecorder>,
+    /// What the summary needs besides them.
+    pub end: crate::record::RecordingEnd,
+    /// The first writer error the merge saw.
+    pub error: Option<RecordError>,
 }
 
 /// How a parallel run ended.
@@ -132,10 +153,17 @@ pub enum End {
     Interrupted,
 }
 
+/// What a parallel run writes besides its state.
+pub struct Outputs {
+    /// Where the `print` lines go, in the serial run's order.
+    pub print: Option<Box<dyn std::io::Write>>,
+    /// The recording, whose writers get the serial run's records.
+    pub recording: Option<ParallelRecording>,
+}
+
 /// Runs `plan`'s workers (components per worker, from [`plan::plan`]) on
 /// one thread each, up to `horizon` (`None`: until `finish` or a fault), and
-/// merges their results; `print` lines, when given an output, go there in
-/// the serial run's order.
+/// merges their results and their `outputs`.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     program: &Arc<Program>,
@@ -144,18 +172,32 @@ pub fn run(
     plan: &plan::Parallel,
     horizon: Option<Picos>,
     interrupt: Option<&AtomicBool>,
-    print: Option<Box<dyn std::io::Write>>,
+    outputs: Outputs,
     plan_ms: f64,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
 ) -> Result<Merged, String> {
     let workers = &plan.workers;
     let leads = plan.finish == plan::FinishRule::Leader;
-    let (mut lines, mut senders): (_, Vec<Option<lines::WorkerLines>>) = match print {
+    let (mut lines, mut senders): (_, Vec<Option<lines::WorkerLines>>) = match outputs.print {
         Some(out) => {
             let (merge, senders) = lines::LineMerge::new(out, workers.len());
             (Some(merge), senders.into_iter().map(Some).collect())
         }
         None => (None, (0..workers.len()).map(|_| None).collect()),
+    };
+    // The plan is what the workers build their sinks from; the merge
+    // owns the writers.
+    let (mut records, mut record_ends, record_plan, record_end) = match outputs.recording {
+        Some(ParallelRecording {
+            recorders,
+            plan,
+            end,
+        }) => {
+            let (merge, ends) = records::RecordMerge::new(recorders, workers.len());
+            let ends: Vec<Option<_>> = ends.into_iter().map(Some).collect();
+            (Some(merge), ends, Some(plan), Some(end))
+        }
+        None => (None, (0..workers.len()).map(|_| None).collect(), None, None),
     };
     let jobs = workers
         .iter()
@@ -172,6 +214,7 @@ pub fn run(
                 leads: leads && i == 0,
                 follows: leads && i != 0,
                 print: senders[i].take(),
+                record: record_ends[i].take(),
             }
         })
         .collect();
@@ -181,7 +224,10 @@ pub fn run(
         jobs,
         horizon,
         interrupt,
-        lines.as_mut(),
+        worker::Merges {
+            lines: lines.as_mut(),
+            records: records.as_mut().zip(record_plan.as_ref()),
+        },
         progress,
     )?;
     let total: f64 = components.iter().map(|c| c.cost).sum();
@@ -209,6 +255,14 @@ pub fn run(
     // the serial run's.
     let last = (first.instants > 0).then_some(first.now.ticks);
     let print_error = lines.and_then(|l| l.finish(last));
+    let recording = records.zip(record_end).map(|(merge, end)| {
+        let (recorders, error) = merge.finish(last);
+        MergedRecording {
+            recorders,
+            end,
+            error,
+        }
+    });
     let state = merge_state(program, ends.iter().map(|e| e.state.as_slice()));
     let mut faults: Vec<Fault> = ends.iter().flat_map(|e| e.faults.iter().cloned()).collect();
     sort_faults(program, &mut faults);
@@ -243,6 +297,7 @@ pub fn run(
         },
         started,
         print_error,
+        recording,
     })
 }
 

@@ -192,8 +192,6 @@ pub enum FinishRule {
 pub struct RunShape {
     /// The JIT runs it (the interpreter, the reference, stays serial).
     pub jit: bool,
-    /// Something is recorded.
-    pub recording: bool,
     /// `--drain` was asked.
     pub drain: bool,
     /// Simulated nanoseconds the run lasts, when a limit says so.
@@ -240,9 +238,6 @@ pub fn plan(
     }
     if !shape.jit {
         return serial("the interpreter runs serially (it is the reference)");
-    }
-    if shape.recording {
-        return serial("recorded runs are serial in this version");
     }
     if shape.drain {
         return serial("`--drain` runs are serial in this version");

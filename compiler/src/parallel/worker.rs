@@ -26,8 +26,11 @@ use std::time::{Duration, Instant};
 use chronon_runtime::{DomainId, Fault, Picos, RunLimit, Stop, Timestamp};
 
 use super::lines::{Handoff, LineMerge, QUEUED_LINES, WorkerLines};
+use super::records::{QUEUED_RECORDS, RecordHandoff, RecordMerge, WorkerRecords};
+use super::tee::Tee;
 use crate::config::ExecConfig;
 use crate::ir::Program;
+use crate::record::{RecordPlan, WorkerRecording};
 use crate::run::print::{PrintBatch, PrintCapture};
 use crate::simulate::Simulator;
 
@@ -82,6 +85,9 @@ struct State {
     /// Per worker: print lines handed over and not yet written (see
     /// [`super::lines`]).
     queued: Vec<usize>,
+    /// Per worker: records handed over and not yet written (see
+    /// [`super::records`]).
+    queued_records: Vec<usize>,
 }
 
 /// What the workers share.
@@ -118,6 +124,16 @@ pub(crate) struct Job {
     pub follows: bool,
     /// Where its `print` lines go, when the run prints.
     pub print: Option<WorkerLines>,
+    /// Where its records go, when the run records.
+    pub record: Option<WorkerRecords>,
+}
+
+/// The main thread's merges of what the workers hand over.
+pub(crate) struct Merges<'a> {
+    /// The `print` lines, when the run prints.
+    pub lines: Option<&'a mut LineMerge>,
+    /// The recording, when the run records, and what the workers record.
+    pub records: Option<(&'a mut RecordMerge, &'a RecordPlan)>,
 }
 
 /// Runs `jobs` on one thread each; returns each worker's end, why the
@@ -129,9 +145,14 @@ pub(crate) fn run(
     jobs: Vec<Job>,
     horizon: Option<Picos>,
     interrupt: Option<&AtomicBool>,
-    mut lines: Option<&mut LineMerge>,
+    merges: Merges<'_>,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
 ) -> Result<(Vec<WorkerEnd>, Why, Instant), String> {
+    let Merges { mut lines, records } = merges;
+    let (mut records, record_plan) = match records {
+        Some((merge, plan)) => (Some(merge), Some(plan)),
+        None => (None, None),
+    };
     let n = jobs.len();
     let coord = Coord {
         state: Mutex::new(State {
@@ -147,6 +168,7 @@ pub(crate) fn run(
             built: 0,
             go: false,
             queued: vec![0; n],
+            queued_records: vec![0; n],
         }),
         wake: Condvar::new(),
     };
@@ -164,7 +186,7 @@ pub(crate) fn run(
                         // A panic is a failure the others must hear of, or
                         // they would wait for this worker forever.
                         let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            work(ix, &program, config, &job, coord, step)
+                            work(ix, (&program, config, record_plan), &job, coord, step)
                         }))
                         .unwrap_or_else(|panic| {
                             let what = panic
@@ -192,28 +214,42 @@ pub(crate) fn run(
             coord.wake.notify_all();
         }
         let mut handled = false;
-        // Printing workers hand lines over per slice: look for them often.
-        let poll = match lines {
-            Some(_) => Duration::from_millis(2),
-            None => Duration::from_millis(20),
+        // Printing and recording workers hand over per slice: look for
+        // what they hand over often.
+        let poll = match lines.is_some() || records.is_some() {
+            true => Duration::from_millis(2),
+            false => Duration::from_millis(20),
         };
         loop {
             let written = lines.as_deref_mut().map(LineMerge::pump);
-            let print_failed = lines.as_ref().is_some_and(|l| l.error.is_some());
+            let recorded = records.as_deref_mut().map(RecordMerge::pump);
+            let print_failed = lines.as_ref().is_some_and(|l| l.error.is_some())
+                || records.as_ref().is_some_and(|r| r.failed());
             let mut s = coord.lock();
-            if let Some(written) = written
-                && written.iter().any(|&w| w > 0)
-            {
-                for (q, w) in s.queued.iter_mut().zip(written) {
-                    *q -= w;
+            let mut wake = false;
+            let State {
+                queued,
+                queued_records,
+                ..
+            } = &mut *s;
+            for (written, queued) in [(written, queued), (recorded, queued_records)] {
+                if let Some(written) = written
+                    && written.iter().any(|&w| w > 0)
+                {
+                    for (q, w) in queued.iter_mut().zip(written) {
+                        *q -= w;
+                    }
+                    wake = true;
                 }
+            }
+            if wake {
                 coord.wake.notify_all();
             }
             if s.running == 0 || s.failed.is_some() {
                 break;
             }
-            // A print output that fails stops the run as an interrupt
-            // does: at one instant every worker can reach.
+            // A print output or a recording that fails stops the run as
+            // an interrupt does: at one instant every worker can reach.
             let interrupted = interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
             if !handled && (interrupted || print_failed) {
                 handled = true;
@@ -297,8 +333,7 @@ impl Chaos {
 /// One worker: its run loop, then the cut to the final horizon.
 fn work(
     ix: usize,
-    program: &Arc<Program>,
-    config: &ExecConfig,
+    (program, config, record_plan): (&Arc<Program>, &ExecConfig, Option<&RecordPlan>),
     job: &Job,
     coord: &Coord,
     step: Picos,
@@ -306,23 +341,42 @@ fn work(
     let build =
         || Simulator::for_units(program.clone(), config, &job.active).map_err(|e| e.to_string());
     let mut sim = build()?;
-    let batch = job.print.as_ref().map(|_| {
-        let batch = Rc::new(RefCell::new(PrintBatch::default()));
-        let capture = PrintCapture::new(program, batch.clone());
-        sim.sim.set_trace_sink(Box::new(capture));
-        batch
-    });
-    // Hands the lines since the last call over, with every instant at or
-    // before `reached` done; returns how many.
-    let hand_over = |reached: u128| -> usize {
-        let (Some(ends), Some(batch)) = (&job.print, &batch) else {
-            return 0;
-        };
-        let batch = std::mem::replace(&mut *batch.borrow_mut(), ends.empty_batch());
-        let count = batch.lines.len();
-        // The receiver lives until every worker has joined.
-        let _ = ends.to_merge.send((ix, Handoff { batch, reached }));
-        count
+    let batch = job
+        .print
+        .as_ref()
+        .map(|_| Rc::new(RefCell::new(PrintBatch::default())));
+    let print = batch
+        .as_ref()
+        .map(|batch| Box::new(PrintCapture::new(program, batch.clone())) as _);
+    let (recording, record_sink) = match (record_plan, &job.record) {
+        (Some(plan), Some(_)) => {
+            let (recording, sink) = WorkerRecording::attach(plan, &sim, &job.active);
+            (Some(recording), Some(sink))
+        }
+        _ => (None, None),
+    };
+    match (print, record_sink) {
+        (Some(a), Some(b)) => sim.sim.set_trace_sink(Box::new(Tee(a, b))),
+        (Some(one), None) | (None, Some(one)) => sim.sim.set_trace_sink(one),
+        (None, None) => {}
+    }
+    // Hands the lines and records since the last call over, with every
+    // instant at or before `reached` done; returns how many of each.
+    let hand_over = |reached: u128| -> (usize, usize) {
+        let mut lines = 0;
+        if let (Some(ends), Some(batch)) = (&job.print, &batch) {
+            let batch = std::mem::replace(&mut *batch.borrow_mut(), ends.empty_batch());
+            lines = batch.lines.len();
+            // The receiver lives until every worker has joined.
+            let _ = ends.to_merge.send((ix, Handoff { batch, reached }));
+        }
+        let mut records = 0;
+        if let (Some(ends), Some(recording)) = (&job.record, &recording) {
+            let mut streams = Vec::new();
+            records = recording.take(&mut streams, || ends.empty_stream());
+            let _ = ends.to_merge.send((ix, RecordHandoff { streams, reached }));
+        }
+        (lines, records)
     };
     let ticks_per_ps = Picos::from_integer(sim.sim.now().ticks_per_ps as i128);
     let ticks = |t: Picos| (t * ticks_per_ps).floor().to_integer().max(0) as u128;
@@ -386,7 +440,8 @@ fn work(
                     (Some(None), _) => true,
                     (Some(_), Some(b)) => reached.is_some_and(|r| r >= b),
                     _ => false,
-                } || s.queued[ix] > QUEUED_LINES;
+                } || s.queued[ix] > QUEUED_LINES
+                    || s.queued_records[ix] > QUEUED_RECORDS;
                 if waiting {
                     s = coord.wait(s);
                     continue;
@@ -412,7 +467,9 @@ fn work(
                 stop = Some(other);
                 let mut s = coord.lock();
                 // Counted under the lock, before the merge can write them.
-                s.queued[ix] += hand_over(sim.sim.now().ticks);
+                let (lines, records) = hand_over(sim.sim.now().ticks);
+                s.queued[ix] += lines;
+                s.queued_records[ix] += records;
                 if s.horizon.is_none_or(|h| at < h) {
                     s.horizon = Some(at);
                     s.why = Why::Stopped;
@@ -426,12 +483,13 @@ fn work(
             let mut s = coord.lock();
             s.nows[ix] = Some(picos(sim.sim.now())?);
             // Counted under the lock, before the merge can write them.
-            let count = hand_over(ticks(target));
-            s.queued[ix] += count;
+            let (lines, records) = hand_over(ticks(target));
+            s.queued[ix] += lines;
+            s.queued_records[ix] += records;
             if job.leads {
                 s.leader = reached;
             }
-            if job.leads || count > 0 {
+            if job.leads || lines + records > 0 {
                 coord.wake.notify_all();
             }
         }

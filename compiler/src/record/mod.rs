@@ -4,6 +4,7 @@
 //! feeds them from the runtime's trace sink.
 
 mod filter;
+mod keyed;
 mod schema;
 mod sink;
 mod warnings;
@@ -18,12 +19,14 @@ use chronon_record::perfetto::{PerfettoConfig, PerfettoWriter};
 use chronon_record::text::TextWriter;
 use chronon_record::vcd::{VcdConfig, VcdWriter};
 use chronon_record::{DropCounts, RecordError, Recorder, Schema, Time};
-use chronon_runtime::Picos;
+use chronon_runtime::{Picos, TimeBase};
 use serde::Serialize;
 
+use crate::ir::Program;
 use crate::simulate::Simulator;
 
 pub use filter::TraceFilter;
+pub use keyed::{RecordPlan, WorkerRecording};
 pub use schema::{ProgramSchema, program_schema};
 
 use sink::{Inner, RecordingSink};
@@ -112,16 +115,8 @@ impl Recording {
         design: &str,
         options: &RecordOptions,
     ) -> Result<Recording, String> {
-        // Every output that cannot be created is reported, not just the
-        // first: the first is the error, the others follow it, one a line.
-        let mut others = Vec::new();
-        Self::attach_with(sim, design, options, |schema| {
-            standard_writers(schema, options, &mut others)
-        })
-        .map_err(|first| {
-            others
-                .iter()
-                .fold(first, |all, e| format!("{all}\nerror: {e}"))
+        with_standard_writers(options, |make| {
+            Self::attach_with(sim, design, options, make)
         })
     }
 
@@ -133,31 +128,21 @@ impl Recording {
         options: &RecordOptions,
         make: impl FnOnce(&Schema) -> Result<Writers, RecordError>,
     ) -> Result<Recording, String> {
-        let tpp = u64::try_from(sim.sim.time_base().ticks_per_ps())
-            .map_err(|_| "the clocks' common time base is too fine to record".to_string())?;
-        let schema = program_schema(sim.program(), design, tpp)?;
-        let warnings = warnings::warnings(&schema.schema, options);
-        let writers = make(&schema.schema).map_err(|e| e.to_string())?;
-        let config = BufferConfig {
-            mode: if options.lossy {
-                Mode::Lossy
-            } else {
-                Mode::Lossless
-            },
-            ..BufferConfig::default()
-        };
-        let outputs = writers.iter().map(|(n, _)| n.clone()).collect();
-        let recorders = writers
-            .into_iter()
-            .map(|(_, w)| BufferedRecorder::spawn(w, config))
-            .collect();
+        let tpp = sim.sim.time_base().ticks_per_ps();
+        let Spawned {
+            tpp,
+            schema,
+            outputs,
+            warnings,
+            recorders,
+        } = Spawned::new(sim.program(), design, options, tpp, make)?;
         let inner = Rc::new(RefCell::new(Inner::new(
             sim.program(),
             &schema,
             options,
             recorders,
             sim.state_view(),
-            tpp,
+            (tpp, None),
         )));
         inner.borrow_mut().initial_signals();
         sim.sim
@@ -184,46 +169,177 @@ impl Recording {
     /// when the trace filter dropped the last records.
     pub fn finish_at(self, sim: &mut Simulator, bound: Option<&Picos>) -> RecordingSummary {
         drop(sim.sim.take_trace_sink());
-        let base = sim.sim.time_base();
-        let bound = bound.and_then(|t| base.floor_ticks(t).ok().flatten());
-        let ticks = bound.map_or(sim.sim.now().ticks, |b| b.max(sim.sim.now().ticks));
-        // The base fits a u64: `attach` checked it.
-        let stop = u64::try_from(base.ticks_per_ps())
-            .ok()
-            .and_then(|tpp| Time::new(ticks, tpp));
+        let stop = stop_time(sim.sim.time_base(), sim.sim.now().ticks, bound);
         let mut inner = self.inner.borrow_mut();
-        let mut dropped = DropCounts::default();
-        let mut error = inner.error.take();
-        for r in &mut inner.recorders {
-            if let Some(at) = stop {
-                // Only kept by the buffer, for its writer: cannot fail.
-                let _ = r.stop_at(at);
-            }
-            let d = r.dropped();
-            dropped.trace += d.trace;
-            dropped.fifo += d.fifo;
-            dropped.counter += d.counter;
-            dropped.tick += d.tick;
-            dropped.signal += d.signal;
-            if let Err(e) = r.finish(&DropCounts::default())
-                && error.is_none()
-            {
-                error = Some(e);
-            }
+        let error = inner.error.take();
+        summarize(&mut inner.recorders, stop, error, self.outputs, self.warnings)
+    }
+}
+
+/// When a run that did its last instant at `last` (ticks of `base`) and
+/// went on to `bound` (a `--until` time it reached) stopped: the later of
+/// the two (see [`Recording::finish_at`]).
+pub fn stop_time(base: TimeBase, last: u128, bound: Option<&Picos>) -> Option<Time> {
+    let bound = bound.and_then(|t| base.floor_ticks(t).ok().flatten());
+    let ticks = bound.map_or(last, |b| b.max(last));
+    // The base fits a u64: the recording checked it when it started.
+    u64::try_from(base.ticks_per_ps())
+        .ok()
+        .and_then(|tpp| Time::new(ticks, tpp))
+}
+
+/// Tells every writer where the run stopped, finishes it and sums up its
+/// drops; `error` is the first error already seen.
+fn summarize(
+    recorders: &mut [BufferedRecorder],
+    stop: Option<Time>,
+    mut error: Option<RecordError>,
+    outputs: Vec<String>,
+    warnings: Vec<String>,
+) -> RecordingSummary {
+    let mut dropped = DropCounts::default();
+    for r in recorders {
+        if let Some(at) = stop {
+            // Only kept by the buffer, for its writer: cannot fail.
+            let _ = r.stop_at(at);
         }
-        RecordingSummary {
-            outputs: self.outputs,
-            dropped: dropped.total(),
-            dropped_by_kind: DropCountsReport {
-                trace: dropped.trace,
-                fifo: dropped.fifo,
-                counter: dropped.counter,
-                tick: dropped.tick,
-                signal: dropped.signal,
+        let d = r.dropped();
+        dropped.trace += d.trace;
+        dropped.fifo += d.fifo;
+        dropped.counter += d.counter;
+        dropped.tick += d.tick;
+        dropped.signal += d.signal;
+        if let Err(e) = r.finish(&DropCounts::default())
+            && error.is_none()
+        {
+            error = Some(e);
+        }
+    }
+    RecordingSummary {
+        outputs,
+        dropped: dropped.total(),
+        dropped_by_kind: DropCountsReport {
+            trace: dropped.trace,
+            fifo: dropped.fifo,
+            counter: dropped.counter,
+            tick: dropped.tick,
+            signal: dropped.signal,
+        },
+        error: error.map(|e| e.to_string()),
+        warnings,
+    }
+}
+
+/// The writers of a recording, each on its own thread, and what they
+/// were made from.
+struct Spawned {
+    tpp: u64,
+    schema: ProgramSchema,
+    outputs: Vec<String>,
+    warnings: Vec<String>,
+    recorders: Vec<BufferedRecorder>,
+}
+
+impl Spawned {
+    /// The writers `make` makes from `program`'s schema (times in ticks of
+    /// `tpp` per ps), each behind a buffer of `options`' mode.
+    fn new(
+        program: &Program,
+        design: &str,
+        options: &RecordOptions,
+        tpp: u128,
+        make: impl FnOnce(&Schema) -> Result<Writers, RecordError>,
+    ) -> Result<Spawned, String> {
+        let tpp = u64::try_from(tpp)
+            .map_err(|_| "the clocks' common time base is too fine to record".to_string())?;
+        let schema = program_schema(program, design, tpp)?;
+        let warnings = warnings::warnings(&schema.schema, options);
+        let writers = make(&schema.schema).map_err(|e| e.to_string())?;
+        let config = BufferConfig {
+            mode: if options.lossy {
+                Mode::Lossy
+            } else {
+                Mode::Lossless
             },
-            error: error.map(|e| e.to_string()),
-            warnings: self.warnings,
-        }
+            ..BufferConfig::default()
+        };
+        let outputs = writers.iter().map(|(n, _)| n.clone()).collect();
+        let recorders = writers
+            .into_iter()
+            .map(|(_, w)| BufferedRecorder::spawn(w, config))
+            .collect();
+        Ok(Spawned {
+            tpp,
+            schema,
+            outputs,
+            warnings,
+            recorders,
+        })
+    }
+}
+
+/// A parallel run's recording: the writers, which the main thread feeds
+/// with its merge of the workers' keyed records
+/// (`crate::parallel::records`), and the plan each worker builds its own
+/// sink from ([`WorkerRecording::attach`]).
+pub struct ParallelRecording {
+    /// The writers, in the plan's order.
+    pub recorders: Vec<BufferedRecorder>,
+    /// What the workers record.
+    pub plan: RecordPlan,
+    /// What the summary reports besides the writers' ends.
+    pub end: RecordingEnd,
+}
+
+/// The outputs' names and the warnings, for the summary of a recording
+/// whose writers live elsewhere (a parallel run's merge).
+pub struct RecordingEnd {
+    outputs: Vec<String>,
+    warnings: Vec<String>,
+}
+
+impl RecordingEnd {
+    /// Ends the recording as [`Recording::finish_at`] does: the run
+    /// stopped at `stop`; `error` is the first writer error already seen.
+    pub fn finish(
+        self,
+        recorders: &mut [BufferedRecorder],
+        stop: Option<Time>,
+        error: Option<RecordError>,
+    ) -> RecordingSummary {
+        summarize(recorders, stop, error, self.outputs, self.warnings)
+    }
+}
+
+impl ParallelRecording {
+    /// Creates the writers `options` asks for, for a run of `program`
+    /// whose clocks share `base`.
+    pub fn create(
+        program: &Program,
+        base: TimeBase,
+        design: &str,
+        options: &RecordOptions,
+    ) -> Result<ParallelRecording, String> {
+        let spawned = with_standard_writers(options, |make| {
+            Spawned::new(program, design, options, base.ticks_per_ps(), make)
+        })?;
+        Ok(ParallelRecording {
+            plan: RecordPlan {
+                schema: spawned.schema,
+                options: options.clone(),
+                ticks_per_ps: spawned.tpp,
+                interests: spawned
+                    .recorders
+                    .iter()
+                    .map(|r| r.interest().clone())
+                    .collect(),
+            },
+            recorders: spawned.recorders,
+            end: RecordingEnd {
+                outputs: spawned.outputs,
+                warnings: spawned.warnings,
+            },
+        })
     }
 }
 
@@ -237,6 +353,21 @@ fn folder_for(path: &Path) -> Result<(), RecordError> {
         }),
         None => Ok(()),
     }
+}
+
+/// What `start` returns when given the maker of the writers `options`
+/// names. Every output that cannot be created is reported, not just the
+/// first: the first is the error, the others follow it, one a line.
+fn with_standard_writers<T>(
+    options: &RecordOptions,
+    start: impl FnOnce(&mut dyn FnMut(&Schema) -> Result<Writers, RecordError>) -> Result<T, String>,
+) -> Result<T, String> {
+    let mut others = Vec::new();
+    start(&mut |schema| standard_writers(schema, options, &mut others)).map_err(|first| {
+        others
+            .iter()
+            .fold(first, |all, e| format!("{all}\nerror: {e}"))
+    })
 }
 
 /// The writers `options` names, in a fixed order: text, Perfetto, VCD, CSV.

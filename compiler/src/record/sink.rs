@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use chronon_record::buffer::BufferedRecorder;
+use chronon_record::Interest;
 use chronon_record::vcd::glob_match;
 use chronon_record::{
     CounterRecord, FifoEventKind, FifoInterest, FifoRecord, RecordError, Recorder, SignalRecord,
@@ -71,9 +72,61 @@ impl FifoTakers {
     }
 }
 
+/// Where the sink's records go: a writer's [`BufferedRecorder`] in a
+/// serial run, a worker's keyed capture in a parallel one
+/// (`super::keyed`). Generic rather than a trait object, so the serial
+/// sink's calls stay inlined.
+pub(super) trait Out {
+    /// What the writer behind it takes.
+    fn interest(&self) -> &Interest;
+    /// Whether the writer has failed (one atomic load at most).
+    fn writer_failed(&self) -> bool;
+    /// See [`Recorder::trace`].
+    fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError>;
+    /// See [`Recorder::fifo`].
+    fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError>;
+    /// See [`Recorder::counter`].
+    fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError>;
+    /// See [`Recorder::tick`].
+    fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError>;
+    /// See [`Recorder::signal`].
+    fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError>;
+}
+
+impl Out for BufferedRecorder {
+    #[inline(always)]
+    fn interest(&self) -> &Interest {
+        BufferedRecorder::interest(self)
+    }
+    #[inline(always)]
+    fn writer_failed(&self) -> bool {
+        BufferedRecorder::writer_failed(self)
+    }
+    #[inline(always)]
+    fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
+        Recorder::trace(self, r)
+    }
+    #[inline(always)]
+    fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
+        Recorder::fifo(self, r)
+    }
+    #[inline(always)]
+    fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
+        Recorder::counter(self, r)
+    }
+    #[inline(always)]
+    fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
+        Recorder::tick(self, r)
+    }
+    #[inline(always)]
+    fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
+        Recorder::signal(self, r)
+    }
+}
+
 /// The recording's state, shared by the sink and the [`super::Recording`].
-pub(super) struct Inner {
-    pub(super) recorders: Vec<BufferedRecorder>,
+pub(super) struct Inner<R: Out = BufferedRecorder> {
+    pub(super) recorders: Vec<R>,
     pub(super) error: Option<RecordError>,
     /// Whether any writer takes trace events (each writer's buffer checks
     /// again; this spares the conversion when none does).
@@ -131,7 +184,7 @@ struct Takers {
 }
 
 impl Takers {
-    fn of(recorders: &[BufferedRecorder]) -> Takers {
+    fn of<R: Out>(recorders: &[R]) -> Takers {
         let mut t = Takers::default();
         for (i, r) in recorders.iter().enumerate() {
             let interest = r.interest();
@@ -162,11 +215,11 @@ impl Takers {
 /// Hands a record to the recorders `takers` names; the first error stops
 /// recording (later records are not queued).
 #[inline(always)]
-fn feed(
-    recorders: &mut [BufferedRecorder],
+fn feed<R: Out>(
+    recorders: &mut [R],
     takers: &[usize],
     error: &mut Option<RecordError>,
-    mut f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
+    mut f: impl FnMut(&mut R) -> Result<(), RecordError>,
 ) {
     if error.is_some() {
         return;
@@ -214,21 +267,26 @@ fn signal_runs(pairs: &[(u32, u32)]) -> Vec<SignalRun> {
     runs
 }
 
-impl Inner {
+impl<R: Out> Inner<R> {
+    /// The sink's state for `recorders`; `active`, when given, are the
+    /// units whose records it makes (a parallel worker's), all when not.
     pub(super) fn new(
         program: &Program,
         schema: &ProgramSchema,
         options: &RecordOptions,
-        recorders: Vec<BufferedRecorder>,
+        recorders: Vec<R>,
         state: StateView,
-        ticks_per_ps: u64,
-    ) -> Inner {
+        (ticks_per_ps, active): (u64, Option<&[bool]>),
+    ) -> Inner<R> {
         let filter = options.filter.clone();
         let domains = program.domains.len();
         let unit_kept: Vec<bool> = program
             .units
             .iter()
-            .map(|u| filter.keeps_unit(&u.path))
+            .enumerate()
+            .map(|(i, u)| {
+                filter.keeps_unit(&u.path) && active.is_none_or(|a| a.get(i) == Some(&true))
+            })
             .collect();
         let event_kept = program
             .traces
@@ -377,7 +435,7 @@ impl Inner {
     fn feed_takers(
         &mut self,
         pick: impl FnOnce(&Takers) -> &[usize],
-        f: impl FnMut(&mut BufferedRecorder) -> Result<(), RecordError>,
+        f: impl FnMut(&mut R) -> Result<(), RecordError>,
     ) {
         let Inner {
             recorders,
@@ -574,11 +632,11 @@ impl Inner {
 /// `runs` to every writer that takes signals (out of line, so that the
 /// one-writer path inlined into the commit call stays small).
 #[inline(never)]
-fn dump_to_every(
+fn dump_to_every<R: Out>(
     state: &StateView,
     runs: &[SignalRun],
     shadow: &mut [u64],
-    recorders: &mut [BufferedRecorder],
+    recorders: &mut [R],
     takers: &Takers,
     error: &mut Option<RecordError>,
     time: Time,
@@ -609,11 +667,11 @@ fn dump_to_every(
 /// Hands `recorder` the dumped registers of `runs` that differ from
 /// `shadow`, and updates `shadow`.
 #[inline(always)]
-fn dump_changes(
+fn dump_changes<R: Out>(
     state: &[u64],
     runs: &[SignalRun],
     shadow: &mut [u64],
-    recorder: &mut BufferedRecorder,
+    recorder: &mut R,
     time: Time,
 ) -> Result<(), RecordError> {
     for run in runs {
@@ -641,18 +699,18 @@ fn dump_changes(
 const STOP_POLL: u32 = 64;
 
 /// The sink installed in the runtime; shares [`Inner`] with the handle.
-pub(super) struct RecordingSink {
-    inner: Rc<RefCell<Inner>>,
+pub(super) struct RecordingSink<R: Out = BufferedRecorder> {
+    inner: Rc<RefCell<Inner<R>>>,
 }
 
-impl RecordingSink {
+impl<R: Out> RecordingSink<R> {
     /// The sink over `inner`.
-    pub(super) fn new(inner: Rc<RefCell<Inner>>) -> RecordingSink {
+    pub(super) fn new(inner: Rc<RefCell<Inner<R>>>) -> RecordingSink<R> {
         RecordingSink { inner }
     }
 }
 
-impl TraceSink for RecordingSink {
+impl<R: Out> TraceSink for RecordingSink<R> {
     fn record(&mut self, r: &chronon_runtime::TraceRecord<'_>) {
         let mut guard = self.inner.borrow_mut();
         let inner = &mut *guard;
@@ -721,7 +779,7 @@ impl TraceSink for RecordingSink {
     /// A dumped FIFO's committed occupancy at the end of an instant, for
     /// the occupancy writers only: they see the occupancy as a signal,
     /// never an event (kind, cycle, unit and transaction unused).
-    fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
+    fn fifo_occupancy(&mut self, fifo: u32, _domain: u32, time: Timestamp, occupancy: u32) {
         let mut guard = self.inner.borrow_mut();
         let inner = &mut *guard;
         if !inner.fifo_kept.get(fifo as usize).copied().unwrap_or(false) {
@@ -767,7 +825,7 @@ impl TraceSink for RecordingSink {
     /// after the error are not queued either way.
     fn stop_requested(&self) -> bool {
         let inner = self.inner.borrow();
-        inner.error.is_some() || inner.recorders.iter().any(BufferedRecorder::writer_failed)
+        inner.error.is_some() || inner.recorders.iter().any(Out::writer_failed)
     }
 
     fn stop_poll_interval(&self) -> u32 {

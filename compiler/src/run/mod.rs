@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::config::ExecConfig;
 use crate::lower::lower_for_run;
 use crate::parallel;
-use crate::record::{RecordOptions, Recording, RecordingSummary};
+use crate::record::{ParallelRecording, RecordOptions, Recording, RecordingSummary};
 use crate::simulate::{EngineKind, Simulator};
 
 pub use print::{PrintBuffer, PrintTo};
@@ -308,7 +308,6 @@ pub fn run_recorded(
             &options.exec.parallel,
             parallel::plan::RunShape {
                 jit: options.engine == EngineKind::Jit,
-                recording: recording.any(),
                 drain: options.drain.is_some(),
                 duration_ns: duration_ns(&program, &options.stop),
             },
@@ -324,7 +323,18 @@ pub fn run_recorded(
         }
     };
     let horizon = horizon(&program, &options.stop)?;
-    let print_to = options.print.writer(&program);
+    let base = time_base(&program)?;
+    let recording = match recording.any() {
+        true => Some(
+            ParallelRecording::create(&program, base, &design.top, recording)
+                .map_err(RunError::Setup)?,
+        ),
+        false => None,
+    };
+    let outputs = parallel::Outputs {
+        print: options.print.writer(&program),
+        recording,
+    };
     let period = program.domains[0].period_ps;
     let phase = program.domains[0].phase_ps;
     let merged = parallel::run(
@@ -334,7 +344,7 @@ pub fn run_recorded(
         &plan,
         horizon,
         options.interrupt,
-        print_to,
+        outputs,
         plan_ms,
         &mut |t, took| {
             // Edges of the first domain at or before `t`, for the bar.
@@ -345,10 +355,27 @@ pub fn run_recorded(
         },
     )
     .map_err(RunError::Setup)?;
+    if merged.now.ticks_per_ps != base.ticks_per_ps() {
+        return Err(RunError::Setup(
+            "internal error: the workers' time base is not the design's".into(),
+        ));
+    }
+    // A `--until` run that reached its bound ran to that time.
+    let bound = match (&options.stop, &merged.end) {
+        (StopAt::Until(t), parallel::End::Stopped(Stop::LimitReached)) => Some(t),
+        _ => None,
+    };
+    let recorded = merged.recording.map(|mut r| {
+        let stop = crate::record::stop_time(base, merged.now.ticks, bound);
+        r.end.finish(&mut r.recorders, stop, r.error)
+    });
     let wall = merged.started.elapsed().as_secs_f64();
+    let recording_failed = recorded.as_ref().is_some_and(|r| r.error.is_some());
     let why = match &merged.end {
         parallel::End::Stopped(stop) => stop_name(stop),
-        // A failed print output stops the run the way an interrupt does.
+        // A failed recording or print output stops the run the way an
+        // interrupt does.
+        parallel::End::Interrupted if recording_failed => "recording-failed",
         parallel::End::Interrupted if merged.print_error.is_some() => "print-failed",
         parallel::End::Interrupted => "interrupted",
     };
@@ -363,7 +390,21 @@ pub fn run_recorded(
     let mut report = report(&facts, &design.top, options, why, None, wall);
     report.parallel = merged.report;
     report.print_error = merged.print_error;
+    report.recording = recorded;
     Ok(report)
+}
+
+/// The common time base of `program`'s clocks, as its simulators have it.
+fn time_base(program: &crate::ir::Program) -> Result<chronon_runtime::TimeBase, RunError> {
+    let clocks = program
+        .domains
+        .iter()
+        .map(|d| chronon_runtime::Clock::new(d.period_ps, d.phase_ps))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| RunError::Setup(e.to_string()))?;
+    chronon_runtime::calendar::time_base(&clocks)
+        .map(|(base, _)| base)
+        .map_err(|e| RunError::Setup(e.to_string()))
 }
 
 /// Simulated nanoseconds a run lasts, when its limit says.

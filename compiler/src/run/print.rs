@@ -204,18 +204,25 @@ pub struct PrintCapture {
 impl PrintCapture {
     /// Captures `program`'s print lines into `batch`.
     pub fn new(program: &Program, batch: Rc<RefCell<PrintBatch>>) -> PrintCapture {
-        let mut by_path: Vec<usize> = (0..program.units.len()).collect();
-        by_path.sort_by(|&a, &b| program.units[a].path.cmp(&program.units[b].path));
-        let mut ranks = vec![0u32; by_path.len()];
-        for (r, &u) in by_path.iter().enumerate() {
-            ranks[u] = r as u32;
-        }
         PrintCapture {
             lines: Formatter::new(program),
-            ranks,
+            ranks: path_ranks(program),
             batch,
         }
     }
+}
+
+/// Per unit, its rank in instance path order: the runtime's canonical
+/// order of units within a domain's instant (`runtime/src/schedule.rs`
+/// compares whole paths the same way).
+pub(crate) fn path_ranks(program: &Program) -> Vec<u32> {
+    let mut by_path: Vec<usize> = (0..program.units.len()).collect();
+    by_path.sort_by(|&a, &b| program.units[a].path.cmp(&program.units[b].path));
+    let mut ranks = vec![0u32; by_path.len()];
+    for (r, &u) in by_path.iter().enumerate() {
+        ranks[u] = r as u32;
+    }
+    ranks
 }
 
 impl TraceSink for PrintCapture {
@@ -394,9 +401,9 @@ impl TraceSink for PrintSink {
         }
     }
 
-    fn fifo_occupancy(&mut self, fifo: u32, time: Timestamp, occupancy: u32) {
+    fn fifo_occupancy(&mut self, fifo: u32, domain: u32, time: Timestamp, occupancy: u32) {
         if let Some(inner) = &mut self.inner {
-            inner.fifo_occupancy(fifo, time, occupancy);
+            inner.fifo_occupancy(fifo, domain, time, occupancy);
         }
     }
 

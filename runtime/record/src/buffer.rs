@@ -249,91 +249,164 @@ impl BufferedRecorder {
 /// Hands a batch's records to the writer, decoded (see
 /// [`Recorder::replay_batch`]).
 #[inline(always)]
-pub(crate) fn replay<R: Recorder + ?Sized>(
+pub(crate) fn replay<R: Recorder + ?Sized>(inner: &mut R, mut w: &[u64]) -> Result<(), RecordError> {
+    while !w.is_empty() {
+        let used = replay_one(inner, w)?;
+        w = &w[used..];
+    }
+    Ok(())
+}
+
+/// Appends a trace record's words to `batch`.
+#[inline(always)]
+pub(crate) fn put_trace(batch: &mut Vec<u64>, r: &TraceRecord<'_>) {
+    let [lo, hi, den] = time_words(r.time);
+    batch.extend_from_slice(&[
+        TRACE | (r.args.len() as u64) << 8 | u64::from(r.domain) << 32,
+        u64::from(r.unit) | u64::from(r.event) << 32,
+        r.cycle,
+        lo,
+        hi,
+        den,
+    ]);
+    // A push per argument: events have a few, and a copy of a length
+    // known only here was a `memcpy` call per record.
+    for &arg in r.args {
+        batch.push(arg);
+    }
+}
+
+/// Appends a FIFO record's words to `batch`.
+#[inline(always)]
+pub(crate) fn put_fifo(batch: &mut Vec<u64>, r: &FifoRecord) {
+    let [lo, hi, den] = time_words(r.time);
+    batch.extend_from_slice(&[
+        FIFO | (r.kind as u64) << 8 | u64::from(r.fifo) << 32,
+        u64::from(r.unit) | u64::from(r.occupancy) << 32,
+        r.cycle,
+        lo,
+        hi,
+        den,
+        r.txn,
+    ]);
+}
+
+/// Appends a counter record's words to `batch`.
+#[inline(always)]
+pub(crate) fn put_counter(batch: &mut Vec<u64>, r: &CounterRecord) {
+    let [lo, hi, den] = time_words(r.time);
+    batch.extend_from_slice(&[
+        COUNTER | u64::from(r.counter) << 32,
+        r.cycle,
+        lo,
+        hi,
+        den,
+        r.value,
+    ]);
+}
+
+/// Appends a tick record's words to `batch`.
+#[inline(always)]
+pub(crate) fn put_tick(batch: &mut Vec<u64>, r: &TickRecord) {
+    let [lo, hi, den] = time_words(r.time);
+    batch.extend_from_slice(&[TICK | u64::from(r.unit) << 32, r.cycle, lo, hi, den]);
+}
+
+/// Appends a signal record's words to `batch`.
+#[inline(always)]
+pub(crate) fn put_signal(batch: &mut Vec<u64>, r: &SignalRecord) {
+    let [lo, hi, den] = time_words(r.time);
+    batch.extend_from_slice(&[SIGNAL | u64::from(r.signal) << 32, lo, hi, den, r.value]);
+}
+
+/// Hands the first record of `w` (encoded by the `put_*` functions) to
+/// `inner`; returns how many words it took.
+#[inline(always)]
+pub(crate) fn replay_one<R: Recorder + ?Sized>(
     inner: &mut R,
-    mut w: &[u64],
-) -> Result<(), RecordError> {
+    w: &[u64],
+) -> Result<usize, RecordError> {
     let kind_of = |k: u64| FifoEventKind::ALL.get(k as usize).copied();
     // Each record's words are taken with one length check (a slice
     // pattern) instead of a bounds check per index, and a malformed record
     // is an error, never a panic; the error is built only on that path (an
     // eager `ok_or` built and dropped one per FIFO record: 20 M of the text
     // writer's 530 M instructions).
-    while let Some(&head) = w.first() {
-        let high = (head >> 32) as u32;
-        let used = match head & 0xff {
-            TRACE => {
-                let len = ((head >> 8) & 0xff) as usize;
-                let Some([_, unit_event, cycle, lo, hi, den, args @ ..]) = w.get(..6 + len) else {
-                    return Err(RecordError::WriterThread);
-                };
-                inner.trace(&TraceRecord {
-                    domain: high,
-                    cycle: *cycle,
-                    time: time_of(*lo, *hi, *den),
-                    unit: *unit_event as u32,
-                    event: (*unit_event >> 32) as u32,
-                    args,
-                })?;
-                6 + len
-            }
-            FIFO => {
-                let (Some(kind), Some(&[_, unit_occupancy, cycle, lo, hi, den, txn])) =
-                    (kind_of((head >> 8) & 0xff), w.get(..7))
-                else {
-                    return Err(RecordError::WriterThread);
-                };
-                inner.fifo(&FifoRecord {
-                    fifo: high,
-                    kind,
-                    cycle,
-                    time: time_of(lo, hi, den),
-                    unit: unit_occupancy as u32,
-                    txn,
-                    occupancy: (unit_occupancy >> 32) as u32,
-                })?;
-                7
-            }
-            COUNTER => {
-                let Some(&[_, cycle, lo, hi, den, value]) = w.get(..6) else {
-                    return Err(RecordError::WriterThread);
-                };
-                inner.counter(&CounterRecord {
-                    counter: high,
-                    cycle,
-                    time: time_of(lo, hi, den),
-                    value,
-                })?;
-                6
-            }
-            TICK => {
-                let Some(&[_, cycle, lo, hi, den]) = w.get(..5) else {
-                    return Err(RecordError::WriterThread);
-                };
-                inner.tick(&TickRecord {
-                    unit: high,
-                    cycle,
-                    time: time_of(lo, hi, den),
-                })?;
-                5
-            }
-            SIGNAL => {
-                let Some(&[_, lo, hi, den, value]) = w.get(..5) else {
-                    return Err(RecordError::WriterThread);
-                };
-                inner.signal(&SignalRecord {
-                    signal: high,
-                    time: time_of(lo, hi, den),
-                    value,
-                })?;
-                5
-            }
-            // Only this module writes batches: an unknown tag is a bug.
-            _ => return Err(RecordError::WriterThread),
-        };
-        w = &w[used..];
-    }
-    Ok(())
+    let Some(&head) = w.first() else {
+        return Err(RecordError::WriterThread);
+    };
+    let high = (head >> 32) as u32;
+    let used = match head & 0xff {
+        TRACE => {
+            let len = ((head >> 8) & 0xff) as usize;
+            let Some([_, unit_event, cycle, lo, hi, den, args @ ..]) = w.get(..6 + len) else {
+                return Err(RecordError::WriterThread);
+            };
+            inner.trace(&TraceRecord {
+                domain: high,
+                cycle: *cycle,
+                time: time_of(*lo, *hi, *den),
+                unit: *unit_event as u32,
+                event: (*unit_event >> 32) as u32,
+                args,
+            })?;
+            6 + len
+        }
+        FIFO => {
+            let (Some(kind), Some(&[_, unit_occupancy, cycle, lo, hi, den, txn])) =
+                (kind_of((head >> 8) & 0xff), w.get(..7))
+            else {
+                return Err(RecordError::WriterThread);
+            };
+            inner.fifo(&FifoRecord {
+                fifo: high,
+                kind,
+                cycle,
+                time: time_of(lo, hi, den),
+                unit: unit_occupancy as u32,
+                txn,
+                occupancy: (unit_occupancy >> 32) as u32,
+            })?;
+            7
+        }
+        COUNTER => {
+            let Some(&[_, cycle, lo, hi, den, value]) = w.get(..6) else {
+                return Err(RecordError::WriterThread);
+            };
+            inner.counter(&CounterRecord {
+                counter: high,
+                cycle,
+                time: time_of(lo, hi, den),
+                value,
+            })?;
+            6
+        }
+        TICK => {
+            let Some(&[_, cycle, lo, hi, den]) = w.get(..5) else {
+                return Err(RecordError::WriterThread);
+            };
+            inner.tick(&TickRecord {
+                unit: high,
+                cycle,
+                time: time_of(lo, hi, den),
+            })?;
+            5
+        }
+        SIGNAL => {
+            let Some(&[_, lo, hi, den, value]) = w.get(..5) else {
+                return Err(RecordError::WriterThread);
+            };
+            inner.signal(&SignalRecord {
+                signal: high,
+                time: time_of(lo, hi, den),
+                value,
+            })?;
+            5
+        }
+        // Only this module writes batches: an unknown tag is a bug.
+        _ => return Err(RecordError::WriterThread),
+    };
+    Ok(used)
 }
 
 impl Recorder for BufferedRecorder {
@@ -357,20 +430,7 @@ impl Recorder for BufferedRecorder {
         if !self.room(|d| &mut d.trace)? {
             return Ok(());
         }
-        let [lo, hi, den] = time_words(r.time);
-        self.batch.extend_from_slice(&[
-            TRACE | (r.args.len() as u64) << 8 | u64::from(r.domain) << 32,
-            u64::from(r.unit) | u64::from(r.event) << 32,
-            r.cycle,
-            lo,
-            hi,
-            den,
-        ]);
-        // A push per argument: events have a few, and a copy of a length
-        // known only here was a `memcpy` call per record.
-        for &arg in r.args {
-            self.batch.push(arg);
-        }
+        put_trace(&mut self.batch, r);
         Ok(())
     }
 
@@ -401,16 +461,7 @@ impl Recorder for BufferedRecorder {
         if !self.room(|d| &mut d.fifo)? {
             return Ok(());
         }
-        let [lo, hi, den] = time_words(r.time);
-        self.batch.extend_from_slice(&[
-            FIFO | (r.kind as u64) << 8 | u64::from(r.fifo) << 32,
-            u64::from(r.unit) | u64::from(r.occupancy) << 32,
-            r.cycle,
-            lo,
-            hi,
-            den,
-            r.txn,
-        ]);
+        put_fifo(&mut self.batch, r);
         Ok(())
     }
 
@@ -424,15 +475,7 @@ impl Recorder for BufferedRecorder {
         if !self.interest.counter || !self.room(|d| &mut d.counter)? {
             return Ok(());
         }
-        let [lo, hi, den] = time_words(r.time);
-        self.batch.extend_from_slice(&[
-            COUNTER | u64::from(r.counter) << 32,
-            r.cycle,
-            lo,
-            hi,
-            den,
-            r.value,
-        ]);
+        put_counter(&mut self.batch, r);
         Ok(())
     }
 
@@ -446,9 +489,7 @@ impl Recorder for BufferedRecorder {
         if !self.interest.tick || !self.room(|d| &mut d.tick)? {
             return Ok(());
         }
-        let [lo, hi, den] = time_words(r.time);
-        self.batch
-            .extend_from_slice(&[TICK | u64::from(r.unit) << 32, r.cycle, lo, hi, den]);
+        put_tick(&mut self.batch, r);
         Ok(())
     }
 
@@ -462,9 +503,7 @@ impl Recorder for BufferedRecorder {
         if !self.interest.signal || !self.room(|d| &mut d.signal)? {
             return Ok(());
         }
-        let [lo, hi, den] = time_words(r.time);
-        self.batch
-            .extend_from_slice(&[SIGNAL | u64::from(r.signal) << 32, lo, hi, den, r.value]);
+        put_signal(&mut self.batch, r);
         Ok(())
     }
 

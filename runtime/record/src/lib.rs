@@ -12,6 +12,7 @@
 pub mod buffer;
 pub mod csv;
 mod error;
+pub mod keyed;
 pub mod merge;
 mod output;
 pub mod perfetto;
