@@ -6,18 +6,21 @@
 //! robin, random placements, and a chaos mode that gives every worker
 //! random slice lengths and pauses. Each run's report (stop, instants,
 //! time, edges per domain, counters, faults with their sites, state digest)
-//! must equal the serial run's. Designs built here reach the stop cases: a
+//! must equal the serial run's, and so must every byte it printed and
+//! recorded (text logs, Perfetto with tick slices, VCD, counter CSV). Designs built here reach the stop cases: a
 //! fault in each component while the others run ahead, a fault and a
 //! `finish` in one instant, two faults in one instant, limits that fall
 //! between edges, and an interrupt (the parallel run stopped at `T` equals
 //! the serial run to `--until T`).
 
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
-use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run};
+use chronon_compiler::record::RecordOptions;
+use chronon_compiler::run::print::{PrintBuffer, PrintTo};
+use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_compiler::testing::random_design::random_design;
 use chronon_lang::span::SourceMap;
@@ -57,29 +60,150 @@ fn run_printing(
     designs::run_printing(label, text, args, EngineKind::Jit, exec)
 }
 
-/// The report as JSON, less what depends on the host and the workers.
+/// What a run wrote: its `print` lines, then every recorded file (path
+/// relative to the run's folder, and bytes), in path order.
+#[derive(PartialEq, Eq)]
+struct Written {
+    printed: String,
+    files: Vec<(String, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let files: Vec<(&str, usize)> = self.files.iter().map(|(p, b)| (&p[..], b.len())).collect();
+        write!(f, "{} print bytes; files {files:?}", self.printed.len())
+    }
+}
+
+/// A fresh folder for one run's recordings.
+fn scratch(label: &str) -> PathBuf {
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let name: String = label
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let dir = std::env::temp_dir().join(format!(
+        "chronon-parallel-{}-{}-{name}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The recordings every run of these tests makes: every writer, with
+/// Perfetto's tick slices and counters sampled every third edge.
+fn record_into(dir: &Path) -> RecordOptions {
+    RecordOptions {
+        trace_dir: Some(dir.join("trace")),
+        perfetto: Some(dir.join("run.pftrace")),
+        vcd: Some(dir.join("run.vcd")),
+        counters: Some(dir.join("counters.csv")),
+        counter_interval: 3,
+        ticks: true,
+        ..RecordOptions::default()
+    }
+}
+
+/// Every file under `dir`, relative path and bytes, in path order.
+fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).expect("a recording folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let name = path.strip_prefix(dir).expect("inside").display().to_string();
+                files.push((name, std::fs::read(&path).expect("readable")));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// [`run_printing`], recording every output as [`record_into`] says, with
+/// run seed 3 and every register in the report; the report and what it
+/// wrote.
+fn run_recording(
+    label: &str,
+    text: &str,
+    args: &RunArgs,
+    parallel: ParallelConfig,
+) -> (RunReport, Written) {
+    let mut sources = SourceMap::new();
+    sources.add(label.to_string(), text.to_string());
+    let printed = PrintBuffer::default();
+    let options = RunOptions {
+        params: args.params.clone(),
+        drain: args.drain,
+        seed: 3,
+        exec: ExecConfig {
+            parallel,
+            ..ExecConfig::default()
+        },
+        dump_state: true,
+        print: PrintTo::Buffer(printed.clone()),
+        ..RunOptions::new(EngineKind::Jit, args.stop.clone())
+    };
+    let dir = scratch(label);
+    let report = run_recorded(&mut sources, &options, &record_into(&dir), &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
+    let written = Written {
+        printed: String::from_utf8_lossy(&printed.contents()).into_owned(),
+        files: files_under(&dir),
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    (report, written)
+}
+
+/// The report as JSON, less what depends on the host and the workers (and
+/// the recordings' paths, which are per run).
 fn comparable(report: &RunReport) -> serde_json::Value {
     let mut json = serde_json::to_value(report).expect("a report serializes");
     let obj = json.as_object_mut().expect("an object");
     obj.retain(|k, _| !k.contains("wall") && !k.contains("per_second") && k != "parallel");
+    if let Some(recording) = obj.get_mut("recording").and_then(|r| r.as_object_mut()) {
+        recording.remove("outputs");
+    }
     json
 }
 
-/// Runs `text` serially and under every [`variants`] configuration;
-/// returns how many of those runs had more than one worker.
+/// Runs `text` serially and under every [`variants`] configuration, each
+/// printing and recording everything; returns how many of those runs had
+/// more than one worker.
 fn assert_parallel_agrees(label: &str, text: &str, args: &RunArgs) -> usize {
-    let (serial, printed) = run_printing(label, text, args, ParallelConfig::default());
+    let (serial, written) = run_recording(label, text, args, ParallelConfig::default());
     assert_eq!(serial.parallel.workers, 1, "{label}");
-    let expected = (comparable(&serial), printed);
+    assert!(
+        written.files.len() >= 5,
+        "{label}: every output is written: {written:?}"
+    );
+    let expected = (comparable(&serial), written);
     let mut parallel = 0;
     for config in variants() {
-        let (report, printed) = run_printing(label, text, args, config);
-        assert_eq!(
-            (comparable(&report), printed),
-            expected,
-            "{label} with {config:?} ({}) differs from the serial run\n{text}",
-            report.parallel.line()
-        );
+        let (report, written) = run_recording(label, text, args, config);
+        let got = (comparable(&report), written);
+        if got != expected {
+            let first = expected
+                .1
+                .files
+                .iter()
+                .zip(&got.1.files)
+                .find(|(a, b)| a != b)
+                .map(|((path, a), (_, b))| {
+                    let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                    format!("{path} differs from byte {at}")
+                });
+            panic!(
+                "{label} with {config:?} ({}) differs from the serial run: {first:?}\n{:?}\n{:?}\n{text}",
+                report.parallel.line(),
+                expected.1,
+                got.1,
+            );
+        }
         if report.parallel.workers > 1 {
             parallel += 1;
             assert!(report.parallel.serial_reason.is_none(), "{label}");
@@ -306,20 +430,22 @@ fn a_late_fault_stops_every_worker_at_its_instant() {
     // is not asserted: the report must equal the serial one either way).
     let text = stop_design(&[(Then::Nothing, 0), (Then::Nothing, 0), (Then::Fault, 3000)]);
     let args = parse_run_args(Path::new("late"), "--until 100us");
-    let (serial, serial_lines) = run_printing("late", &text, &args, ParallelConfig::default());
+    let (serial, serial_written) =
+        run_recording("late", &text, &args, ParallelConfig::default());
     assert_eq!(serial.stop, "fault");
     // Every component printed, up to the fault's instant.
+    let serial_lines = &serial_written.printed;
     assert!(serial_lines.lines().count() > 3000, "{serial_lines:.300}");
     let config = ParallelConfig {
         threads: Threads::Fixed(4),
         placement: Placement::RoundRobin,
         chaos: None,
     };
-    let (report, lines) = run_printing("late", &text, &args, config);
+    let (report, written) = run_recording("late", &text, &args, config);
     assert_eq!(comparable(&report), comparable(&serial));
     assert!(
-        lines == serial_lines,
-        "the lines differ from the serial run's"
+        written == serial_written,
+        "the lines or recordings differ from the serial run's: {written:?} against {serial_written:?}"
     );
     assert_eq!(report.parallel.workers, 4);
 }
@@ -350,7 +476,9 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
         std::thread::sleep(Duration::from_millis(300));
         INTERRUPT.store(true, Ordering::Relaxed);
     });
-    let report = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
+    let dir = scratch("interrupted");
+    let report =
+        run_recorded(&mut sources, &options, &record_into(&dir), &mut |_, _| {}).expect("runs");
     setter.join().expect("the setter ends");
     assert_eq!(report.stop, "interrupted");
     assert_eq!(report.parallel.workers, 3);
@@ -359,13 +487,23 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
     options.stop = StopAt::Until(parse_time(&report.time).expect("a whole-picosecond time"));
     options.interrupt = None;
     options.exec.parallel = ParallelConfig::default();
-    let serial = run(&mut sources, &options, &mut |_, _| {}).expect("runs");
+    let serial_dir = scratch("interrupted-serial");
+    let serial = run_recorded(&mut sources, &options, &record_into(&serial_dir), &mut |_, _| {})
+        .expect("runs");
     let strip = |r: &RunReport| {
         let mut v = comparable(r);
         v.as_object_mut().expect("an object").remove("stop");
         v
     };
     assert_eq!(strip(&report), strip(&serial));
+    // Every recording closed on the same whole records.
+    let (got, want) = (files_under(&dir), files_under(&serial_dir));
+    assert_eq!(got.len(), want.len());
+    for ((path, a), (_, b)) in got.iter().zip(&want) {
+        assert!(a == b, "{path} differs from the serial run's");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&serial_dir);
 }
 
 #[test]
