@@ -571,3 +571,43 @@ fn auto_stays_serial_where_starting_workers_may_not_pay() {
     // A long one spreads.
     assert_eq!(reason("--until 5ms"), None);
 }
+
+#[test]
+fn a_recording_write_error_stops_a_parallel_run_cleanly() {
+    let text = std::fs::read_to_string("examples/independent_models.chr").expect("the example");
+    let mut sources = SourceMap::new();
+    sources.add("models".to_string(), text);
+    let options = RunOptions {
+        exec: ExecConfig {
+            parallel: ParallelConfig {
+                threads: Threads::Fixed(2),
+                placement: Placement::Planner,
+                chaos: None,
+            },
+            ..ExecConfig::default()
+        },
+        ..RunOptions::new(
+            EngineKind::Jit,
+            StopAt::Until(parse_time("50ms").expect("a time")),
+        )
+    };
+    let dir = scratch("full-disk");
+    let record = RecordOptions {
+        trace_dir: Some(dir.join("trace")),
+        perfetto: Some(PathBuf::from("/dev/full")),
+        ..RecordOptions::default()
+    };
+    let report = run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+    assert_eq!(report.parallel.workers, 2);
+    assert_eq!(report.stop, "recording-failed");
+    assert!(!report.is_clean());
+    let error = report.recording.as_ref().and_then(|r| r.error.clone());
+    assert!(error.as_deref().is_some_and(|e| e.contains("/dev/full")), "{error:?}");
+    // Stopped long before 50 ms (50 million edges of the fastest clock).
+    assert!(report.instants < 20_000_000, "{} instants", report.instants);
+    // The other writer closed its logs on whole records.
+    for (path, bytes) in files_under(&dir) {
+        assert!(bytes.is_empty() || bytes.ends_with(b"\n") || path.ends_with(".json"), "{path}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

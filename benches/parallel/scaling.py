@@ -9,12 +9,17 @@ a consumer joined by a depth-16, two-stage CDC FIFO; D domains, domain d at
 per tick; `skew` multiplies pair 0's work.
 
     benches/parallel/scaling.py design P D WORK SKEW > s.chr   # one design
-    benches/parallel/scaling.py run [--reps N] [--threads 1,2,auto] [--rows R] [--print]
+    benches/parallel/scaling.py run [--reps N] [--threads 1,2,auto] [--rows R] [--print] [--record]
     benches/parallel/scaling.py threshold [--reps N]
 
 `--print` adds a `print` of every item each consumer takes (to standard
 error under --json): the lines of every thread count must equal the
 serial run's, byte for byte.
+
+`--record` records every run with every writer (`--trace`, `--perfetto`
+with `--trace-ticks`, `--vcd`, `--counters`) into a fresh folder: every
+file of every thread count must equal the serial run's, byte for byte
+(compared by SHA-256).
 
 `threshold` measures what `auto`'s thresholds rest on (compiler/src/parallel/
 plan.rs, MIN_WORK_NODES and the rule for runs without a limit): fresh
@@ -29,6 +34,7 @@ and prints per row and thread count the run's wall time (the report's
 CPU time, as median [min, max], with the ratio to serial. Every run's
 state digest and instant count must equal the serial run's.
 """
+import hashlib
 import os
 import statistics
 import subprocess
@@ -95,11 +101,28 @@ def design(pairs, domains, work, skew, prints=False):
     return "\n".join(out) + "\n"
 
 
-def run_once(chronc, path, until, threads, printed):
-    return timed_json_run(
-        [chronc, "run", path, "--until", until, "--threads", threads, "--json", "-q"],
-        stderr=printed,
-    )
+def run_once(chronc, path, until, threads, printed, record=None):
+    args = [chronc, "run", path, "--until", until, "--threads", threads, "--json", "-q"]
+    if record is not None:
+        args += [
+            "--trace", os.path.join(record, "trace"),
+            "--perfetto", os.path.join(record, "run.pftrace"), "--trace-ticks",
+            "--vcd", os.path.join(record, "run.vcd"),
+            "--counters", os.path.join(record, "counters.csv"),
+        ]
+    return timed_json_run(args, stderr=printed)
+
+
+def digests(folder):
+    """Every file under `folder`: relative path -> SHA-256; removes them."""
+    out = {}
+    for dirpath, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                out[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+            os.remove(path)
+    return out
 
 
 def fmt(xs, scale=1e3):
@@ -139,7 +162,8 @@ def main(argv):
         return 0
     reps, threads, rows = 5, ["1", "2", "auto"], range(len(ROWS))
     prints = "--print" in argv
-    args = iter(a for a in argv[1:] if a != "--print")
+    records = "--record" in argv
+    args = iter(a for a in argv[1:] if a not in ("--print", "--record"))
     for a in args:
         if a == "--reps":
             reps = int(next(args))
@@ -162,9 +186,18 @@ def main(argv):
                 f.write(design(p, d, w, s, prints))
             results = {t: [] for t in threads}
             printed = {t: [] for t in threads}
+            recorded = {t: [] for t in threads}
+            record = os.path.join(tmp, "record") if records else None
             for _ in range(reps):
                 for t in threads:
-                    results[t].append(run_once(chronc, path, until, t, printed[t]))
+                    results[t].append(run_once(chronc, path, until, t, printed[t], record))
+                    if record:
+                        recorded[t].append(digests(record))
+            if records:
+                files = recorded[threads[0]][0]
+                assert len(files) >= 5, (r, files)
+                for t in threads:
+                    assert all(x == files for x in recorded[t]), (r, t, "recordings differ")
             lines = printed[threads[0]][0]
             assert not prints or lines.count("\n") > 0, (r, "nothing printed")
             for t in threads:
