@@ -115,7 +115,11 @@ fn files_under(dir: &Path) -> Vec<(String, Vec<u8>)> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                let name = path.strip_prefix(dir).expect("inside").display().to_string();
+                let name = path
+                    .strip_prefix(dir)
+                    .expect("inside")
+                    .display()
+                    .to_string();
                 files.push((name, std::fs::read(&path).expect("readable")));
             }
         }
@@ -194,7 +198,11 @@ fn assert_parallel_agrees(label: &str, text: &str, args: &RunArgs) -> usize {
                 .zip(&got.1.files)
                 .find(|(a, b)| a != b)
                 .map(|((path, a), (_, b))| {
-                    let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                    let at = a
+                        .iter()
+                        .zip(b)
+                        .position(|(x, y)| x != y)
+                        .unwrap_or(a.len().min(b.len()));
                     format!("{path} differs from byte {at}")
                 });
             panic!(
@@ -430,8 +438,7 @@ fn a_late_fault_stops_every_worker_at_its_instant() {
     // is not asserted: the report must equal the serial one either way).
     let text = stop_design(&[(Then::Nothing, 0), (Then::Nothing, 0), (Then::Fault, 3000)]);
     let args = parse_run_args(Path::new("late"), "--until 100us");
-    let (serial, serial_written) =
-        run_recording("late", &text, &args, ParallelConfig::default());
+    let (serial, serial_written) = run_recording("late", &text, &args, ParallelConfig::default());
     assert_eq!(serial.stop, "fault");
     // Every component printed, up to the fault's instant.
     let serial_lines = &serial_written.printed;
@@ -488,8 +495,13 @@ fn an_interrupted_parallel_run_equals_the_serial_run_to_its_instant() {
     options.interrupt = None;
     options.exec.parallel = ParallelConfig::default();
     let serial_dir = scratch("interrupted-serial");
-    let serial = run_recorded(&mut sources, &options, &record_into(&serial_dir), &mut |_, _| {})
-        .expect("runs");
+    let serial = run_recorded(
+        &mut sources,
+        &options,
+        &record_into(&serial_dir),
+        &mut |_, _| {},
+    )
+    .expect("runs");
     let strip = |r: &RunReport| {
         let mut v = comparable(r);
         v.as_object_mut().expect("an object").remove("stop");
@@ -602,12 +614,64 @@ fn a_recording_write_error_stops_a_parallel_run_cleanly() {
     assert_eq!(report.stop, "recording-failed");
     assert!(!report.is_clean());
     let error = report.recording.as_ref().and_then(|r| r.error.clone());
-    assert!(error.as_deref().is_some_and(|e| e.contains("/dev/full")), "{error:?}");
+    assert!(
+        error.as_deref().is_some_and(|e| e.contains("/dev/full")),
+        "{error:?}"
+    );
     // Stopped long before 50 ms (50 million edges of the fastest clock).
     assert!(report.instants < 20_000_000, "{} instants", report.instants);
     // The other writer closed its logs on whole records.
     for (path, bytes) in files_under(&dir) {
-        assert!(bytes.is_empty() || bytes.ends_with(b"\n") || path.ends_with(".json"), "{path}");
+        assert!(
+            bytes.is_empty() || bytes.ends_with(b"\n") || path.ends_with(".json"),
+            "{path}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn auto_leaves_a_recordings_threads_their_cores() {
+    let text = std::fs::read_to_string("examples/independent_models.chr").expect("readable");
+    let args = parse_run_args(Path::new("models"), "--until 1ms");
+    let run_with = |cores: usize, record: &dyn Fn(&Path) -> RecordOptions| {
+        let mut sources = SourceMap::new();
+        sources.add("models".to_string(), text.clone());
+        let options = RunOptions {
+            exec: ExecConfig {
+                parallel: ParallelConfig {
+                    threads: Threads::Auto { cores },
+                    placement: Placement::Planner,
+                    chaos: None,
+                },
+                ..ExecConfig::default()
+            },
+            ..RunOptions::new(EngineKind::Jit, args.stop.clone())
+        };
+        let dir = scratch("auto-recording");
+        let report =
+            run_recorded(&mut sources, &options, &record(&dir), &mut |_, _| {}).expect("runs");
+        let files = files_under(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        (report, files)
+    };
+    // Four writers and the merge leave no two of four cores to workers.
+    let (report, _) = run_with(4, &|dir| record_into(dir));
+    let why = report.parallel.serial_reason.expect("serial");
+    assert!(why.contains("4 writer threads"), "{why}");
+    // One writer on sixteen cores: workers, and the serial run's bytes.
+    let counters_only = |dir: &Path| RecordOptions {
+        counters: Some(dir.join("counters.csv")),
+        counter_interval: 1000,
+        ..RecordOptions::default()
+    };
+    let (report, files) = run_with(16, &counters_only);
+    assert!(report.parallel.workers > 1, "{:?}", report.parallel);
+    let (serial, serial_files) = run_with(1, &counters_only);
+    assert_eq!(serial.parallel.workers, 1);
+    assert_eq!(comparable(&report), comparable(&serial));
+    assert!(
+        files == serial_files && !files.is_empty(),
+        "the CSV differs"
+    );
 }

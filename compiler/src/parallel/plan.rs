@@ -194,6 +194,9 @@ pub struct RunShape {
     pub jit: bool,
     /// `--drain` was asked.
     pub drain: bool,
+    /// The recording's writers (each on its own thread); 0 when nothing
+    /// is recorded.
+    pub writers: usize,
     /// Simulated nanoseconds the run lasts, when a limit says so.
     pub duration_ns: Option<f64>,
 }
@@ -242,6 +245,25 @@ pub fn plan(
     if shape.drain {
         return serial("`--drain` runs are serial in this version");
     }
+    // A recorded run's writers, and in a parallel run the main thread that
+    // merges the workers' records, keep a core busy each when records
+    // dominate: a serial run already spends them, so `auto` gives workers
+    // only the cores left (on 2 cores, a recording-bound run was 0.5x on
+    // 2 workers; docs/performance.md).
+    let max_workers = match (auto, shape.writers) {
+        (true, w) if w > 0 => {
+            let left = max_workers.saturating_sub(w + 1);
+            if left < 2 {
+                return Plan::Serial(format!(
+                    "the recording's {w} writer thread{} and the merge of the workers' records                      need {} of the {max_workers} cores (ask `--threads N`)",
+                    if w == 1 { "" } else { "s" },
+                    w + 1,
+                ));
+            }
+            left
+        }
+        _ => max_workers,
+    };
     if components.len() < 2 {
         return serial("one component: every unit exchanges data with the others");
     }

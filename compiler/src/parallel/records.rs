@@ -17,9 +17,9 @@
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
+use chronon_record::RecordError;
 use chronon_record::buffer::BufferedRecorder;
-use chronon_record::keyed::KeyedStream;
-use chronon_record::{RecordError, Recorder};
+use chronon_record::keyed::{Key, KeyedStream};
 
 /// Records a worker may have handed over and not yet seen written before
 /// it waits.
@@ -80,7 +80,10 @@ pub(crate) struct RecordMerge {
 impl RecordMerge {
     /// A merge of `workers` workers' records into `recorders`, and each
     /// worker's ends of it.
-    pub fn new(recorders: Vec<BufferedRecorder>, workers: usize) -> (RecordMerge, Vec<WorkerRecords>) {
+    pub fn new(
+        recorders: Vec<BufferedRecorder>,
+        workers: usize,
+    ) -> (RecordMerge, Vec<WorkerRecords>) {
         let (tx, inbox) = channel();
         let writers = recorders.len();
         let (queues, ends) = (0..workers)
@@ -156,57 +159,65 @@ impl RecordMerge {
         };
         for writer in 0..self.recorders.len() {
             loop {
-                let next = self
-                    .workers
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(w, q)| {
-                        let queue = &q.writers[writer];
-                        Some((w, queue.streams.front()?.key_at(queue.at)?))
-                    })
-                    .filter(|(_, k)| k.time <= limit)
-                    .min_by_key(|&(_, k)| k);
-                let Some((w, _)) = next else {
+                // The worker with the smallest head, and the next smallest
+                // head of the others: the first worker's records go out
+                // in one run up to it (workers' records come in runs).
+                let (mut first, mut bound) = (None, Key::MAX);
+                for (w, q) in self.workers.iter().enumerate() {
+                    let Some(key) = q.writers[writer].head().filter(|k| k.time <= limit) else {
+                        continue;
+                    };
+                    match first {
+                        Some((_, k)) if k <= key => bound = bound.min(key),
+                        _ => {
+                            if let Some((_, k)) = first {
+                                bound = bound.min(k);
+                            }
+                            first = Some((w, key));
+                        }
+                    }
+                }
+                let Some((w, _)) = first else {
                     break;
                 };
                 let WorkerQueue { writers, back, .. } = &mut self.workers[w];
                 let queue = &mut writers[writer];
-                let Some(stream) = queue.streams.front() else {
-                    break;
-                };
                 let recorder = &mut self.recorders[writer];
-                let next_at = match &self.error {
-                    // After an error the records are only counted off.
-                    Some(_) => stream.replay_at(queue.at, &mut Discard),
-                    None => stream.replay_at(queue.at, recorder),
-                };
-                let next_at = match next_at {
-                    Err(e) if self.error.is_none() => {
-                        self.error = Some(e);
-                        stream.replay_at(queue.at, &mut Discard)
+                // At least one record per round, so that keys that tie
+                // (which they never should) cannot stall the merge.
+                let mut any = false;
+                while let Some(stream) = queue.streams.front() {
+                    let Some(key) = stream.key_at(queue.at) else {
+                        queue.next_stream(back);
+                        continue;
+                    };
+                    if key.time > limit || (any && key >= bound) {
+                        break;
                     }
-                    other => other,
-                };
-                match next_at {
-                    Ok(at) => {
-                        written[w] += 1;
-                        queue.done += 1;
-                        queue.at = at;
-                    }
-                    // A malformed stream (a bug): its records are counted
-                    // off unwritten.
-                    Err(_) => {
-                        written[w] += stream.records() - queue.done;
-                        queue.at = usize::MAX;
+                    any = true;
+                    let next = match &self.error {
+                        // After an error the records are only counted off.
+                        Some(_) => stream
+                            .next_at(queue.at)
+                            .ok_or_else(|| RecordError::WriterThread),
+                        None => stream.copy_at(queue.at, recorder),
+                    };
+                    match next {
+                        Ok(at) => {
+                            written[w] += 1;
+                            queue.done += 1;
+                            queue.at = at;
+                        }
+                        Err(e) => {
+                            self.error.get_or_insert(e);
+                            // Counted off unwritten.
+                            written[w] += stream.records() - queue.done;
+                            queue.next_stream(back);
+                        }
                     }
                 }
-                if queue.streams.front().and_then(|s| s.key_at(queue.at)).is_none() {
-                    (queue.at, queue.done) = (0, 0);
-                    if let Some(mut done) = queue.streams.pop_front() {
-                        done.clear();
-                        // The worker may have finished; then it is dropped.
-                        let _ = back.send(done);
-                    }
+                if queue.head().is_none() && !queue.streams.is_empty() {
+                    queue.next_stream(back);
                 }
             }
         }
@@ -214,12 +225,19 @@ impl RecordMerge {
     }
 }
 
-/// Takes records and does nothing: a merge after a write error still
-/// counts the records off, so no worker waits for them.
-struct Discard;
+impl Queue {
+    /// The key of the next record.
+    fn head(&self) -> Option<Key> {
+        self.streams.front()?.key_at(self.at)
+    }
 
-impl Recorder for Discard {
-    fn finish(&mut self, _: &chronon_record::DropCounts) -> Result<(), RecordError> {
-        Ok(())
+    /// Drops the first stream, written, and sends it back emptied.
+    fn next_stream(&mut self, back: &Sender<KeyedStream>) {
+        (self.at, self.done) = (0, 0);
+        if let Some(mut done) = self.streams.pop_front() {
+            done.clear();
+            // The worker may have finished; then it is dropped.
+            let _ = back.send(done);
+        }
     }
 }

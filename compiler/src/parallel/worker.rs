@@ -34,6 +34,10 @@ use crate::record::{RecordPlan, WorkerRecording};
 use crate::run::print::{PrintBatch, PrintCapture};
 use crate::simulate::Simulator;
 
+/// The lines and records a slice should hand over at most: a slice that
+/// hands over more halves the next one's length.
+const HANDOFF_ITEMS: usize = 1 << 14;
+
 /// What one worker ends with.
 pub(crate) struct WorkerEnd {
     /// The whole state array (only its components' slots moved).
@@ -479,7 +483,7 @@ fn work(
             }
         }
         let took = slice_started.elapsed();
-        {
+        let handed = {
             let mut s = coord.lock();
             s.nows[ix] = Some(picos(sim.sim.now())?);
             // Counted under the lock, before the merge can write them.
@@ -492,12 +496,21 @@ fn work(
             if job.leads || lines + records > 0 {
                 coord.wake.notify_all();
             }
-        }
+            lines + records
+        };
         // Slices of a few milliseconds: long beside a lock, short beside
-        // the run, so followers trail the leader by little.
+        // the run, so followers trail the leader by little; and of a few
+        // thousand lines and records at most, so that what a worker hands
+        // over stays small and the main thread writes while it runs.
         // (Only a slice that ran its whole length says it was short; the
         // cap keeps the exact arithmetic small.)
-        if took < Duration::from_millis(2) && target == base + slice && delta < max_delta {
+        if handed > HANDOFF_ITEMS && delta > step {
+            delta /= Picos::from_integer(2);
+        } else if took < Duration::from_millis(2)
+            && handed <= HANDOFF_ITEMS / 2
+            && target == base + slice
+            && delta < max_delta
+        {
             delta *= Picos::from_integer(2);
         } else if took > Duration::from_millis(8) && delta > step {
             delta /= Picos::from_integer(2);

@@ -29,6 +29,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use chronon_record::buffer::FifoFilter;
 use chronon_record::keyed::{Key, KeyedStream};
 use chronon_record::{
     CounterRecord, FifoRecord, Interest, RecordError, SignalRecord, TickRecord, TraceRecord,
@@ -83,9 +84,12 @@ impl Base {
     }
 }
 
-/// One writer's capture in a worker: its records, keyed.
+/// One writer's capture in a worker: its records, keyed, filtered by the
+/// writer's interest as its buffer would (the merge copies them to the
+/// buffer as they are).
 pub struct KeyedCapture {
     interest: Interest,
+    fifo_filter: FifoFilter,
     stream: KeyedStream,
     base: Rc<Cell<Base>>,
     ranks: Rc<[u32]>,
@@ -109,10 +113,16 @@ impl Out for KeyedCapture {
         false
     }
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
+        if !self.interest.trace {
+            return Ok(());
+        }
         let key = self.base.get().key(TICKS, self.rank(r.unit));
         self.stream.trace(key, r)
     }
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
+        if !self.fifo_filter.passes(r) {
+            return Ok(());
+        }
         let base = self.base.get();
         let key = match base.phase {
             TICKS => base.key(TICKS, self.rank(r.unit)),
@@ -122,19 +132,32 @@ impl Out for KeyedCapture {
         Ok(())
     }
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
+        if !self.interest.counter {
+            return Ok(());
+        }
         let key = self.base.get().key(COUNTERS, u64::from(r.counter));
         self.stream.counter(key, r);
         Ok(())
     }
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
+        if !self.interest.tick {
+            return Ok(());
+        }
         let key = self.base.get().key(TICK_SLICES, u64::from(r.unit));
         self.stream.tick(key, r);
         Ok(())
     }
     fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
+        if !self.interest.signal {
+            return Ok(());
+        }
         let mut base = self.base.get();
         if base.time == 0 {
-            base.slot = self.signal_domains.get(r.signal as usize).copied().unwrap_or(u32::MAX);
+            base.slot = self
+                .signal_domains
+                .get(r.signal as usize)
+                .copied()
+                .unwrap_or(u32::MAX);
         }
         let key = base.key(SIGNALS, u64::from(r.signal));
         self.stream.signal(key, r);
@@ -171,6 +194,7 @@ impl WorkerRecording {
             .iter()
             .map(|interest| KeyedCapture {
                 interest: interest.clone(),
+                fifo_filter: FifoFilter::new(&interest.fifo),
                 stream: KeyedStream::new(),
                 base: base.clone(),
                 ranks: ranks.clone(),
@@ -194,7 +218,11 @@ impl WorkerRecording {
     /// Moves each writer's records since the last call into `into` (one
     /// stream per writer, in the plan's order), leaving the streams
     /// `fresh` gives in their place; returns how many records moved.
-    pub fn take(&self, into: &mut Vec<KeyedStream>, mut fresh: impl FnMut() -> KeyedStream) -> usize {
+    pub fn take(
+        &self,
+        into: &mut Vec<KeyedStream>,
+        mut fresh: impl FnMut() -> KeyedStream,
+    ) -> usize {
         let mut inner = self.inner.borrow_mut();
         let mut moved = 0;
         for capture in &mut inner.recorders {
@@ -334,7 +362,12 @@ impl TraceSink for KeyedSink {
         let fifo = self.design_fifo(fifo);
         let [(wd, wrank), (_, rrank)] = self.sides[fifo as usize];
         let rank = if wd == domain { wrank } else { rrank };
-        self.set(time, domain, OCCUPANCY, u64::from(rank) << 32 | u64::from(fifo));
+        self.set(
+            time,
+            domain,
+            OCCUPANCY,
+            u64::from(rank) << 32 | u64::from(fifo),
+        );
         self.inner.fifo_occupancy(fifo, domain, time, occupancy);
     }
 

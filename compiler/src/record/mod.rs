@@ -60,12 +60,23 @@ pub struct RecordOptions {
 }
 
 impl RecordOptions {
+    /// How many writers the options ask for (each runs on its own
+    /// thread).
+    pub fn writers(&self) -> usize {
+        [
+            self.trace_dir.is_some(),
+            self.perfetto.is_some(),
+            self.vcd.is_some(),
+            self.counters.is_some(),
+        ]
+        .into_iter()
+        .filter(|&w| w)
+        .count()
+    }
+
     /// Whether any output is asked for.
     pub fn any(&self) -> bool {
-        self.trace_dir.is_some()
-            || self.perfetto.is_some()
-            || self.vcd.is_some()
-            || self.counters.is_some()
+        self.writers() > 0
     }
 }
 
@@ -172,7 +183,13 @@ impl Recording {
         let stop = stop_time(sim.sim.time_base(), sim.sim.now().ticks, bound);
         let mut inner = self.inner.borrow_mut();
         let error = inner.error.take();
-        summarize(&mut inner.recorders, stop, error, self.outputs, self.warnings)
+        summarize(
+            &mut inner.recorders,
+            stop,
+            error,
+            self.outputs,
+            self.warnings,
+        )
     }
 }
 

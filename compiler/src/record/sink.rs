@@ -5,8 +5,8 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use chronon_record::buffer::BufferedRecorder;
 use chronon_record::Interest;
+use chronon_record::buffer::BufferedRecorder;
 use chronon_record::vcd::glob_match;
 use chronon_record::{
     CounterRecord, FifoEventKind, FifoInterest, FifoRecord, RecordError, Recorder, SignalRecord,

@@ -309,6 +309,7 @@ pub fn run_recorded(
             parallel::plan::RunShape {
                 jit: options.engine == EngineKind::Jit,
                 drain: options.drain.is_some(),
+                writers: recording.writers(),
                 duration_ns: duration_ns(&program, &options.stop),
             },
         ),

@@ -96,12 +96,7 @@ pub struct BufferedRecorder {
     /// Encoded records; room for `capacity` of the largest.
     batch: Vec<u64>,
     interest: Interest,
-    /// `interest.fifo` is [`FifoInterest::All`]: one flag test per FIFO
-    /// record instead of matching the enum.
-    fifo_all: bool,
-    /// Per FIFO: the occupancy of its last event passed on (or dropped),
-    /// for [`FifoInterest::Occupancy`].
-    occupancy: Vec<u32>,
+    fifo_filter: FifoFilter,
     to_writer: Sender<Message>,
     recycled: Receiver<Vec<u64>>,
     dropped: DropCounts,
@@ -121,10 +116,6 @@ impl BufferedRecorder {
         let capacity = config.batch_records.max(1);
         let queue = config.queue_batches.max(1);
         let interest = inner.interest();
-        let occupancy = match &interest.fifo {
-            FifoInterest::Occupancy(fifos) => vec![0; fifos.len()],
-            _ => Vec::new(),
-        };
         let (to_writer, from_producer) = bounded::<Message>(queue);
         // Room for every batch in flight, so returning one never blocks.
         let (recycle, recycled) = bounded::<Vec<u64>>(queue + 2);
@@ -162,9 +153,8 @@ impl BufferedRecorder {
             capacity,
             count: 0,
             batch: Vec::with_capacity(capacity * MAX_WORDS),
-            fifo_all: matches!(interest.fifo, FifoInterest::All),
+            fifo_filter: FifoFilter::new(&interest.fifo),
             interest,
-            occupancy,
             to_writer,
             recycled,
             dropped: DropCounts::default(),
@@ -246,10 +236,105 @@ impl BufferedRecorder {
     }
 }
 
+/// What a writer's [`FifoInterest`] passes of the FIFO records, with the
+/// occupancy filter's state: one per writer, fed every record in order.
+#[derive(Debug, Clone)]
+pub struct FifoFilter {
+    /// The interest is [`FifoInterest::All`]: one flag test per FIFO
+    /// record instead of matching the enum.
+    all: bool,
+    interest: FifoInterest,
+    /// Per FIFO: the occupancy of its last event passed on (or dropped),
+    /// for [`FifoInterest::Occupancy`].
+    occupancy: Vec<u32>,
+}
+
+impl FifoFilter {
+    /// The filter of `interest`, before any record.
+    pub fn new(interest: &FifoInterest) -> FifoFilter {
+        FifoFilter {
+            all: matches!(interest, FifoInterest::All),
+            occupancy: match interest {
+                FifoInterest::Occupancy(fifos) => vec![0; fifos.len()],
+                _ => Vec::new(),
+            },
+            interest: interest.clone(),
+        }
+    }
+
+    /// Whether the writer takes `r`: every event, none, or (occupancy)
+    /// a shown FIFO's record whose occupancy differs from the last one's.
+    #[inline(always)]
+    pub fn passes(&mut self, r: &FifoRecord) -> bool {
+        if self.all {
+            return true;
+        }
+        match &self.interest {
+            FifoInterest::None => false,
+            FifoInterest::All => true,
+            FifoInterest::Occupancy(shown) => {
+                let f = r.fifo as usize;
+                match self.occupancy.get_mut(f) {
+                    // Updated for dropped events too, so that in lossy mode
+                    // kept plus dropped events are the lossless ones.
+                    Some(last) if !shown[f] || *last == r.occupancy => false,
+                    Some(last) => {
+                        *last = r.occupancy;
+                        true
+                    }
+                    None => true,
+                }
+            }
+        }
+    }
+}
+
+/// The words of the record that starts with `head` (encoded by the
+/// `put_*` functions); `None` for an unknown tag.
+#[inline(always)]
+pub(crate) fn record_words(head: u64) -> Option<usize> {
+    match head & 0xff {
+        TRACE => Some(6 + ((head >> 8) & 0xff) as usize),
+        FIFO => Some(7),
+        COUNTER => Some(6),
+        TICK | SIGNAL => Some(5),
+        _ => None,
+    }
+}
+
+impl BufferedRecorder {
+    /// Queues `words`, one record as the `put_*` functions encode it,
+    /// whose writer's interest was applied when it was encoded (a keyed
+    /// stream's, [`crate::keyed`]); in lossy mode a drop counts it by its
+    /// kind.
+    #[inline]
+    pub(crate) fn push_encoded(&mut self, words: &[u64]) -> Result<(), RecordError> {
+        let count: fn(&mut DropCounts) -> &mut u64 = match words.first().map(|h| h & 0xff) {
+            Some(TRACE) => |d| &mut d.trace,
+            Some(FIFO) => |d| &mut d.fifo,
+            Some(COUNTER) => |d| &mut d.counter,
+            Some(TICK) => |d| &mut d.tick,
+            Some(SIGNAL) => |d| &mut d.signal,
+            _ => return Err(RecordError::WriterThread),
+        };
+        if self.room(count)? {
+            // A push per word: records are a few words, and a copy of a
+            // length known only here is a `memcpy` call.
+            for &w in words {
+                self.batch.push(w);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Hands a batch's records to the writer, decoded (see
 /// [`Recorder::replay_batch`]).
 #[inline(always)]
-pub(crate) fn replay<R: Recorder + ?Sized>(inner: &mut R, mut w: &[u64]) -> Result<(), RecordError> {
+pub(crate) fn replay<R: Recorder + ?Sized>(
+    inner: &mut R,
+    mut w: &[u64],
+) -> Result<(), RecordError> {
     while !w.is_empty() {
         let used = replay_one(inner, w)?;
         w = &w[used..];
@@ -441,22 +526,8 @@ impl Recorder for BufferedRecorder {
     // of this method's samples in a VCD run sat on that load.
     #[inline(always)]
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
-        if !self.fifo_all {
-            match &self.interest.fifo {
-                FifoInterest::None => return Ok(()),
-                FifoInterest::All => {}
-                FifoInterest::Occupancy(shown) => {
-                    let f = r.fifo as usize;
-                    if let Some(last) = self.occupancy.get_mut(f) {
-                        // Updated for dropped events too, so that in lossy mode
-                        // kept plus dropped events are the lossless ones.
-                        if !shown[f] || *last == r.occupancy {
-                            return Ok(());
-                        }
-                        *last = r.occupancy;
-                    }
-                }
-            }
+        if !self.fifo_filter.passes(r) {
+            return Ok(());
         }
         if !self.room(|d| &mut d.fifo)? {
             return Ok(());

@@ -10,7 +10,10 @@
 //! the records. Streams are plain `Vec<u64>`s, cleared and refilled, so a
 //! producer's steady state allocates nothing.
 
-use crate::buffer::{put_counter, put_fifo, put_signal, put_tick, put_trace, replay_one};
+use crate::buffer::{
+    BufferedRecorder, put_counter, put_fifo, put_signal, put_tick, put_trace, record_words,
+    replay_one,
+};
 use crate::error::RecordError;
 use crate::record::{CounterRecord, FifoRecord, SignalRecord, TickRecord, TraceRecord};
 use crate::recorder::Recorder;
@@ -23,6 +26,14 @@ pub struct Key {
     pub time: u128,
     /// The position among the records of one `time`.
     pub order: u128,
+}
+
+impl Key {
+    /// The largest key.
+    pub const MAX: Key = Key {
+        time: u128::MAX,
+        order: u128::MAX,
+    };
 }
 
 /// The words of a key, ahead of each record.
@@ -120,8 +131,32 @@ impl KeyedStream {
         })
     }
 
-    /// Hands the record at word `at` to `to`; returns the word of the
-    /// next record.
+    /// Queues the record at word `at` on `to` as it is encoded, with no
+    /// decoding (its writer's interest was applied when it was appended:
+    /// the stream must be that writer's); returns the word of the next
+    /// record.
+    #[inline]
+    pub fn copy_at(&self, at: usize, to: &mut BufferedRecorder) -> Result<usize, RecordError> {
+        match self.next_at(at) {
+            Some(next) => {
+                to.push_encoded(&self.words[at + KEY_WORDS..next])?;
+                Ok(next)
+            }
+            None => Err(RecordError::WriterThread),
+        }
+    }
+
+    /// The word of the record after the one at `at`; `None` when there is
+    /// no whole record at `at`.
+    #[inline]
+    pub fn next_at(&self, at: usize) -> Option<usize> {
+        let head = *self.words.get(at + KEY_WORDS)?;
+        let next = at + KEY_WORDS + record_words(head)?;
+        (next <= self.words.len()).then_some(next)
+    }
+
+    /// Hands the record at word `at` to `to`, decoded; returns the word of
+    /// the next record.
     #[inline]
     pub fn replay_at<R: Recorder + ?Sized>(
         &self,
