@@ -197,9 +197,7 @@ impl RecordMerge {
                     any = true;
                     let next = match &self.error {
                         // After an error the records are only counted off.
-                        Some(_) => stream
-                            .next_at(queue.at)
-                            .ok_or_else(|| RecordError::WriterThread),
+                        Some(_) => stream.next_at(queue.at).ok_or(RecordError::WriterThread),
                         None => stream.copy_at(queue.at, recorder),
                     };
                     match next {
