@@ -675,3 +675,129 @@ fn auto_leaves_a_recordings_threads_their_cores() {
         "the CSV differs"
     );
 }
+
+/// Pairs joined by CDC FIFOs over three domains, one component each, as
+/// in [`stop_design`], but pair `k`'s producer sends `pairs[k].0` items
+/// only and its consumer takes one every other edge, so that items are in
+/// flight when the run stops and a drain empties them, pair by pair, at
+/// different instants; `pairs[k].1` says what the consumer does when it
+/// has taken `pairs[k].2` items (during the drain or before it).
+fn drain_design(pairs: &[(u32, Then, u32)]) -> String {
+    let mut s = String::from(
+        "clock d[3] = [1 GHz, 700 MHz phase 13 ps, 250 MHz phase 37 ps];\n\
+         \n\
+         unit Producer<COUNT: u32 = 0> {\n\
+         \x20   out tx: u32;\n\
+         \x20   reg seq: u32 = 0;\n\
+         \x20   tick {\n\
+         \x20       if seq < COUNT {\n\
+         \x20           if tx.try_send(seq * 7 + 1) {\n\
+         \x20               seq <= seq + 1;\n\
+         \x20           }\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         unit Consumer<MODE: u32 = 0, AT: u32 = 0> {\n\
+         \x20   in rx: u32 cdc;\n\
+         \x20   reg n: u32 = 0;\n\
+         \x20   reg sum: u32 = 0;\n\
+         \x20   reg odd: bool = false;\n\
+         \x20   counter taken;\n\
+         \x20   tick {\n\
+         \x20       odd <= !odd;\n\
+         \x20       if let Some(v) = rx.take() {\n\
+         \x20           taken += 1;\n\
+         \x20           sum <= sum + v;\n\
+         \x20           print(\"took {} sum {:#x}\", n, sum + v);\n\
+         \x20           n <= n + 1;\n\
+         \x20           if MODE == 1 {\n\
+         \x20               assert(n + 1 != AT, \"consumer stops here\");\n\
+         \x20           }\n\
+         \x20           if MODE == 2 && n + 1 == AT {\n\
+         \x20               finish;\n\
+         \x20           }\n\
+         \x20       }\n\
+         \x20       if odd {\n\
+         \x20           rx.request();\n\
+         \x20       }\n\
+         \x20   }\n\
+         }\n\
+         \n\
+         system Top {\n",
+    );
+    for (k, (count, then, at)) in pairs.iter().enumerate() {
+        let mode = match then {
+            Then::Nothing => 0,
+            Then::Fault => 1,
+            Then::Finish => 2,
+        };
+        s.push_str(&format!(
+            "    inst p{k}: Producer<COUNT = {count}> on d[{}];\n    \
+             inst c{k}: Consumer<MODE = {mode}, AT = {at}> on d[{}];\n    \
+             cdc p{k}.tx -> c{k}.rx depth 8 sync 2;\n",
+            (k + 1) % 3,
+            k % 3
+        ));
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[test]
+fn a_drain_ends_where_the_serial_runs_does() {
+    use Then::*;
+    let free = |count| (count, Nothing, 0);
+    let cases: Vec<(&str, Vec<(u32, Then, u32)>, &str, [&str; 2])> = vec![
+        // Every pair still has items in flight at the limit; they empty at
+        // different instants, and the drain ends when the last does.
+        (
+            "drained",
+            vec![free(40), free(55), free(70), free(45)],
+            "--cycles 60 --drain",
+            ["limit", "drained after"],
+        ),
+        (
+            "drain limit",
+            vec![free(40), free(55), free(70), free(45)],
+            "--cycles 60 --drain --drain-limit 7",
+            ["limit", "drain limit reached"],
+        ),
+        // A consumer faults on an item it takes while draining.
+        (
+            "fault while draining",
+            vec![free(40), (55, Fault, 50), free(70), free(45)],
+            "--cycles 60 --drain",
+            ["limit", "stopped while draining: fault"],
+        ),
+        // The run stops at a fault (the other workers ran past it and run
+        // again), then drains: the faulting consumer takes on.
+        (
+            "drain after a fault",
+            vec![free(400), (300, Fault, 120), free(500), free(450)],
+            "--until 20us --drain",
+            ["fault", "drained after"],
+        ),
+        // A `finish`, then the drain (a finish does not end it).
+        (
+            "drain after a finish",
+            vec![(300, Finish, 100), free(200), free(250)],
+            "--drain",
+            ["finished", "drained after"],
+        ),
+    ];
+    for (label, pairs, args, [stop, drain]) in cases {
+        let text = drain_design(&pairs);
+        let args = parse_run_args(Path::new(label), args);
+        let serial = run_text(label, &text, &args, ParallelConfig::default());
+        assert_eq!(serial.stop, stop, "{label}");
+        let drained = serial.drain.as_deref().unwrap_or_default();
+        assert!(drained.starts_with(drain), "{label}: {drained}");
+        let parallel = assert_parallel_agrees(label, &text, &args);
+        assert_eq!(
+            parallel,
+            variants().len(),
+            "{label}: every variant is parallel"
+        );
+    }
+}

@@ -140,12 +140,16 @@ fn recording_workers_do_not_allocate_per_record() {
     let path = "examples/independent_models.chr";
     let (short, short_allocs) = counted_recorded_run(path, "20us", PrintTo::Quiet, &record("s"));
     let (long, long_allocs) = counted_recorded_run(path, "200us", PrintTo::Quiet, &record("l"));
-    let size = |name: &str| std::fs::metadata(dir.join(name).join("run.pftrace")).map_or(0, |m| m.len());
+    let size =
+        |name: &str| std::fs::metadata(dir.join(name).join("run.pftrace")).map_or(0, |m| m.len());
     let (short_bytes, long_bytes) = (size("s"), size("l"));
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(long.parallel.workers, 2);
     assert!(long.recording.as_ref().is_some_and(|r| r.error.is_none()));
-    assert!(long_bytes > 8 * short_bytes, "{short_bytes} -> {long_bytes} Perfetto bytes");
+    assert!(
+        long_bytes > 8 * short_bytes,
+        "{short_bytes} -> {long_bytes} Perfetto bytes"
+    );
     let extra = long_allocs.saturating_sub(short_allocs);
     assert!(
         extra < 3_000,

@@ -770,9 +770,7 @@ impl Simulation {
     /// Continues instant by instant until every channel and FIFO is empty, at
     /// most `max_instants` instants; `finish` does not stop it, a fault does.
     pub fn drain(&mut self, max_instants: u64) -> Drain {
-        self.core.faults.clear();
-        self.core.finish = false;
-        self.core.stop_requested = false;
+        self.drain_begin();
         let mut done = 0;
         while self.in_flight() > 0 {
             if done == max_instants {
@@ -780,24 +778,43 @@ impl Simulation {
                     in_flight: self.in_flight(),
                 };
             }
-            if let Err(e) = self.calendar.peek_ticks() {
-                return Drain::Stopped(Stop::TimeOverflow(e));
-            }
             done += 1;
-            match self.step() {
-                Ok(false) => {}
-                // `finish` is the stop the drain continues after (contract
-                // §6): a unit that finishes again (a held `if done { finish;
-                // }`) does not end the drain; a fault or a stopped sink does.
-                Ok(true) if self.core.faults.is_empty() && !self.core.sink_stopped => {
-                    self.core.finish = false;
-                    self.core.stop_requested = false;
-                }
-                Ok(true) => return Drain::Stopped(self.requested_stop()),
-                Err(e) => return Drain::Stopped(Stop::TimeOverflow(e)),
+            if let Some(stop) = self.drain_step() {
+                return Drain::Stopped(stop);
             }
         }
         Drain::Drained { instants: done }
+    }
+
+    /// Starts a drain ([`Simulation::drain`]): the stop the run ended with
+    /// is forgotten. A parallel run's workers drain in step with
+    /// [`Simulation::drain_begin`] and [`Simulation::drain_step`], their
+    /// coordinator summing [`Simulation::in_flight`].
+    pub fn drain_begin(&mut self) {
+        self.core.faults.clear();
+        self.core.finish = false;
+        self.core.stop_requested = false;
+    }
+
+    /// One instant of a drain; the stop that ends the drain, if any (a
+    /// fault, a stopped sink, a time overflow; not `finish`).
+    pub fn drain_step(&mut self) -> Option<Stop> {
+        if let Err(e) = self.calendar.peek_ticks() {
+            return Some(Stop::TimeOverflow(e));
+        }
+        match self.step() {
+            Ok(false) => None,
+            // `finish` is the stop the drain continues after (contract
+            // §6): a unit that finishes again (a held `if done { finish;
+            // }`) does not end the drain; a fault or a stopped sink does.
+            Ok(true) if self.core.faults.is_empty() && !self.core.sink_stopped => {
+                self.core.finish = false;
+                self.core.stop_requested = false;
+                None
+            }
+            Ok(true) => Some(self.requested_stop()),
+            Err(e) => Some(Stop::TimeOverflow(e)),
+        }
     }
 
     /// Commits the FIFOs touched by the instant's domains, searching them per

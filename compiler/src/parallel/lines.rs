@@ -48,6 +48,9 @@ pub(crate) struct Handoff {
     /// Every instant at or before this time (in the runtime's ticks) is
     /// done.
     pub reached: u128,
+    /// Before this hand-over: drop the worker's lines after this instant
+    /// (it runs again from the start to there, and goes on from there).
+    pub cut: Option<u128>,
 }
 
 /// One worker's lines not yet written.
@@ -71,6 +74,28 @@ impl Queue {
             n => b.lines[n - 1].end,
         };
         Some((key, &b.text[start..key.end]))
+    }
+
+    /// Drops the lines after instant `cut` (lines come in instant order).
+    fn cut_after(&mut self, cut: u128) {
+        for b in &mut self.batches {
+            if let Some(i) = b.lines.iter().position(|k| k.ticks > cut) {
+                b.text.truncate(if i == 0 { 0 } else { b.lines[i - 1].end });
+                b.lines.truncate(i);
+            }
+        }
+        // Batches left with nothing to write go back now, so that the
+        // first one always has a line to write.
+        while let Some(b) = self.batches.front()
+            && self.next >= b.lines.len()
+            && let Some(mut done) = self.batches.pop_front()
+        {
+            self.next = 0;
+            done.text.clear();
+            done.lines.clear();
+            let _ = self.back.send(done);
+        }
+        self.batches.retain(|b| !b.lines.is_empty());
     }
 
     fn advance(&mut self) {
@@ -152,6 +177,10 @@ impl LineMerge {
     fn receive(&mut self) {
         while let Ok((w, h)) = self.inbox.try_recv() {
             let q = &mut self.queues[w];
+            if let Some(cut) = h.cut {
+                q.cut_after(cut);
+                q.reached = Some(cut);
+            }
             q.reached = q.reached.max(Some(h.reached));
             if !h.batch.lines.is_empty() {
                 q.batches.push_back(h.batch);

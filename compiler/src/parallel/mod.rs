@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use chronon_runtime::{Fault, Picos, Stop, Timestamp};
+use chronon_runtime::{Drain, Fault, Picos, Stop, Timestamp};
 use serde::Serialize;
 
 use chronon_record::RecordError;
@@ -121,8 +121,11 @@ pub struct Merged {
     pub now: Timestamp,
     /// How the run stopped.
     pub end: End,
-    /// The faults of the stopping instant, in the serial run's order.
+    /// The faults of the stopping instant (a drained run: of the drain's
+    /// last instant), in the serial run's order.
     pub faults: Vec<Fault>,
+    /// How the drain ended, when the run drained.
+    pub drain: Option<Drain>,
     /// The report's parallel part.
     pub report: ParallelReport,
     /// When the workers, all built, started running.
@@ -162,15 +165,16 @@ pub struct Outputs {
 }
 
 /// Runs `plan`'s workers (components per worker, from [`plan::plan`]) on
-/// one thread each, up to `horizon` (`None`: until `finish` or a fault), and
-/// merges their results and their `outputs`.
+/// one thread each, up to `horizon` (`None`: until `finish` or a fault),
+/// drains (at most `drain` instants, unless interrupted) as the serial run
+/// would, and merges their results and their `outputs`.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     program: &Arc<Program>,
     config: &ExecConfig,
     components: &[Component],
     plan: &plan::Parallel,
-    horizon: Option<Picos>,
+    (horizon, drain): (Option<Picos>, Option<u64>),
     interrupt: Option<&AtomicBool>,
     outputs: Outputs,
     plan_ms: f64,
@@ -223,7 +227,7 @@ pub fn run(
         config,
         jobs,
         horizon,
-        interrupt,
+        (interrupt, drain),
         worker::Merges {
             lines: lines.as_mut(),
             records: records.as_mut().zip(record_plan.as_ref()),
@@ -266,15 +270,21 @@ pub fn run(
     let state = merge_state(program, ends.iter().map(|e| e.state.as_slice()));
     let mut faults: Vec<Fault> = ends.iter().flat_map(|e| e.faults.iter().cloned()).collect();
     sort_faults(program, &mut faults);
+    let drain = merge_drain(&ends, &faults)?;
     // The serial run reports a fault over a `finish` of the same instant.
     let stops: Vec<&Stop> = ends.iter().filter_map(|e| e.stop.as_ref()).collect();
-    let end = match (
-        stops.iter().find(|s| matches!(s, Stop::Fault(_))),
-        stops.first(),
-    ) {
-        (Some(Stop::Fault(_)), _) => End::Stopped(Stop::Fault(Box::new(
-            faults.first().cloned().ok_or("a fault with no fault")?,
-        ))),
+    // Each faulting worker's stop holds its first fault; the serial run's
+    // is the first of those in its order (`faults` may be a drain's).
+    let mut first_faults: Vec<Fault> = stops
+        .iter()
+        .filter_map(|s| match s {
+            Stop::Fault(f) => Some((**f).clone()),
+            _ => None,
+        })
+        .collect();
+    sort_faults(program, &mut first_faults);
+    let end = match (first_faults.into_iter().next(), stops.first()) {
+        (Some(fault), _) => End::Stopped(Stop::Fault(Box::new(fault))),
         (_, Some(s)) => End::Stopped((*s).clone()),
         (_, None) if why == worker::Why::Interrupted => End::Interrupted,
         (_, None) => End::Stopped(Stop::LimitReached),
@@ -286,6 +296,7 @@ pub fn run(
         now: first.now,
         end,
         faults,
+        drain,
         report: ParallelReport {
             workers: workers.len(),
             components: components.len(),
@@ -299,6 +310,37 @@ pub fn run(
         print_error,
         recording,
     })
+}
+
+/// How the workers' drain ended, as the serial run's would have: every
+/// worker drained the same instants and ended on the same decision; a
+/// stop is the first fault (`faults`, in the serial order) or else the
+/// first worker's stop.
+fn merge_drain(ends: &[worker::WorkerEnd], faults: &[Fault]) -> Result<Option<Drain>, String> {
+    let Some(&(instants, step, _)) = ends.first().and_then(|e| e.drain.as_ref()) else {
+        return Ok(None);
+    };
+    if ends
+        .iter()
+        .any(|e| e.drain.as_ref().map(|d| (d.0, d.1)) != Some((instants, step)))
+    {
+        return Err("internal error: workers ended their drain differently".into());
+    }
+    Ok(Some(match step {
+        worker::DrainStep::Drained => Drain::Drained { instants },
+        worker::DrainStep::Limit(in_flight) => Drain::LimitReached { in_flight },
+        worker::DrainStep::Stopped => {
+            let first = ends.iter().find_map(|e| e.drain.as_ref()?.2.clone());
+            Drain::Stopped(match (faults.first(), first) {
+                (Some(f), _) => Stop::Fault(Box::new(f.clone())),
+                (None, Some(stop)) => stop,
+                (None, None) => return Err("internal error: a drain stopped by nothing".into()),
+            })
+        }
+        worker::DrainStep::Continue => {
+            return Err("internal error: a drain ended to continue".into());
+        }
+    }))
 }
 
 /// The whole state from the workers': a slot moved only on the worker

@@ -192,8 +192,6 @@ pub enum FinishRule {
 pub struct RunShape {
     /// The JIT runs it (the interpreter, the reference, stays serial).
     pub jit: bool,
-    /// `--drain` was asked.
-    pub drain: bool,
     /// The recording's writers (each on its own thread); 0 when nothing
     /// is recorded.
     pub writers: usize,
@@ -241,9 +239,6 @@ pub fn plan(
     }
     if !shape.jit {
         return serial("the interpreter runs serially (it is the reference)");
-    }
-    if shape.drain {
-        return serial("`--drain` runs are serial in this version");
     }
     // A recorded run's writers, and in a parallel run the main thread that
     // merges the workers' records, keep a core busy each when records

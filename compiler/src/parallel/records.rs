@@ -48,6 +48,10 @@ pub(crate) struct RecordHandoff {
     /// Every instant at or before this time (in the runtime's ticks) is
     /// done.
     pub reached: u128,
+    /// Before this hand-over: drop the worker's records after this
+    /// instant (it runs again from the start to there, and goes on from
+    /// there).
+    pub cut: Option<u128>,
 }
 
 /// One worker's streams for one writer, not yet written.
@@ -138,6 +142,20 @@ impl RecordMerge {
     fn receive(&mut self) {
         while let Ok((w, h)) = self.inbox.try_recv() {
             let q = &mut self.workers[w];
+            if let Some(cut) = h.cut {
+                for queue in &mut q.writers {
+                    for stream in &mut queue.streams {
+                        // Key times are the instants' ticks plus one.
+                        stream.cut_after(cut.saturating_add(1));
+                    }
+                    // The first stream keeps a record to write.
+                    while queue.streams.front().is_some() && queue.head().is_none() {
+                        queue.next_stream(&q.back);
+                    }
+                    queue.streams.retain(|s| !s.is_empty());
+                }
+                q.reached = Some(cut);
+            }
             q.reached = q.reached.max(Some(h.reached));
             for (queue, stream) in q.writers.iter_mut().zip(h.streams) {
                 match stream.is_empty() {

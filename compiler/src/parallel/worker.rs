@@ -54,6 +54,8 @@ pub(crate) struct WorkerEnd {
     pub faults: Vec<Fault>,
     /// Whether it ran again to cut an overshoot.
     pub rerun: bool,
+    /// How the drain ended, when the run drained.
+    pub drain: Option<DrainEnd>,
 }
 
 /// Why the horizon is where it is.
@@ -92,7 +94,36 @@ struct State {
     /// Per worker: records handed over and not yet written (see
     /// [`super::records`]).
     queued_records: Vec<usize>,
+    /// The drain's round in progress (see [`drain`]).
+    drain: DrainRound,
 }
+
+/// How a round of a parallel drain ended (see [`drain`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DrainStep {
+    /// Every worker drains one more instant.
+    Continue,
+    /// Every channel and FIFO is empty.
+    Drained,
+    /// The instant limit was reached with this many items in flight.
+    Limit(u64),
+    /// An instant stopped the drain (the workers' ends say how).
+    Stopped,
+}
+
+/// What the workers have reported in a drain's round, and the last
+/// round's decision.
+#[derive(Default)]
+struct DrainRound {
+    reported: usize,
+    in_flight: u64,
+    stopped: bool,
+    decided: Option<(u64, DrainStep)>,
+}
+
+/// How a worker's drain ended: instants drained, the decision that ended
+/// it, and its own stop if its last instant stopped it.
+pub(crate) type DrainEnd = (u64, DrainStep, Option<Stop>);
 
 /// What the workers share.
 pub(crate) struct Coord {
@@ -148,7 +179,7 @@ pub(crate) fn run(
     config: &ExecConfig,
     jobs: Vec<Job>,
     horizon: Option<Picos>,
-    interrupt: Option<&AtomicBool>,
+    (interrupt, drain): (Option<&AtomicBool>, Option<u64>),
     merges: Merges<'_>,
     progress: &mut dyn FnMut(Option<Picos>, Duration),
 ) -> Result<(Vec<WorkerEnd>, Why, Instant), String> {
@@ -173,6 +204,7 @@ pub(crate) fn run(
             go: false,
             queued: vec![0; n],
             queued_records: vec![0; n],
+            drain: DrainRound::default(),
         }),
         wake: Condvar::new(),
     };
@@ -190,7 +222,8 @@ pub(crate) fn run(
                         // A panic is a failure the others must hear of, or
                         // they would wait for this worker forever.
                         let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            work(ix, (&program, config, record_plan), &job, coord, step)
+                            let run = (&program, config, record_plan);
+                            work(ix, run, (&job, n, drain), coord, step)
                         }))
                         .unwrap_or_else(|panic| {
                             let what = panic
@@ -240,8 +273,10 @@ pub(crate) fn run(
                 if let Some(written) = written
                     && written.iter().any(|&w| w > 0)
                 {
+                    // What a worker cut (it ran again) was counted and is
+                    // never written: counts only fall to zero.
                     for (q, w) in queued.iter_mut().zip(written) {
-                        *q -= w;
+                        *q = q.saturating_sub(w);
                     }
                     wake = true;
                 }
@@ -338,50 +373,15 @@ impl Chaos {
 fn work(
     ix: usize,
     (program, config, record_plan): (&Arc<Program>, &ExecConfig, Option<&RecordPlan>),
-    job: &Job,
+    (job, workers, drain): (&Job, usize, Option<u64>),
     coord: &Coord,
     step: Picos,
 ) -> Result<WorkerEnd, String> {
     let build =
         || Simulator::for_units(program.clone(), config, &job.active).map_err(|e| e.to_string());
     let mut sim = build()?;
-    let batch = job
-        .print
-        .as_ref()
-        .map(|_| Rc::new(RefCell::new(PrintBatch::default())));
-    let print = batch
-        .as_ref()
-        .map(|batch| Box::new(PrintCapture::new(program, batch.clone())) as _);
-    let (recording, record_sink) = match (record_plan, &job.record) {
-        (Some(plan), Some(_)) => {
-            let (recording, sink) = WorkerRecording::attach(plan, &sim, &job.active);
-            (Some(recording), Some(sink))
-        }
-        _ => (None, None),
-    };
-    match (print, record_sink) {
-        (Some(a), Some(b)) => sim.sim.set_trace_sink(Box::new(Tee(a, b))),
-        (Some(one), None) | (None, Some(one)) => sim.sim.set_trace_sink(one),
-        (None, None) => {}
-    }
-    // Hands the lines and records since the last call over, with every
-    // instant at or before `reached` done; returns how many of each.
-    let hand_over = |reached: u128| -> (usize, usize) {
-        let mut lines = 0;
-        if let (Some(ends), Some(batch)) = (&job.print, &batch) {
-            let batch = std::mem::replace(&mut *batch.borrow_mut(), ends.empty_batch());
-            lines = batch.lines.len();
-            // The receiver lives until every worker has joined.
-            let _ = ends.to_merge.send((ix, Handoff { batch, reached }));
-        }
-        let mut records = 0;
-        if let (Some(ends), Some(recording)) = (&job.record, &recording) {
-            let mut streams = Vec::new();
-            records = recording.take(&mut streams, || ends.empty_stream());
-            let _ = ends.to_merge.send((ix, RecordHandoff { streams, reached }));
-        }
-        (lines, records)
-    };
+    let mut captures = Captures::install(&mut sim, (job, record_plan), None);
+    let hand_over = |captures: &Captures, reached: u128| captures.hand_over(ix, job, reached);
     let ticks_per_ps = Picos::from_integer(sim.sim.now().ticks_per_ps as i128);
     let ticks = |t: Picos| (t * ticks_per_ps).floor().to_integer().max(0) as u128;
     {
@@ -471,7 +471,7 @@ fn work(
                 stop = Some(other);
                 let mut s = coord.lock();
                 // Counted under the lock, before the merge can write them.
-                let (lines, records) = hand_over(sim.sim.now().ticks);
+                let (lines, records) = hand_over(&captures, sim.sim.now().ticks);
                 s.queued[ix] += lines;
                 s.queued_records[ix] += records;
                 if s.horizon.is_none_or(|h| at < h) {
@@ -487,7 +487,7 @@ fn work(
             let mut s = coord.lock();
             s.nows[ix] = Some(picos(sim.sim.now())?);
             // Counted under the lock, before the merge can write them.
-            let (lines, records) = hand_over(ticks(target));
+            let (lines, records) = hand_over(&captures, ticks(target));
             s.queued[ix] += lines;
             s.queued_records[ix] += records;
             if job.leads {
@@ -541,6 +541,7 @@ fn work(
         _ => Some(picos(sim.sim.now())?),
     };
     let mut rerun = false;
+    let drain = drain.filter(|_| why != Why::Interrupted);
     if let (Some(h), Some(now)) = (horizon, now)
         && now > h
     {
@@ -549,6 +550,13 @@ fn work(
         rerun = true;
         sim = build()?;
         stop = None;
+        if drain.is_some() {
+            // The drain goes on from the horizon: what this worker
+            // handed over past it goes, and the run again hands over only
+            // what comes after it.
+            Captures::cut(ix, job, ticks(h));
+            captures = Captures::install(&mut sim, (job, record_plan), Some(ticks(h)));
+        }
         if h >= Picos::from_integer(0) {
             match sim.sim.run(RunLimit::Time(h)) {
                 Stop::LimitReached => {}
@@ -564,8 +572,21 @@ fn work(
     if why != Why::Stopped || at != horizon {
         stop = None;
     }
-    let faults = match stop {
-        Some(Stop::Fault(_)) => sim.sim.faults().to_vec(),
+    let drained = match drain {
+        Some(max) => {
+            let end = drain_rounds(&mut sim, coord, workers, max)?;
+            let mut s = coord.lock();
+            // Counted under the lock, before the merge can write them.
+            let (lines, records) = hand_over(&captures, sim.sim.now().ticks);
+            s.queued[ix] += lines;
+            s.queued_records[ix] += records;
+            Some(end)
+        }
+        None => None,
+    };
+    let faults = match (&stop, &drained) {
+        // A drain's faults are the run's last (serial: `Simulation::drain`).
+        (_, Some(_)) | (Some(Stop::Fault(_)), None) => sim.sim.faults().to_vec(),
         _ => Vec::new(),
     };
     let state = sim.state().to_vec();
@@ -579,5 +600,164 @@ fn work(
         stop,
         faults,
         rerun,
+        drain: drained,
     })
+}
+
+/// Drains in step with the other workers, as `Simulation::drain` drains
+/// one simulator: in each round every worker reports what it has in
+/// flight and whether its last instant stopped, and the last to report
+/// decides for all: stop (an instant stopped), drained (nothing in flight
+/// anywhere), the limit (`max` instants done), or one more instant each.
+fn drain_rounds(
+    sim: &mut Simulator,
+    coord: &Coord,
+    workers: usize,
+    max: u64,
+) -> Result<DrainEnd, String> {
+    sim.sim.drain_begin();
+    let (mut done, mut stop) = (0u64, None);
+    loop {
+        let in_flight = sim.sim.in_flight();
+        let step = {
+            let mut s = coord.lock();
+            let round = &mut s.drain;
+            round.reported += 1;
+            round.in_flight += in_flight;
+            round.stopped |= stop.is_some();
+            if round.reported == workers {
+                let step = match (round.stopped, round.in_flight) {
+                    (true, _) => DrainStep::Stopped,
+                    (false, 0) => DrainStep::Drained,
+                    (false, n) if done == max => DrainStep::Limit(n),
+                    _ => DrainStep::Continue,
+                };
+                // A worker reports the next round only once every worker
+                // has read this decision (they all report before it).
+                *round = DrainRound {
+                    decided: Some((done, step)),
+                    ..DrainRound::default()
+                };
+                coord.wake.notify_all();
+            }
+            loop {
+                if s.failed.is_some() {
+                    return Err("another worker failed".into());
+                }
+                if let Some((r, step)) = s.drain.decided
+                    && r == done
+                {
+                    break step;
+                }
+                s = coord.wait(s);
+            }
+        };
+        if step != DrainStep::Continue {
+            return Ok((done, step, stop));
+        }
+        done += 1;
+        stop = sim.sim.drain_step();
+    }
+}
+
+/// Where a worker's simulator puts its print lines and records, to be
+/// handed over to the main thread's merges.
+struct Captures {
+    batch: Option<Rc<RefCell<PrintBatch>>>,
+    recording: Option<WorkerRecording>,
+}
+
+impl Captures {
+    /// Installs on `sim` the sinks `job` asks for: lines when
+    /// the run prints, records when it records (of `plan`); the instants at
+    /// or before `skip_through` (ticks) are left out (a worker that runs
+    /// again has handed them over).
+    fn install(
+        sim: &mut Simulator,
+        (job, plan): (&Job, Option<&RecordPlan>),
+        skip_through: Option<u128>,
+    ) -> Captures {
+        let batch = job
+            .print
+            .as_ref()
+            .map(|_| Rc::new(RefCell::new(PrintBatch::default())));
+        let print = batch.as_ref().map(|batch| {
+            Box::new(PrintCapture::new(
+                sim.program(),
+                batch.clone(),
+                skip_through,
+            )) as _
+        });
+        let (recording, record_sink) = match (plan, &job.record) {
+            (Some(plan), Some(_)) => {
+                let (recording, sink) =
+                    WorkerRecording::attach(plan, sim, &job.active, skip_through);
+                (Some(recording), Some(sink))
+            }
+            _ => (None, None),
+        };
+        match (print, record_sink) {
+            (Some(a), Some(b)) => sim.sim.set_trace_sink(Box::new(Tee(a, b))),
+            (Some(one), None) | (None, Some(one)) => sim.sim.set_trace_sink(one),
+            (None, None) => {}
+        }
+        Captures { batch, recording }
+    }
+
+    /// Hands the lines and records since the last call over, with every
+    /// instant at or before `reached` done; returns how many of each.
+    fn hand_over(&self, ix: usize, job: &Job, reached: u128) -> (usize, usize) {
+        let mut lines = 0;
+        if let (Some(ends), Some(batch)) = (&job.print, &self.batch) {
+            let batch = std::mem::replace(&mut *batch.borrow_mut(), ends.empty_batch());
+            lines = batch.lines.len();
+            // The receiver lives until every worker has joined.
+            let cut = None;
+            let _ = ends.to_merge.send((
+                ix,
+                Handoff {
+                    batch,
+                    reached,
+                    cut,
+                },
+            ));
+        }
+        let mut records = 0;
+        if let (Some(ends), Some(recording)) = (&job.record, &self.recording) {
+            let mut streams = Vec::new();
+            records = recording.take(&mut streams, || ends.empty_stream());
+            let cut = None;
+            let _ = ends.to_merge.send((
+                ix,
+                RecordHandoff {
+                    streams,
+                    reached,
+                    cut,
+                },
+            ));
+        }
+        (lines, records)
+    }
+
+    /// Tells the merges to drop what this worker handed over after
+    /// instant `cut` (ticks): it runs again to there.
+    fn cut(ix: usize, job: &Job, cut: u128) {
+        if let Some(ends) = &job.print {
+            let batch = ends.empty_batch();
+            let h = Handoff {
+                batch,
+                reached: cut,
+                cut: Some(cut),
+            };
+            let _ = ends.to_merge.send((ix, h));
+        }
+        if let Some(ends) = &job.record {
+            let h = RecordHandoff {
+                streams: Vec::new(),
+                reached: cut,
+                cut: Some(cut),
+            };
+            let _ = ends.to_merge.send((ix, h));
+        }
+    }
 }

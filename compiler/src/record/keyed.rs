@@ -96,9 +96,22 @@ pub struct KeyedCapture {
     /// Per schema signal, its unit's domain: the initial values come
     /// domain by domain (`Inner::initial_signals`).
     signal_domains: Rc<[u32]>,
+    /// Records of key times at or before this one are not kept (a worker
+    /// that runs again has handed them over already).
+    skip_through: Option<u128>,
 }
 
 impl KeyedCapture {
+    /// The base of the record at hand, `None` when it is not kept.
+    #[inline(always)]
+    fn base(&self) -> Option<Base> {
+        let base = self.base.get();
+        match self.skip_through {
+            Some(s) if base.time <= s => None,
+            _ => Some(base),
+        }
+    }
+
     #[inline(always)]
     fn rank(&self, unit: u32) -> u64 {
         u64::from(self.ranks.get(unit as usize).copied().unwrap_or(u32::MAX))
@@ -113,17 +126,20 @@ impl Out for KeyedCapture {
         false
     }
     fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
-        if !self.interest.trace {
+        let Some(base) = self.base().filter(|_| self.interest.trace) else {
             return Ok(());
-        }
-        let key = self.base.get().key(TICKS, self.rank(r.unit));
+        };
+        let key = base.key(TICKS, self.rank(r.unit));
         self.stream.trace(key, r)
     }
     fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
+        // The filter sees every record, kept or not, as the serial run's.
         if !self.fifo_filter.passes(r) {
             return Ok(());
         }
-        let base = self.base.get();
+        let Some(base) = self.base() else {
+            return Ok(());
+        };
         let key = match base.phase {
             TICKS => base.key(TICKS, self.rank(r.unit)),
             phase => base.key(phase, base.major),
@@ -132,26 +148,25 @@ impl Out for KeyedCapture {
         Ok(())
     }
     fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
-        if !self.interest.counter {
+        let Some(base) = self.base().filter(|_| self.interest.counter) else {
             return Ok(());
-        }
-        let key = self.base.get().key(COUNTERS, u64::from(r.counter));
+        };
+        let key = base.key(COUNTERS, u64::from(r.counter));
         self.stream.counter(key, r);
         Ok(())
     }
     fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
-        if !self.interest.tick {
+        let Some(base) = self.base().filter(|_| self.interest.tick) else {
             return Ok(());
-        }
-        let key = self.base.get().key(TICK_SLICES, u64::from(r.unit));
+        };
+        let key = base.key(TICK_SLICES, u64::from(r.unit));
         self.stream.tick(key, r);
         Ok(())
     }
     fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
-        if !self.interest.signal {
+        let Some(mut base) = self.base().filter(|_| self.interest.signal) else {
             return Ok(());
-        }
-        let mut base = self.base.get();
+        };
         if base.time == 0 {
             base.slot = self
                 .signal_domains
@@ -175,10 +190,13 @@ impl WorkerRecording {
     /// simulator, [`Simulator::for_units`]), as the serial
     /// [`super::Recording`] would for the whole design; returns its end
     /// and the sink, for the caller to install (alone or beside others).
+    /// Records of the instants at or before `skip_through` (ticks) are
+    /// not kept: a worker that runs again has handed them over already.
     pub fn attach(
         plan: &RecordPlan,
         sim: &Simulator,
         active: &[bool],
+        skip_through: Option<u128>,
     ) -> (WorkerRecording, Box<dyn TraceSink>) {
         let program = sim.program();
         let base = Rc::new(Cell::new(Base::default()));
@@ -199,6 +217,8 @@ impl WorkerRecording {
                 base: base.clone(),
                 ranks: ranks.clone(),
                 signal_domains: signal_domains.clone(),
+                // Key times are ticks + 1; the initial values' is 0.
+                skip_through: skip_through.map(|t| t.saturating_add(1)),
             })
             .collect();
         let inner = Rc::new(RefCell::new(Inner::new(

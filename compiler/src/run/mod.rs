@@ -308,7 +308,6 @@ pub fn run_recorded(
             &options.exec.parallel,
             parallel::plan::RunShape {
                 jit: options.engine == EngineKind::Jit,
-                drain: options.drain.is_some(),
                 writers: recording.writers(),
                 duration_ns: duration_ns(&program, &options.stop),
             },
@@ -343,7 +342,7 @@ pub fn run_recorded(
         &options.exec,
         &components,
         &plan,
-        horizon,
+        (horizon, options.drain),
         options.interrupt,
         outputs,
         plan_ms,
@@ -388,7 +387,8 @@ pub fn run_recorded(
         faults: &merged.faults,
         state: std::borrow::Cow::Borrowed(&merged.state),
     };
-    let mut report = report(&facts, &design.top, options, why, None, wall);
+    let drain = merged.drain.as_ref().map(drain_line);
+    let mut report = report(&facts, &design.top, options, why, drain, wall);
     report.parallel = merged.report;
     report.print_error = merged.print_error;
     report.recording = recorded;
@@ -406,6 +406,17 @@ fn time_base(program: &crate::ir::Program) -> Result<chronon_runtime::TimeBase, 
     chronon_runtime::calendar::time_base(&clocks)
         .map(|(base, _)| base)
         .map_err(|e| RunError::Setup(e.to_string()))
+}
+
+/// The report's line for how a drain ended.
+fn drain_line(drain: &Drain) -> String {
+    match drain {
+        Drain::Drained { instants } => format!("drained after {instants} instants"),
+        Drain::LimitReached { in_flight } => {
+            format!("drain limit reached with {in_flight} items in flight")
+        }
+        Drain::Stopped(stop) => format!("stopped while draining: {}", stop_name(stop)),
+    }
 }
 
 /// Simulated nanoseconds a run lasts, when its limit says.
@@ -484,13 +495,7 @@ fn run_serial(
             return Ok(report);
         }
     };
-    let drain = options.drain.map(|limit| match sim.sim.drain(limit) {
-        Drain::Drained { instants } => format!("drained after {instants} instants"),
-        Drain::LimitReached { in_flight } => {
-            format!("drain limit reached with {in_flight} items in flight")
-        }
-        Drain::Stopped(stop) => format!("stopped while draining: {}", stop_name(&stop)),
-    });
+    let drain = options.drain.map(|limit| drain_line(&sim.sim.drain(limit)));
     // A `--until` run that reached its bound ran to that time.
     let bound = match (&options.stop, &stop) {
         (StopAt::Until(t), Stop::LimitReached) => Some(t),

@@ -199,15 +199,24 @@ pub struct PrintCapture {
     lines: Formatter,
     ranks: Vec<u32>,
     batch: Rc<RefCell<PrintBatch>>,
+    /// Lines of instants at or before this time (ticks) are not kept: a
+    /// worker that runs again has handed them over already.
+    skip_through: Option<u128>,
 }
 
 impl PrintCapture {
-    /// Captures `program`'s print lines into `batch`.
-    pub fn new(program: &Program, batch: Rc<RefCell<PrintBatch>>) -> PrintCapture {
+    /// Captures `program`'s print lines into `batch`, but for the
+    /// instants at or before `skip_through`.
+    pub fn new(
+        program: &Program,
+        batch: Rc<RefCell<PrintBatch>>,
+        skip_through: Option<u128>,
+    ) -> PrintCapture {
         PrintCapture {
             lines: Formatter::new(program),
             ranks: path_ranks(program),
             batch,
+            skip_through,
         }
     }
 }
@@ -227,7 +236,7 @@ pub(crate) fn path_ranks(program: &Program) -> Vec<u32> {
 
 impl TraceSink for PrintCapture {
     fn record(&mut self, r: &TraceRecord<'_>) {
-        if !self.lines.is_print(r) {
+        if !self.lines.is_print(r) || self.skip_through.is_some_and(|s| r.time.ticks <= s) {
             return;
         }
         let line = self.lines.format(r);

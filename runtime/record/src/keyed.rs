@@ -102,6 +102,23 @@ impl KeyedStream {
         put_signal(&mut self.words, r);
     }
 
+    /// Drops the records whose key time is after `time` (keys do not fall
+    /// in a stream, so they are its last ones); returns how many.
+    pub fn cut_after(&mut self, time: u128) -> usize {
+        let (mut at, mut kept) = (0, 0);
+        while let Some(key) = self.key_at(at).filter(|k| k.time <= time) {
+            let Some(next) = self.next_at(at) else {
+                let _ = key;
+                break;
+            };
+            (at, kept) = (next, kept + 1);
+        }
+        let dropped = self.records - kept;
+        self.words.truncate(at);
+        self.records = kept;
+        dropped
+    }
+
     /// Records appended since the last clear.
     pub fn records(&self) -> usize {
         self.records
