@@ -13,9 +13,10 @@
 //! - `records`: the workers' recordings merged into the serial order, so
 //!   every writer writes the serial run's bytes.
 //!
-//! What is not parallel yet: clusters of one component (units joined by a
-//! channel of latency >= 1 or a CDC FIFO) run on one worker; drained runs
-//! are serial (the plan says so).
+//! A `--drain` after the stop runs on the workers in rounds
+//! (`worker::drain_rounds`). What is not parallel yet: clusters of one
+//! component (units joined by a channel of latency >= 1 or a CDC FIFO) run
+//! on one worker.
 
 mod lines;
 pub mod plan;
