@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use chronon_compiler::config::{ExecConfig, ParallelConfig, Placement, Threads};
 use chronon_compiler::record::RecordOptions;
-use chronon_compiler::run::print::{PrintBuffer, PrintTo};
+use chronon_compiler::run::print::PrintBuffer;
 use chronon_compiler::run::{RunOptions, RunReport, StopAt, parse_time, run_recorded};
 use chronon_compiler::simulate::EngineKind;
 use chronon_compiler::testing::random_design::random_design;
@@ -140,18 +140,11 @@ fn run_recording(
     let mut sources = SourceMap::new();
     sources.add(label.to_string(), text.to_string());
     let printed = PrintBuffer::default();
-    let options = RunOptions {
-        params: args.params.clone(),
-        drain: args.drain,
-        seed: 3,
-        exec: ExecConfig {
-            parallel,
-            ..ExecConfig::default()
-        },
-        dump_state: true,
-        print: PrintTo::Buffer(printed.clone()),
-        ..RunOptions::new(EngineKind::Jit, args.stop.clone())
+    let exec = ExecConfig {
+        parallel,
+        ..ExecConfig::default()
     };
+    let options = designs::test_run_options(args, EngineKind::Jit, exec, &printed);
     let dir = scratch(label);
     let report = run_recorded(&mut sources, &options, &record_into(&dir), &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
@@ -294,25 +287,59 @@ enum Then {
 /// every sixteenth edge or so (the lines must be the serial run's too). Pair `k`'s consumer is in domain `k mod
 /// 3` and does `stops[k].0` when it has taken `stops[k].1` items.
 fn stop_design(stops: &[(Then, u32)]) -> String {
+    let pairs: Vec<Pair> = stops
+        .iter()
+        .map(|&(then, at)| Pair {
+            count: u32::MAX,
+            then,
+            at,
+            slow: false,
+        })
+        .collect();
+    pairs_design(&pairs, true)
+}
+
+/// One producer/consumer pair of [`pairs_design`].
+#[derive(Clone, Copy)]
+struct Pair {
+    /// Items the producer sends (`u32::MAX`: as many as it can).
+    count: u32,
+    /// What the consumer does when it has taken `at` items.
+    then: Then,
+    at: u32,
+    /// The consumer asks for an item every other edge only.
+    slow: bool,
+}
+
+/// `pairs` joined by CDC FIFOs over three domains (one of a rational
+/// frequency, two with phases), one component each, with a free-running
+/// unit per domain when `free`; consumers print every item, free units
+/// every sixteenth edge or so. Pair `k`'s producer is in domain `k + 1 mod
+/// 3`, its consumer in `k mod 3`.
+fn pairs_design(pairs: &[Pair], free: bool) -> String {
     let mut s = String::from(
         "clock d[3] = [1 GHz, 700 MHz phase 13 ps, 250 MHz phase 37 ps];\n\
          \n\
-         unit Producer {\n\
+         unit Producer<COUNT: u32 = 0> {\n\
          \x20   out tx: u32;\n\
          \x20   reg seq: u32 = 0;\n\
          \x20   tick {\n\
-         \x20       if tx.try_send(seq * 7 + 1) {\n\
-         \x20           seq <= seq + 1;\n\
+         \x20       if seq < COUNT {\n\
+         \x20           if tx.try_send(seq * 7 + 1) {\n\
+         \x20               seq <= seq + 1;\n\
+         \x20           }\n\
          \x20       }\n\
          \x20   }\n\
          }\n\
          \n\
-         unit Consumer<MODE: u32 = 0, AT: u32 = 0> {\n\
+         unit Consumer<MODE: u32 = 0, AT: u32 = 0, SLOW: u32 = 0> {\n\
          \x20   in rx: u32 cdc;\n\
          \x20   reg n: u32 = 0;\n\
          \x20   reg sum: u32 = 0;\n\
+         \x20   reg odd: bool = false;\n\
          \x20   counter taken;\n\
          \x20   tick {\n\
+         \x20       odd <= !odd;\n\
          \x20       if let Some(v) = rx.take() {\n\
          \x20           taken += 1;\n\
          \x20           sum <= sum + v;\n\
@@ -325,7 +352,9 @@ fn stop_design(stops: &[(Then, u32)]) -> String {
          \x20               finish;\n\
          \x20           }\n\
          \x20       }\n\
-         \x20       rx.request();\n\
+         \x20       if SLOW == 0 || odd {\n\
+         \x20           rx.request();\n\
+         \x20       }\n\
          \x20   }\n\
          }\n\
          \n\
@@ -341,21 +370,24 @@ fn stop_design(stops: &[(Then, u32)]) -> String {
          \n\
          system Top {\n",
     );
-    for (k, (then, at)) in stops.iter().enumerate() {
-        let mode = match then {
+    for (k, p) in pairs.iter().enumerate() {
+        let mode = match p.then {
             Then::Nothing => 0,
             Then::Fault => 1,
             Then::Finish => 2,
         };
         s.push_str(&format!(
-            "    inst p{k}: Producer on d[{}];\n    \
-             inst c{k}: Consumer<MODE = {mode}, AT = {at}> on d[{}];\n    \
+            "    inst p{k}: Producer<COUNT = {}> on d[{}];\n    \
+             inst c{k}: Consumer<MODE = {mode}, AT = {}, SLOW = {}> on d[{}];\n    \
              cdc p{k}.tx -> c{k}.rx depth 4 sync 2;\n",
+            p.count,
             (k + 1) % 3,
+            p.at,
+            u32::from(p.slow),
             k % 3
         ));
     }
-    for d in 0..3 {
+    for d in (0..3).filter(|_| free) {
         s.push_str(&format!("    inst f{d}: Free on d[{d}];\n"));
     }
     s.push_str("}\n");
@@ -676,72 +708,23 @@ fn auto_leaves_a_recordings_threads_their_cores() {
     );
 }
 
-/// Pairs joined by CDC FIFOs over three domains, one component each, as
-/// in [`stop_design`], but pair `k`'s producer sends `pairs[k].0` items
-/// only and its consumer takes one every other edge, so that items are in
-/// flight when the run stops and a drain empties them, pair by pair, at
-/// different instants; `pairs[k].1` says what the consumer does when it
-/// has taken `pairs[k].2` items (during the drain or before it).
+/// Pairs as in [`stop_design`], without free units, but pair `k`'s
+/// producer sends `pairs[k].0` items only and its consumer asks for one
+/// every other edge, so that items are in flight when the run stops and a
+/// drain empties them, pair by pair, at different instants; `pairs[k].1`
+/// says what the consumer does when it has taken `pairs[k].2` items
+/// (during the drain or before it).
 fn drain_design(pairs: &[(u32, Then, u32)]) -> String {
-    let mut s = String::from(
-        "clock d[3] = [1 GHz, 700 MHz phase 13 ps, 250 MHz phase 37 ps];\n\
-         \n\
-         unit Producer<COUNT: u32 = 0> {\n\
-         \x20   out tx: u32;\n\
-         \x20   reg seq: u32 = 0;\n\
-         \x20   tick {\n\
-         \x20       if seq < COUNT {\n\
-         \x20           if tx.try_send(seq * 7 + 1) {\n\
-         \x20               seq <= seq + 1;\n\
-         \x20           }\n\
-         \x20       }\n\
-         \x20   }\n\
-         }\n\
-         \n\
-         unit Consumer<MODE: u32 = 0, AT: u32 = 0> {\n\
-         \x20   in rx: u32 cdc;\n\
-         \x20   reg n: u32 = 0;\n\
-         \x20   reg sum: u32 = 0;\n\
-         \x20   reg odd: bool = false;\n\
-         \x20   counter taken;\n\
-         \x20   tick {\n\
-         \x20       odd <= !odd;\n\
-         \x20       if let Some(v) = rx.take() {\n\
-         \x20           taken += 1;\n\
-         \x20           sum <= sum + v;\n\
-         \x20           print(\"took {} sum {:#x}\", n, sum + v);\n\
-         \x20           n <= n + 1;\n\
-         \x20           if MODE == 1 {\n\
-         \x20               assert(n + 1 != AT, \"consumer stops here\");\n\
-         \x20           }\n\
-         \x20           if MODE == 2 && n + 1 == AT {\n\
-         \x20               finish;\n\
-         \x20           }\n\
-         \x20       }\n\
-         \x20       if odd {\n\
-         \x20           rx.request();\n\
-         \x20       }\n\
-         \x20   }\n\
-         }\n\
-         \n\
-         system Top {\n",
-    );
-    for (k, (count, then, at)) in pairs.iter().enumerate() {
-        let mode = match then {
-            Then::Nothing => 0,
-            Then::Fault => 1,
-            Then::Finish => 2,
-        };
-        s.push_str(&format!(
-            "    inst p{k}: Producer<COUNT = {count}> on d[{}];\n    \
-             inst c{k}: Consumer<MODE = {mode}, AT = {at}> on d[{}];\n    \
-             cdc p{k}.tx -> c{k}.rx depth 8 sync 2;\n",
-            (k + 1) % 3,
-            k % 3
-        ));
-    }
-    s.push_str("}\n");
-    s
+    let pairs: Vec<Pair> = pairs
+        .iter()
+        .map(|&(count, then, at)| Pair {
+            count,
+            then,
+            at,
+            slow: true,
+        })
+        .collect();
+    pairs_design(&pairs, false)
 }
 
 #[test]

@@ -216,7 +216,22 @@ pub fn run_printing(
     let mut sources = SourceMap::new();
     sources.add(label.to_string(), text.to_string());
     let printed = PrintBuffer::default();
-    let options = RunOptions {
+    let options = test_run_options(args, engine, exec, &printed);
+    let report = run(&mut sources, &options, &mut |_, _| {})
+        .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
+    let printed = String::from_utf8_lossy(&printed.contents()).into_owned();
+    (report, printed)
+}
+
+/// The options [`run_printing`] runs with: `args`, run seed 3, every
+/// register in the report, the lines into `printed`.
+pub fn test_run_options(
+    args: &RunArgs,
+    engine: EngineKind,
+    exec: ExecConfig,
+    printed: &PrintBuffer,
+) -> RunOptions {
+    RunOptions {
         params: args.params.clone(),
         drain: args.drain,
         seed: 3,
@@ -224,11 +239,7 @@ pub fn run_printing(
         dump_state: true,
         print: PrintTo::Buffer(printed.clone()),
         ..RunOptions::new(engine, args.stop.clone())
-    };
-    let report = run(&mut sources, &options, &mut |_, _| {})
-        .unwrap_or_else(|e| panic!("{label}: {e:?}\n{text}"));
-    let printed = String::from_utf8_lossy(&printed.contents()).into_owned();
-    (report, printed)
+    }
 }
 
 /// Reads `chronc run`'s stop, drain and parameter options from `args` (the
