@@ -730,8 +730,8 @@ fn drain_design(pairs: &[(u32, Then, u32)]) -> String {
 #[test]
 fn a_drain_ends_where_the_serial_runs_does() {
     use Then::*;
-    let free = |count| (count, Nothing, 0);
-    let cases: Vec<(&str, Vec<(u32, Then, u32)>, &str, [&str; 2])> = vec![
+    let free = |count: u32| (count, Nothing, 0);
+    let cases = [
         // Every pair still has items in flight at the limit; they empty at
         // different instants, and the drain ends when the last does.
         (
