@@ -784,3 +784,58 @@ fn a_drain_ends_where_the_serial_runs_does() {
         );
     }
 }
+
+#[test]
+fn a_lossy_parallel_recording_accounts_for_every_record() {
+    let text = std::fs::read_to_string("examples/independent_models.chr").expect("readable");
+    let args = parse_run_args(Path::new("models"), "--until 300us");
+    // Records written plus records dropped, from a text log's manifest.
+    let accounted = |lossy: bool, parallel: ParallelConfig| {
+        let mut sources = SourceMap::new();
+        sources.add("models".to_string(), text.clone());
+        let exec = ExecConfig {
+            parallel,
+            ..ExecConfig::default()
+        };
+        let options =
+            designs::test_run_options(&args, EngineKind::Jit, exec, &PrintBuffer::default());
+        let dir = scratch("lossy");
+        let record = RecordOptions {
+            trace_dir: Some(dir.join("trace")),
+            lossy,
+            ..RecordOptions::default()
+        };
+        let report = run_recorded(&mut sources, &options, &record, &mut |_, _| {}).expect("runs");
+        let manifest: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(dir.join("trace/manifest.json")).expect("the manifest"),
+        )
+        .expect("JSON");
+        let _ = std::fs::remove_dir_all(&dir);
+        let written: u64 = manifest["records"]
+            .as_array()
+            .expect("records per file")
+            .iter()
+            .map(|n| n.as_u64().expect("a count"))
+            .sum();
+        let dropped: u64 = manifest["dropped"]
+            .as_object()
+            .expect("drops by kind")
+            .values()
+            .map(|n| n.as_u64().expect("a count"))
+            .sum();
+        let reported = report.recording.as_ref().map_or(0, |r| r.dropped);
+        assert_eq!(dropped, reported, "the report's drops are the manifest's");
+        (report, written + dropped)
+    };
+    let (serial, all) = accounted(false, ParallelConfig::default());
+    assert!(all > 10_000, "{all} records");
+    for config in [variants()[0], variants()[3]] {
+        let (report, lossy) = accounted(true, config);
+        assert!(report.parallel.workers > 1);
+        assert_eq!(
+            comparable(&report)["state_digest"],
+            comparable(&serial)["state_digest"]
+        );
+        assert_eq!(lossy, all, "{config:?}: records written and dropped");
+    }
+}
