@@ -1,5 +1,5 @@
 // checksum_main.cpp: Verilator harness for the one-clock peer designs
-// (crc32.v, decode.v, pipeline.v: a `clk` input and a 64-bit `checksum`
+// (crc32.v, decode.v, pipeline.v, router_ring.v, cpu4.v: a `clk` input and a 64-bit `checksum`
 // output). Build with -CFLAGS -DVTOP=Vname (Verilator's class for module
 // `name`; run.sh passes it). Usage: Vname CYCLES. Runs CYCLES rising edges
 // and prints the checksum in the format run.sh parses.

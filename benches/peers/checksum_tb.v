@@ -1,5 +1,5 @@
 // checksum_tb.v: Icarus testbench for the one-clock peer designs (crc32.v,
-// decode.v, pipeline.v): compile with -DDUT=<module>, and -DDUT_N=<n> for a
+// decode.v, pipeline.v, router_ring.v, cpu4.v): compile with -DDUT=<module>, and -DDUT_N=<n> for a
 // design with a parameter N (the pipeline's stages). Runs
 // +cycles=C rising edges (default 1000) and prints the checksum in the
 // format run.sh parses.

@@ -21,9 +21,9 @@
 #
 # Environment overrides: REPS (default 5), BUILD_REPS (default 3), CHRONC (a chronc binary to use instead of
 # building target/release/chronc), DESIGNS (the designs to run, of
-# "pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo ring16 ring64"; all by default), and
+# "pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo ring16 ring64 cpu4"; all by default), and
 # per design <DESIGN>_CYCLES and <DESIGN>_ICARUS_CYCLES, where DESIGN is
-# PIPE16, PIPE256, PIPE16U, PIPE256U, CRC32, DECODE, WIDE512, FIFO, RING16 or RING64. pipe16u and pipe256u are
+# PIPE16, PIPE256, PIPE16U, PIPE256U, CRC32, DECODE, WIDE512, FIFO, RING16, RING64 or CPU4. pipe16u and pipe256u are
 # pipeline_units.chr: the same pipeline as one unit per stage joined by
 # channels, against the same Verilog twin. crc32 is a bit-level CRC-32
 # (slices, concatenation, replication), decode RISC-V immediate decoding of
@@ -32,7 +32,10 @@
 # ring16 and ring64 are examples/router_ring.chr (routers joined by
 # latency-1 channels with credits) with 16 and 64 routers, COUNT and
 # BUDGET past the run; the twin is router_ring.v, and the checksum is
-# router 0's.
+# router 0's. cpu4 is examples/cpu4.chr (fetch, decode, four ALUs and
+# writeback joined by latency-1 channels: a rate-4 output, fan-in, a flush
+# path) with RETIRE past the run; the twin is cpu4.v, and the checksum is
+# writeback's.
 # "Cycles" are edges of the design's first clock (the writer clock of the
 # FIFO design).
 
@@ -198,7 +201,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3g", a / b }'; }
 bench() {
     local name="$1" chr="$2" params="$3" vtop="$4" vsrc="$5" tb="$6" main="$7"
     local vparams="$8" iparams="$9" cycles="${10}" icycles="${11}"
-    case " ${DESIGNS:-pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo ring16 ring64} " in
+    case " ${DESIGNS:-pipe16 pipe256 pipe16u pipe256u crc32 decode wide512 fifo ring16 ring64 cpu4} " in
     *" $name "*) ;;
     *) return 0 ;;
     esac
@@ -355,5 +358,8 @@ bench ring16 "$root/examples/router_ring.chr" "N=16 $ring" router_ring "$here/ro
 bench ring64 "$root/examples/router_ring.chr" "N=64 $ring" router_ring "$here/router_ring.v" \
     "$here/checksum_tb.v" "$here/checksum_main.cpp" "-GN=64" "-DDUT=router_ring -DDUT_N=64" \
     "${RING64_CYCLES:-1000000}" "${RING64_ICARUS_CYCLES:-5000}"
+bench cpu4 "$root/examples/cpu4.chr" "RETIRE=4294967295" cpu4 "$here/cpu4.v" \
+    "$here/checksum_tb.v" "$here/checksum_main.cpp" "" "-DDUT=cpu4" \
+    "${CPU4_CYCLES:-5000000}" "${CPU4_ICARUS_CYCLES:-20000}"
 echo
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
