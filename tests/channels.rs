@@ -4,7 +4,7 @@
 //! the JIT with channel operations inline and without, each through the
 //! same odd split limits and a drain, must agree with the interpreter after
 //! each; so must the JIT with latency-0 links passed as wires and without.
-//! Also checks that the inline and wire forms were used.
+//! Also checks that the inline, fan-in and wire forms were used.
 
 use chronon_compiler::config::ExecConfig;
 use chronon_compiler::testing::random_channels::random_channel_design;
@@ -26,13 +26,14 @@ fn configs() -> Vec<ExecConfig> {
 #[test]
 fn random_channel_designs_agree_with_the_interpreter() {
     let configs = configs();
-    let (mut inline, mut wired, mut designs) = (0, 0, 0);
+    let (mut inline, mut wired, mut fan_ins, mut designs) = (0, 0, 0, 0);
     for seed in 0..48u64 {
         let text = random_channel_design(seed);
         let label = format!("channels{seed}");
         for mut sims in agree::configured(|opt| lower_text_with(&label, &text, opt), &configs) {
             inline += usize::from(sims[1].inline_channel_ports() > 0);
             wired += usize::from(sims[1].wired_channels() > 0);
+            fan_ins += usize::from(sims[1].inline_fan_ins() > 0);
             designs += 1;
             agree::assert_agree(&label, &text, &mut sims, 700);
         }
@@ -42,6 +43,8 @@ fn random_channel_designs_agree_with_the_interpreter() {
     assert!(inline * 2 > designs, "inline on {inline} of {designs}");
     // Some designs have a latency-0 link that qualifies as a wire.
     assert!(wired > 0, "wires on none of {designs}");
+    // Some receive from a fan-in inline.
+    assert!(fan_ins > 0, "inline fan-in on none of {designs}");
 }
 
 #[test]

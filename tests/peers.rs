@@ -547,7 +547,10 @@ fn cpu4_matches_its_verilog_twin() {
             let report = run_text(path, text.clone(), &params, engine, cycles);
             let want = format!("checksum={}", counter(&report, "checksum"));
             assert_eq!(line, want, "{cycles} cycles, {engine:?}");
-            assert!(counter(&report, "flushes") > 0 || cycles < 100, "branches were taken");
+            assert!(
+                counter(&report, "flushes") > 0 || cycles < 100,
+                "branches were taken"
+            );
         }
     }
 }

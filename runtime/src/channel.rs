@@ -378,6 +378,19 @@ impl Channels {
         }
     }
 
+    /// The states of input `port`'s connections when it has several (a
+    /// fan-in), in declaration order: the order [`Channels::recv`] breaks
+    /// ties of arrival in (layout and rules: [`crate::ffi::chan_layout`]).
+    pub(crate) fn fan_in_states(&self, port: usize) -> Option<Vec<*mut ChanState>> {
+        let connections = &self.inputs.get(port)?.connections;
+        (connections.len() > 1).then(|| {
+            connections
+                .iter()
+                .map(|&c| self.connections[c as usize].state.as_ptr())
+                .collect()
+        })
+    }
+
     /// `can_send()` of an output port at `cycle` (contract §4).
     #[inline]
     pub(crate) fn can_send(&self, port: usize, cycle: u64) -> bool {

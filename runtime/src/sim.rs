@@ -559,6 +559,14 @@ impl Simulation {
         self.core.channels.chan_state(port.0 as usize)
     }
 
+    /// The connection states of a channel input port with several
+    /// connections (a fan-in), in declaration order, for native ticks that
+    /// merge them as [`Simulation`]'s `recv` does (the oldest arrival, ties
+    /// to the earlier connection); `None` for a port with one or none.
+    pub fn chan_fan_in(&self, port: InPort) -> Option<Vec<*mut crate::ffi::ChanState>> {
+        self.core.channels.fan_in_states(port.0 as usize)
+    }
+
     /// Items sent and not yet received, over every connection and CDC FIFO.
     pub fn in_flight(&self) -> u64 {
         let fifos: u64 = self.core.fifos.iter().map(CdcFifo::in_flight).sum();

@@ -17,6 +17,14 @@
 //!   (layout and rules: [`chronon_runtime::ffi::chan_layout`]), except a
 //!   refused `send`, which faults through the host.
 //!
+//! An input with several connections (a fan-in: four ALUs into one
+//! writeback) has no entry of its own; in a program whose ports are
+//! absolute, its connections' states sit in slots past the ports'
+//! ([`crate::jit::fan_in_slots`]), and `recv` and `peek` pick the
+//! connection whose head item arrived first, ties to the earlier
+//! connection (contract §4's merge order, as the runtime's
+//! `ready_connection`), then run the one-connection code on it.
+//!
 //! Why: a design of many small units joined by channels spent most of its
 //! time in host calls (issue 16: 86% of a 16-stage channel pipeline's
 //! samples were the send and receive calls). Channels record no events, so
@@ -76,8 +84,23 @@ impl Gen<'_> {
         let offset = std::mem::offset_of!(super::super::HostCtx<'static>, chans) as i32;
         let mut ports = ports(self.p, units);
         ports.retain(|&port| self.wires.feeds(port).is_none() && !self.wires.is_fed(port));
+        // A unit shape's ports are relative: its fan-ins take the host.
+        if !self.p.ports.is_empty() && ports.iter().any(|&p| self.fan_in_recv(p)) {
+            for (port, slots) in crate::jit::fan_in_slots(self.p) {
+                if ports.contains(&port) {
+                    ports.extend(slots.clone());
+                    self.fan_in.insert(port, slots);
+                }
+            }
+        }
         self.chan_entries =
             super::entries::Entries::prepare(&mut self.b, self.ptr, self.ctx, offset, ports);
+    }
+
+    /// Whether `port` may be a fan-in input (several connections in); the
+    /// slots say which are.
+    fn fan_in_recv(&self, port: PortId) -> bool {
+        (self.p.ports.get(port as usize)).is_some_and(|p| p.kind == crate::ir::PortKind::In)
     }
 
     /// Emits `s` if it is a channel operation on a port prepared above;
@@ -86,8 +109,20 @@ impl Gen<'_> {
         let Some(port) = chan_op_port(self.p, s) else {
             return false;
         };
-        let Some(entry) = self.chan_entries.get(&mut self.b, self.ptr, port) else {
-            return false;
+        // A fan-in's connections: the first entry decides (all are bound
+        // or none), the first ready head is the one to take.
+        let fan_in = match (s, self.fan_in.get(&port).cloned()) {
+            (Stmt::Recv { .. }, Some(slots)) => slots
+                .map(|slot| self.chan_entries.get(&mut self.b, self.ptr, slot))
+                .collect::<Option<Vec<Value>>>(),
+            _ => None,
+        };
+        let entry = match &fan_in {
+            Some(conns) => conns[0],
+            None => match self.chan_entries.get(&mut self.b, self.ptr, port) {
+                Some(entry) => entry,
+                None => return false,
+            },
         };
         // A send's item is computed once, before the branch.
         let values: Vec<Value> = match s {
@@ -102,6 +137,10 @@ impl Gen<'_> {
         self.b.ins().brif(entry, inline, &[], other, &[]);
         let before = self.facts();
         self.b.switch_to_block(inline);
+        let entry = match &fan_in {
+            Some(conns) => self.chan_first_ready(conns),
+            None => entry,
+        };
         self.chan_inline(s, entry, port, &values);
         self.b.ins().jump(done, &[]);
         let after_inline = self.set_facts(before.clone());
@@ -168,6 +207,39 @@ impl Gen<'_> {
             }
             _ => unreachable!("chan_op_port admits only channel operations"),
         }
+    }
+
+    /// Of a fan-in's connections `conns` (declaration order, none null),
+    /// the one whose head item arrived first and has arrived, ties to the
+    /// earlier (the runtime's `ready_connection`); the first when none has.
+    fn chan_first_ready(&mut self, conns: &[Value]) -> Value {
+        // One reader, one cycle cell for all.
+        let cycle = self.chan_cycle(conns[0], at::RECV_CYCLE);
+        let mut best = conns[0];
+        let mut best_arrival = self.b.ins().iconst(I64, -1);
+        for &conn in conns {
+            let head = self.b.ins().load(types::I32, flags(), conn, at::HEAD);
+            let len = self.b.ins().load(types::I32, flags(), conn, at::LEN);
+            let slot = self.b.ins().uextend(I64, head);
+            let arrivals = self.b.ins().load(self.ptr, flags(), conn, at::ARRIVALS);
+            let offset = self.b.ins().ishl_imm_s(slot, 3);
+            let addr = self.b.ins().iadd(arrivals, offset);
+            let arrival = self.b.ins().load(I64, flags(), addr, 0);
+            let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, len, 0);
+            let arrived = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThanOrEqual, arrival, cycle);
+            let first = self
+                .b
+                .ins()
+                .icmp(IntCC::UnsignedLessThan, arrival, best_arrival);
+            let ready = self.b.ins().band(held, arrived);
+            let better = self.b.ins().band(ready, first);
+            best = self.b.ins().select(better, conn, best);
+            best_arrival = self.b.ins().select(better, arrival, best_arrival);
+        }
+        best
     }
 
     /// A join block for an operation: its `i32` result and `words` item words.

@@ -127,6 +127,7 @@ pub(super) fn function_in(
         consts: HashMap::new(),
         fifo_entries: entries::Entries::default(),
         chan_entries: entries::Entries::default(),
+        fan_in: HashMap::new(),
         wires,
         wire_values: HashMap::new(),
         fifo_join_block: None,
@@ -206,6 +207,9 @@ struct Gen<'a> {
     /// The channel ports used here and their entries of the context's
     /// channel table (see the `chan` module).
     chan_entries: entries::Entries,
+    /// Per fan-in input port received from here, its connections' slots
+    /// of the channel table (see the `chan` module).
+    fan_in: HashMap<crate::ir::PortId, std::ops::Range<u32>>,
     /// The channels compiled as wires, and per wired input the values its
     /// sender sent at this edge (see `jit/wire.rs`).
     wires: &'a super::Wires,

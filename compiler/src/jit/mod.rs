@@ -22,7 +22,7 @@ use cranelift_module::{FuncId, Linkage, Module, default_libcall_names};
 
 use crate::engine::Engine;
 use crate::host::Host;
-use crate::ir::Program;
+use crate::ir::{PortId, Program};
 
 pub use codegen::packed::{packed_in_registers, packed_slots};
 pub use codegen::simd::vector_groups;
@@ -79,6 +79,37 @@ impl Default for JitConfig {
             unobserved_variants: true,
         }
     }
+}
+
+/// The channel table's slots past its one per IR port (`HostCtx::chans`):
+/// per input port with several connections (a fan-in) of a program whose
+/// ports are absolute (not a unit shape's), one slot per connection, for
+/// its connections' states in declaration order; inline code merges them
+/// as the runtime's `recv` does (`jit/chan.rs`).
+pub(crate) fn fan_in_slots(p: &Program) -> Vec<(PortId, std::ops::Range<u32>)> {
+    let mut counts = vec![0u32; p.ports.len()];
+    for c in &p.channels {
+        if let Some(n) = counts.get_mut(c.to as usize) {
+            *n += 1;
+        }
+    }
+    let mut next = p.ports.len() as u32;
+    counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &n)| n > 1)
+        .map(|(port, &n)| {
+            let slots = next..next + n;
+            next += n;
+            (port as PortId, slots)
+        })
+        .collect()
+}
+
+/// The channel table's length for `p`: a slot per port and the fan-in
+/// slots ([`fan_in_slots`]).
+pub(crate) fn chan_table_len(p: &Program) -> usize {
+    p.ports.len() + fan_in_slots(p).iter().map(|(_, s)| s.len()).sum::<usize>()
 }
 
 /// What the code generator's functions take of [`JitConfig`], with `simd`

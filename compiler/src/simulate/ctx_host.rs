@@ -86,8 +86,8 @@ impl RuntimeBinding {
     /// an inline operation equals [`BoundHost`]'s (`jit/chan.rs`).
     ///
     /// Without [`RuntimeBinding::inline_channel`] every entry stays null.
-    /// Returns how many entries it filled.
-    pub(super) fn bind_chans(&self, sim: &Simulation, program: &Program) -> usize {
+    /// Returns how many port entries it filled, and how many fan-ins.
+    pub(super) fn bind_chans(&self, sim: &Simulation, program: &Program) -> (usize, usize) {
         let mut bound = 0;
         for (i, entry) in self.chan_table.iter().enumerate() {
             let words = program.ports.get(i).map_or(0, |p| p.item.len());
@@ -102,7 +102,26 @@ impl RuntimeBinding {
             bound += usize::from(state.is_some());
             entry.set(state.unwrap_or(std::ptr::null_mut()));
         }
-        bound
+        let mut fan_ins = 0;
+        // A fan-in input's connections, in their slots past the ports'
+        // (`jit::chan::fan_in_slots`): all of them, or none when the
+        // runtime's connections are not the ones the code was made for.
+        for (port, slots) in crate::jit::fan_in_slots(program) {
+            let states = match self.links.get(port as usize) {
+                Some(Link::In(p)) if self.inline_channel => sim.chan_fan_in(*p),
+                _ => None,
+            };
+            let Some(states) = states.filter(|s| s.len() == slots.len()) else {
+                continue;
+            };
+            for (slot, state) in slots.zip(states) {
+                if let Some(entry) = self.chan_table.get(slot as usize) {
+                    entry.set(state.cast::<c_void>());
+                }
+            }
+            fan_ins += 1;
+        }
+        (bound, fan_ins)
     }
 
     /// Gives JIT code the address of each FIFO it may operate on directly:

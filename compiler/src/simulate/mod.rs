@@ -330,6 +330,8 @@ pub struct Simulator {
     inline_channel_ports: usize,
     /// Channels the JIT compiled as wires.
     wired_channels: usize,
+    /// Fan-in inputs whose `recv` and `peek` JIT code runs inline.
+    inline_fan_ins: usize,
 }
 
 impl Simulator {
@@ -343,6 +345,12 @@ impl Simulator {
     /// ([`crate::jit::JitConfig::wires`]); 0 for the interpreter.
     pub fn wired_channels(&self) -> usize {
         self.wired_channels
+    }
+
+    /// How many fan-in inputs (several connections into one port) JIT
+    /// code receives from inline; 0 for the interpreter.
+    pub fn inline_fan_ins(&self) -> usize {
+        self.inline_fan_ins
     }
 
     /// Declares `program` to the runtime and compiles it for `engine`, with
@@ -426,6 +434,7 @@ impl Simulator {
             shared,
             inline_channel_ports: 0,
             wired_channels: 0,
+            inline_fan_ins: 0,
         })
     }
 
@@ -524,7 +533,7 @@ impl Simulator {
                 .collect(),
             fifo_table: RuntimeBinding::no_fifo_table(program.ports.len()),
             inline_fifo: config.inline_fifo,
-            chan_table: RuntimeBinding::no_fifo_table(program.ports.len()),
+            chan_table: RuntimeBinding::no_fifo_table(crate::jit::chan_table_len(&program)),
             inline_channel: config.inline_channel,
         });
         let group_code: Vec<_> = (0..groups.len())
@@ -580,13 +589,14 @@ impl Simulator {
         }
         let sim = b.build_with(config.runtime)?;
         binding.bind_fifos(&sim, &program);
-        let inline_channel_ports = binding.bind_chans(&sim, &program);
+        let (inline_channel_ports, inline_fan_ins) = binding.bind_chans(&sim, &program);
         Ok(Simulator {
             sim,
             program,
             shared,
             inline_channel_ports,
             wired_channels,
+            inline_fan_ins,
         })
     }
 
