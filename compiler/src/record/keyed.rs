@@ -337,15 +337,16 @@ impl TraceSink for KeyedSink {
     }
 
     /// The serial sink's observation of the design's FIFOs, for the
-    /// worker's; the commit calls always, which the commit events' keys
-    /// need.
+    /// worker's; the commit calls whenever FIFO events are observed: the
+    /// commit events' keys need to know which domains had an edge.
     fn observation(&self, fifos: usize) -> Observation {
         let all = self.inner.observation(self.sides.len());
         let design = |f: usize| self.design_fifo(f as u32) as usize;
+        let fifo: Vec<_> = (0..fifos).map(|f| all.kinds(design(f))).collect();
         Observation {
             traces: all.traces,
-            fifo: (0..fifos).map(|f| all.kinds(design(f))).collect(),
-            commits: true,
+            commits: all.commits || fifo.iter().any(|k| !k.is_empty()),
+            fifo,
             occupancy_watch: (0..fifos)
                 .map(|f| all.occupancy_watch.get(design(f)).copied().unwrap_or(false))
                 .collect(),
