@@ -15,7 +15,9 @@
 //! so a `finish` never leaves a worker beyond it. Otherwise a stop can:
 //! a worker that ran past the final horizon runs again from the start,
 //! alone, to exactly the horizon (the run is deterministic, so its second
-//! run is its first cut short).
+//! run is its first cut short). With `--drain`, the workers then drain in
+//! rounds ([`drain_rounds`]), and a worker that ran again first has the
+//! merges drop what it handed over past the horizon.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -94,11 +96,11 @@ struct State {
     /// Per worker: records handed over and not yet written (see
     /// [`super::records`]).
     queued_records: Vec<usize>,
-    /// The drain's round in progress (see [`drain`]).
+    /// The drain's round in progress (see [`drain_rounds`]).
     drain: DrainRound,
 }
 
-/// How a round of a parallel drain ended (see [`drain`]).
+/// How a round of a parallel drain ended (see [`drain_rounds`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum DrainStep {
     /// Every worker drains one more instant.
@@ -260,7 +262,7 @@ pub(crate) fn run(
         loop {
             let written = lines.as_deref_mut().map(LineMerge::pump);
             let recorded = records.as_deref_mut().map(RecordMerge::pump);
-            let print_failed = lines.as_ref().is_some_and(|l| l.error.is_some())
+            let output_failed = lines.as_ref().is_some_and(|l| l.error.is_some())
                 || records.as_ref().is_some_and(|r| r.failed());
             let mut s = coord.lock();
             let mut wake = false;
@@ -290,7 +292,7 @@ pub(crate) fn run(
             // A print output or a recording that fails stops the run as
             // an interrupt does: at one instant every worker can reach.
             let interrupted = interrupt.is_some_and(|f| f.load(Ordering::Relaxed));
-            if !handled && (interrupted || print_failed) {
+            if !handled && (interrupted || output_failed) {
                 handled = true;
                 s.interrupt = true;
                 coord.wake.notify_all();
