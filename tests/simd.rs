@@ -15,8 +15,9 @@ use chronon_lang::{CompileOptions, compile};
 use chronon_suite::designs::{lower_text, random_expr};
 
 /// A design whose tick updates `n` registers with one function of the
-/// stage before (or after) and of an element of a second array.
-fn design(seed: u64) -> (String, String, u32) {
+/// stage before (or after) and of an element of a second array; with
+/// `constants`, each stage mixes in a constant of its own too.
+fn design(seed: u64, constants: bool) -> (String, String, u32) {
     let mut rng = Rng::new(seed);
     let width = 2 + rng.below(63) as u32;
     let ty = format!("{}{width}", if rng.one_in(2) { 'i' } else { 'u' });
@@ -28,6 +29,13 @@ fn design(seed: u64) -> (String, String, u32) {
         "r[0] <= mix(src, a[0]);\n        for i in 1..N { r[i] <= mix(r[i - 1], a[i]); }"
     } else {
         "r[N - 1] <= mix(src, a[N - 1]);\n        for i in 0..N - 1 { r[i] <= mix(r[i + 1], a[i]); }"
+    };
+    let own = format!("^ ((i * 0x9e3779b9 + 7) as {ty})");
+    let stages = match constants {
+        true => stages
+            .replace("mix(r[i - 1], a[i])", &format!("mix(r[i - 1] {own}, a[i])"))
+            .replace("mix(r[i + 1], a[i])", &format!("mix(r[i + 1] {own}, a[i])")),
+        false => stages.to_string(),
     };
     let text = format!(
         "clock clk = 1 GHz;
@@ -56,14 +64,15 @@ system Top {{
 }}
 "
     );
-    (format!("simd{seed} ({ty}, N = {n})"), text, n)
+    let kind = if constants { ", own constants" } else { "" };
+    (format!("simd{seed} ({ty}, N = {n}{kind})"), text, n)
 }
 
 #[test]
 fn vectorized_designs_agree_with_the_interpreter() {
     let mut vectorized = 0;
     for seed in 0..120 {
-        let (label, text, n) = design(seed);
+        let (label, text, n) = design(seed, seed % 3 == 0);
         let program = lower_text(&label, &text);
         let groups = vector_groups(&program);
         // The element-wise update `a[i] <= ...` alone makes N / 4 groups
@@ -84,11 +93,23 @@ fn vectorized_designs_agree_with_the_interpreter() {
 
 /// The peer pipeline: every four 32-bit stages are one `i32x4` group (the
 /// first gathers the counter), but 16 stages make too few groups to pay.
+/// The same with a constant of its own in each stage (`mix(r[i - 1] ^ (i *
+/// K))`, issue 16): the lanes' constants are one vector constant (the
+/// groups start at stage 1, as stage 0 mixes none).
 #[test]
 fn the_peer_pipeline_vectorizes_in_groups_of_four() {
     let path = "benches/peers/pipeline.chr";
-    let text = std::fs::read_to_string(path).expect("readable design");
-    for (n, groups) in [(16u32, 0usize), (32, 8), (256, 64)] {
+    let plain = std::fs::read_to_string(path).expect("readable design");
+    let own = plain.replace("mix(r[i - 1])", "mix(r[i - 1] ^ (i * 0x9e3779b9))");
+    assert_ne!(own, plain, "the stage statement changed");
+    for (n, groups, text) in [
+        (16u32, 0usize, &plain),
+        (32, 8, &plain),
+        (256, 64, &plain),
+        // Stage 0 mixes no constant, so the groups start at stage 1.
+        (64, 15, &own),
+        (256, 63, &own),
+    ] {
         let mut sources = SourceMap::new();
         sources.add(path, text.replace("N: u32 = 16", &format!("N: u32 = {n}")));
         let compiled = compile(

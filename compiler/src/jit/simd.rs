@@ -17,8 +17,9 @@
 //!    local it assigns that is mentioned later in the body.
 //! 3. Stores to slots with an equal stride (consecutive, or record fields
 //!    `stride` apart, up to [`MAX_STRIDE`]) whose DAGs are isomorphic lane
-//!    for lane (same operations and types, equal constants and shift
-//!    amounts) form groups. Inputs at consecutive slots are one vector
+//!    for lane (same operations and types, equal shift amounts; other
+//!    constants may differ per lane: a stage's own constant after a loop
+//!    is unrolled is one vector constant) form groups. Inputs at consecutive slots are one vector
 //!    load, at one slot a splat, anywhere else a gather of scalar loads.
 //!    When every type in a DAG is at most 32 bits wide a group has four
 //!    lanes of `i32x4` (two slots per 128-bit load, so two loads narrowed
@@ -320,7 +321,9 @@ impl Dag {
             (0..lanes.len()).map(|i| f(node(i))).collect()
         };
         match node(0) {
-            Node::Const(_) | Node::Outer(_) => same(),
+            // Lanes of other constants are one vector constant.
+            Node::Const(_) => (0..lanes.len()).all(|i| matches!(node(i), Node::Const(_))),
+            Node::Outer(_) => same(),
             // Inputs anywhere: consecutive slots are one load, one slot a
             // splat, others a gather.
             Node::Input(_) => (0..lanes.len()).all(|i| matches!(node(i), Node::Input(_))),
@@ -914,7 +917,25 @@ impl Gen<'_> {
             return *v;
         }
         let v = match e.dag.nodes[lanes[0] as usize] {
-            Node::Const(k) => self.splat_const(k, narrow),
+            Node::Const(k) if lanes.iter().all(|n| *n == lanes[0]) => self.splat_const(k, narrow),
+            Node::Const(_) => {
+                // Each lane's constant, little-endian, in its lane's width.
+                let bytes: Vec<u8> = lanes
+                    .iter()
+                    .flat_map(|n| {
+                        let Node::Const(k) = e.dag.nodes[*n as usize] else {
+                            unreachable!("lanes checked isomorphic");
+                        };
+                        match narrow {
+                            true => (k as u32).to_le_bytes().to_vec(),
+                            false => k.to_le_bytes().to_vec(),
+                        }
+                    })
+                    .collect();
+                let ty = if narrow { types::I32X4 } else { types::I64X2 };
+                let c = self.b.func.dfg.constants.insert(ConstantData::from(bytes));
+                self.b.ins().vconst(ty, c)
+            }
             Node::Outer(l) => {
                 let v = self.b.use_var(self.vars[l as usize]);
                 self.splat(v, narrow)
