@@ -125,3 +125,25 @@ fn the_peer_pipeline_vectorizes_in_groups_of_four() {
         compare_engines_verbose(&program, 8, 1).expect("engines agree");
     }
 }
+
+/// `benches/consts/pipeline_consts.chr`, the benchmark of stages with
+/// constants of their own: at 256 stages, 63 groups of four (stage 0 mixes
+/// no constant), and the engines agree.
+#[test]
+fn the_constants_benchmark_vectorizes_and_agrees() {
+    let path = "benches/consts/pipeline_consts.chr";
+    let text = std::fs::read_to_string(path).expect("readable design");
+    let mut sources = SourceMap::new();
+    sources.add(path, text.replace("N: u32 = 16", "N: u32 = 256"));
+    let compiled = compile(
+        &mut sources,
+        &CompileOptions {
+            require_top: true,
+            ..CompileOptions::default()
+        },
+    );
+    let design = compiled.design.expect("compiles");
+    let program = lower(&design, &sources).expect("lowers");
+    assert_eq!(vector_groups(&program), 63);
+    compare_engines_verbose(&program, 8, 1).expect("engines agree");
+}
