@@ -218,23 +218,12 @@ impl Gen<'_> {
         let mut best = conns[0];
         let mut best_arrival = self.b.ins().iconst(I64, -1);
         for &conn in conns {
-            let head = self.b.ins().load(types::I32, flags(), conn, at::HEAD);
-            let len = self.b.ins().load(types::I32, flags(), conn, at::LEN);
-            let slot = self.b.ins().uextend(I64, head);
-            let arrivals = self.b.ins().load(self.ptr, flags(), conn, at::ARRIVALS);
-            let offset = self.b.ins().ishl_imm_s(slot, 3);
-            let addr = self.b.ins().iadd(arrivals, offset);
-            let arrival = self.b.ins().load(I64, flags(), addr, 0);
-            let held = self.b.ins().icmp_imm_s(IntCC::NotEqual, len, 0);
-            let arrived = self
-                .b
-                .ins()
-                .icmp(IntCC::UnsignedLessThanOrEqual, arrival, cycle);
+            let head = self.chan_head(conn, cycle);
             let first = self
                 .b
                 .ins()
-                .icmp(IntCC::UnsignedLessThan, arrival, best_arrival);
-            let ready = self.b.ins().band(held, arrived);
+                .icmp(IntCC::UnsignedLessThan, head.arrival, best_arrival);
+            let (ready, arrival) = (head.ready, head.arrival);
             let better = self.b.ins().band(ready, first);
             best = self.b.ins().select(better, conn, best);
             best_arrival = self.b.ins().select(better, arrival, best_arrival);
@@ -363,11 +352,8 @@ impl Gen<'_> {
         self.call_result(idx::SEND, &[id, required, addr, len])
     }
 
-    /// `recv`/`peek` inline on the connection `conn`, ending in a jump to
-    /// `done` with whether an item was ready and its `words` (read whether
-    /// or not: the head slot is always inside the ring; the caller selects).
-    fn chan_recv(&mut self, conn: Value, kind: RecvKind, words: usize, done: Block) {
-        let cycle = self.chan_cycle(conn, at::RECV_CYCLE);
+    /// The head of connection `conn` at `cycle` (the reader's).
+    fn chan_head(&mut self, conn: Value, cycle: Value) -> Head {
         let head = self.b.ins().load(types::I32, flags(), conn, at::HEAD);
         let len = self.b.ins().load(types::I32, flags(), conn, at::LEN);
         let slot = self.b.ins().uextend(I64, head);
@@ -381,6 +367,27 @@ impl Gen<'_> {
             .ins()
             .icmp(IntCC::UnsignedLessThanOrEqual, arrival, cycle);
         let ready = self.b.ins().band(held, arrived);
+        Head {
+            head,
+            len,
+            slot,
+            arrival,
+            ready,
+        }
+    }
+
+    /// `recv`/`peek` inline on the connection `conn`, ending in a jump to
+    /// `done` with whether an item was ready and its `words` (read whether
+    /// or not: the head slot is always inside the ring; the caller selects).
+    fn chan_recv(&mut self, conn: Value, kind: RecvKind, words: usize, done: Block) {
+        let cycle = self.chan_cycle(conn, at::RECV_CYCLE);
+        let Head {
+            head,
+            len,
+            slot,
+            ready,
+            ..
+        } = self.chan_head(conn, cycle);
         let ready = self.b.ins().uextend(types::I32, ready);
         let items = self.b.ins().load(self.ptr, flags(), conn, at::ITEMS);
         let offset = self.b.ins().imul_imm_s(slot, words as i64 * 8);
@@ -411,4 +418,17 @@ impl Gen<'_> {
         self.b.ins().store(flags(), freed, conn, at::FREED);
         self.b.ins().jump(done, &args);
     }
+}
+
+/// A connection's oldest item as inline code sees it.
+struct Head {
+    /// Its ring slot (`i32`), and the same as an `i64` index.
+    head: Value,
+    slot: Value,
+    /// Items in the ring (`i32`).
+    len: Value,
+    /// Its arrival cycle (`i64`; stale when the ring is empty).
+    arrival: Value,
+    /// Whether it is there and has arrived (`i8`).
+    ready: Value,
 }
