@@ -7,11 +7,8 @@
 //! every tick, slot by slot.
 
 use chronon_compiler::jit::vector_groups;
-use chronon_compiler::lower::lower;
 use chronon_compiler::testing::differential::compare_engines_verbose;
 use chronon_compiler::testing::rng::Rng;
-use chronon_lang::span::SourceMap;
-use chronon_lang::{CompileOptions, compile};
 use chronon_suite::designs::{lower_text, random_expr};
 
 /// A design whose tick updates `n` registers with one function of the
@@ -110,17 +107,7 @@ fn the_peer_pipeline_vectorizes_in_groups_of_four() {
         (64, 15, &own),
         (256, 63, &own),
     ] {
-        let mut sources = SourceMap::new();
-        sources.add(path, text.replace("N: u32 = 16", &format!("N: u32 = {n}")));
-        let compiled = compile(
-            &mut sources,
-            &CompileOptions {
-                require_top: true,
-                ..CompileOptions::default()
-            },
-        );
-        let design = compiled.design.expect("compiles");
-        let program = lower(&design, &sources).expect("lowers");
+        let program = lower_text(path, &text.replace("N: u32 = 16", &format!("N: u32 = {n}")));
         assert_eq!(vector_groups(&program), groups, "N = {n}");
         compare_engines_verbose(&program, 8, 1).expect("engines agree");
     }
@@ -133,17 +120,7 @@ fn the_peer_pipeline_vectorizes_in_groups_of_four() {
 fn the_constants_benchmark_vectorizes_and_agrees() {
     let path = "benches/consts/pipeline_consts.chr";
     let text = std::fs::read_to_string(path).expect("readable design");
-    let mut sources = SourceMap::new();
-    sources.add(path, text.replace("N: u32 = 16", "N: u32 = 256"));
-    let compiled = compile(
-        &mut sources,
-        &CompileOptions {
-            require_top: true,
-            ..CompileOptions::default()
-        },
-    );
-    let design = compiled.design.expect("compiles");
-    let program = lower(&design, &sources).expect("lowers");
+    let program = lower_text(path, &text.replace("N: u32 = 16", "N: u32 = 256"));
     assert_eq!(vector_groups(&program), 63);
     compare_engines_verbose(&program, 8, 1).expect("engines agree");
 }
