@@ -3,8 +3,9 @@
 //!
 //! A producer appends each record with its [`Key`] to a [`KeyedStream`]
 //! (the key first, then the record in the words [`crate::buffer`] queues);
-//! a merge reads the streams' heads with [`KeyedStream::key_at`] and hands
-//! the smallest to the real recorder with [`KeyedStream::replay_at`]. Each
+//! a merge reads the streams' heads with [`KeyedStream::key_at`] and
+//! copies the smallest into the writer's buffer with
+//! [`KeyedStream::copy_at`], as encoded. Each
 //! producer's keys must not fall, and no two producers may share a key: a
 //! merge that always takes the smallest head is then the one order of all
 //! the records. Streams are plain `Vec<u64>`s, cleared and refilled, so a
@@ -12,11 +13,9 @@
 
 use crate::buffer::{
     BufferedRecorder, put_counter, put_fifo, put_signal, put_tick, put_trace, record_words,
-    replay_one,
 };
 use crate::error::RecordError;
 use crate::record::{CounterRecord, FifoRecord, SignalRecord, TickRecord, TraceRecord};
-use crate::recorder::Recorder;
 use crate::schema::MAX_ARGS;
 
 /// Where a record goes in the merged order: by `time`, then by `order`.
@@ -135,8 +134,8 @@ impl KeyedStream {
         self.records = 0;
     }
 
-    /// The key of the record at word `at` (0, or what [`Self::replay_at`]
-    /// returned); `None` past the last record.
+    /// The key of the record at word `at` (0, or what [`Self::copy_at`]
+    /// or [`Self::next_at`] returned); `None` past the last record.
     #[inline]
     pub fn key_at(&self, at: usize) -> Option<Key> {
         let [t1, t0, o1, o0] = *self.words.get(at..at + KEY_WORDS)? else {
@@ -171,52 +170,47 @@ impl KeyedStream {
         let next = at + KEY_WORDS + record_words(head)?;
         (next <= self.words.len()).then_some(next)
     }
-
-    /// Hands the record at word `at` to `to`, decoded; returns the word of
-    /// the next record.
-    #[inline]
-    pub fn replay_at<R: Recorder + ?Sized>(
-        &self,
-        at: usize,
-        to: &mut R,
-    ) -> Result<usize, RecordError> {
-        let record = self
-            .words
-            .get(at + KEY_WORDS..)
-            .ok_or(RecordError::WriterThread)?;
-        Ok(at + KEY_WORDS + replay_one(to, record)?)
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
     use super::*;
+    use crate::buffer::BufferConfig;
     use crate::record::FifoEventKind;
+    use crate::recorder::{DropCounts, Recorder};
     use crate::time::Time;
 
-    /// Keeps what reaches it as text.
+    /// Keeps what reaches it as text, where the test reads it.
     #[derive(Default)]
-    struct Collect(Vec<String>);
+    struct Collect(Arc<Mutex<Vec<String>>>);
+
+    impl Collect {
+        fn push(&self, what: String) {
+            self.0.lock().expect("lock").push(what);
+        }
+    }
 
     impl Recorder for Collect {
         fn trace(&mut self, r: &TraceRecord<'_>) -> Result<(), RecordError> {
-            self.0.push(format!("{r:?}"));
+            self.push(format!("{r:?}"));
             Ok(())
         }
         fn fifo(&mut self, r: &FifoRecord) -> Result<(), RecordError> {
-            self.0.push(format!("{r:?}"));
+            self.push(format!("{r:?}"));
             Ok(())
         }
         fn counter(&mut self, r: &CounterRecord) -> Result<(), RecordError> {
-            self.0.push(format!("{r:?}"));
+            self.push(format!("{r:?}"));
             Ok(())
         }
         fn tick(&mut self, r: &TickRecord) -> Result<(), RecordError> {
-            self.0.push(format!("{r:?}"));
+            self.push(format!("{r:?}"));
             Ok(())
         }
         fn signal(&mut self, r: &SignalRecord) -> Result<(), RecordError> {
-            self.0.push(format!("{r:?}"));
+            self.push(format!("{r:?}"));
             Ok(())
         }
         fn finish(&mut self, _: &crate::DropCounts) -> Result<(), RecordError> {
@@ -292,19 +286,27 @@ mod tests {
         );
         assert_eq!((a.records(), b.records()), (3, 3));
 
-        let mut out = Collect::default();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let mut out =
+            BufferedRecorder::spawn(Box::new(Collect(seen.clone())), BufferConfig::default());
         let (mut at_a, mut at_b) = (0, 0);
         loop {
             match (a.key_at(at_a), b.key_at(at_b)) {
                 (Some(ka), kb) if kb.is_none_or(|kb| ka < kb) => {
-                    at_a = a.replay_at(at_a, &mut out).expect("replay");
+                    at_a = a.copy_at(at_a, &mut out).expect("copied");
                 }
-                (_, Some(_)) => at_b = b.replay_at(at_b, &mut out).expect("replay"),
+                (_, Some(_)) => at_b = b.copy_at(at_b, &mut out).expect("copied"),
                 (None, None) => break,
-                (Some(_), _) => unreachable!(),
+                (Some(_), None) => unreachable!("the first arm takes it"),
             }
         }
-        assert_eq!(out.0, want);
+        out.finish(&DropCounts::default()).expect("finish");
+        assert_eq!(*seen.lock().expect("lock"), want);
+        // A cut keeps the records up to its time, whole: b's first.
+        assert_eq!(b.cut_after(0), 2);
+        assert_eq!(b.records(), 1);
+        assert_eq!(b.key_at(0), Some(key(0, 1)));
+        assert_eq!(b.next_at(0).and_then(|n| b.key_at(n)), None);
         a.clear();
         assert!(a.is_empty() && a.key_at(0).is_none());
     }
